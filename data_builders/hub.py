@@ -1,0 +1,78 @@
+"""Write, read and publish datasets in the Hugging Face Hub layout.
+
+Layout: ``OUT/<config>/<split>-00000-of-00001.parquet`` plus ``OUT/README.md`` whose YAML ``configs`` entry maps
+each config to its files, so ``datasets.load_dataset(OUT, config)`` works on the folder and on a pushed repo alike.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from omniaudit.errors import InputError
+from omniaudit.io import atomic_dir
+
+
+def shard_name(split: str, index: int = 0, count: int = 1) -> str:
+    return f"{split}-{index:05d}-of-{count:05d}.parquet"
+
+
+def configs_metadata(configs: dict[str, list[str]], default: str | None = None) -> list[dict]:
+    """The ``configs`` list of a dataset card: one entry per config, each split a glob over its shards."""
+    entries = []
+    for name, splits in configs.items():
+        entry: dict = {"config_name": name,
+                       "data_files": [{"split": s, "path": f"{name}/{s}-*.parquet"} for s in splits]}
+        if name == (default or next(iter(configs))):
+            entry["default"] = True
+        entries.append(entry)
+    return entries
+
+
+def write_hub_dataset(out_dir: str | Path, tables: dict[str, dict[str, pd.DataFrame | pa.Table]], card: str) -> Path:
+    """Write every ``tables[config][split]`` as Parquet and the card, atomically replacing ``out_dir``."""
+    out_dir = Path(out_dir)
+    with atomic_dir(out_dir) as tmp:
+        for config, splits in tables.items():
+            (tmp / config).mkdir()
+            for split, table in splits.items():
+                if isinstance(table, pd.DataFrame):
+                    table = pa.Table.from_pandas(table, preserve_index=False)
+                pq.write_table(table, tmp / config / shard_name(split))
+        (tmp / "README.md").write_text(card, encoding="utf-8")
+    return out_dir
+
+
+def load_config(path_or_repo: str | Path, config: str, split: str = "train") -> pd.DataFrame:
+    """Read one config/split with ``datasets.load_dataset`` (a local Hub-layout folder or a Hub repo id)."""
+    import datasets
+
+    try:
+        ds = datasets.load_dataset(str(path_or_repo), config, split=split)
+    except ValueError as exc:
+        raise InputError(f"cannot load config '{config}' split '{split}': {exc}", file=path_or_repo) from exc
+    return ds.to_pandas()
+
+
+class HubUnavailable(RuntimeError):
+    """Pushing was requested but the Hub cannot be reached (offline mode, no network or no credentials)."""
+
+
+def push_to_hub(out_dir: str | Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
+    """Upload a Hub-layout folder as a dataset repo (card included); fails fast with a clear message offline."""
+    from huggingface_hub import HfApi, constants
+
+    where = f"The dataset is complete in {out_dir}; push it later with `omniaudit push {out_dir} {repo_id}`."
+    if constants.HF_HUB_OFFLINE:
+        raise HubUnavailable(f"cannot push to '{repo_id}': HF_HUB_OFFLINE is set. {where}")
+    api = HfApi(token=token)
+    try:
+        api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
+        commit = api.upload_folder(folder_path=str(out_dir), repo_id=repo_id, repo_type="dataset",
+                                   commit_message="Upload with omniaudit")
+    except Exception as exc:  # network, auth and permission errors all end the same way for the user
+        raise HubUnavailable(f"cannot push to '{repo_id}': {type(exc).__name__}: {exc}. {where}") from exc
+    return str(getattr(commit, "commit_url", commit))

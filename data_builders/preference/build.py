@@ -1,0 +1,140 @@
+"""Build the preference audit dataset: validated pairs -> folds -> priors and slices -> remedies -> Hub layout.
+
+Configs: ``pairs`` (every row, "same" included, with fold, lengths, fold-exclusive priors and slice flags) and, when
+asked, ``source_balanced``, ``length_controlled`` and ``dual_order`` (binary pairs only; priors recomputed within the
+config on the same folds). One split, ``train``: folds, not splits, separate held-out members.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import pandas as pd
+from omniaudit.data_builders.hub import configs_metadata, push_to_hub, write_hub_dataset
+from omniaudit.data_builders.preference import remedies
+from omniaudit.data_builders.preference.read import read_preference_table
+from omniaudit.data_builders.preference.slices import (
+    FOLD_SEED,
+    LENGTH_TOLERANCE,
+    N_SPLITS,
+    annotate,
+    assign_folds,
+    binary_label,
+    win_rates,
+)
+from omniaudit.data_builders.preference.synthetic import SyntheticSpec, generator_styles, synthesize
+from omniaudit.hub_cards import dataset_card
+
+SPLIT = "train"
+COLUMN_ORDER = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior1",
+                "prior2", "prior_choice", "is_binary", "length_matched", "counter_stereotypical", "same_generator",
+                "source_pair")
+
+
+@dataclass(frozen=True)
+class PreferenceBuildOptions:
+    source_balanced: bool = False
+    length_control: float | None = None  # tolerance for the strict length-controlled config
+    dual_order: bool = False
+    length_tolerance: float = LENGTH_TOLERANCE  # for the length-matched slice flag
+    n_splits: int = N_SPLITS
+    fold_seed: int = FOLD_SEED
+    remedy_seed: int = 0
+
+
+def unique_ids(names: pd.Series) -> pd.Series:
+    """Pair ids: the clip name, or ``name#k`` (k-th occurrence, from 0) when a name occurs more than once."""
+    if names.is_unique:
+        return names.copy()
+    occurrence = names.groupby(names).cumcount()
+    return names.where(~names.duplicated(keep=False), names + "#" + occurrence.astype(str))
+
+
+def _ordered(df: pd.DataFrame) -> pd.DataFrame:
+    extra = [c for c in df.columns if c not in COLUMN_ORDER]
+    return df[[c for c in COLUMN_ORDER if c in df.columns] + extra].reset_index(drop=True)
+
+
+def build_tables(pairs: pd.DataFrame, options: PreferenceBuildOptions = PreferenceBuildOptions()) -> dict:
+    """Annotated ``pairs`` plus the requested remedy configs, as DataFrames keyed by config name."""
+    df = pairs.copy()
+    df.insert(0, "id", unique_ids(df["name"]))
+    df["fold"] = assign_folds(len(df), options.n_splits, options.fold_seed)
+    annotated = annotate(df, options.length_tolerance)
+    tables = {"pairs": annotated}
+    base_cols = list(df.columns)
+    if options.source_balanced:
+        tables["source_balanced"] = remedies.source_balanced(annotated, options.remedy_seed)[base_cols]
+    if options.length_control is not None:
+        tables["length_controlled"] = remedies.length_controlled(annotated, options.length_control)[base_cols]
+    if options.dual_order:
+        tables["dual_order"] = remedies.dual_order(annotated[base_cols + ["source_pair", "len1", "len2"]])
+    for name in list(tables)[1:]:
+        tables[name] = annotate(tables[name], options.length_tolerance)
+    return {name: _ordered(t) for name, t in tables.items()}
+
+
+def summarize(df: pd.DataFrame) -> dict:
+    """Counts per slice and whole-dataset generator win rates (the numbers on the card and in audit.json)."""
+    label = binary_label(df["preference"])
+    binary = df[df["is_binary"]]
+    gens = sorted(set(df["model1"]) | set(df["model2"]))
+    return {
+        "n_pairs": len(df),
+        "n_binary": int(df["is_binary"].sum()),
+        "n_same": int((~df["is_binary"]).sum()),
+        "n_a1": int((label == 1).sum()),
+        "n_a2": int((label == 0).sum()),
+        "generators": gens,
+        "win_rates": {g: v["win_rate"] for g, v in win_rates(df["model1"].to_numpy(), df["model2"].to_numpy(),
+                                                              label).items()},
+        "slices": {
+            "full": int(len(binary)),
+            "length_matched": int(binary["length_matched"].sum()),
+            "counter_stereotypical": int(binary["counter_stereotypical"].sum()),
+            "same_generator": int(binary["same_generator"].sum()),
+        },
+        "prior_agreement": float(((binary["prior_choice"] == binary["preference"]).sum()) / max(len(binary), 1)),
+        "source_pairs": {k: int(v) for k, v in binary["source_pair"].value_counts().sort_index().items()},
+    }
+
+
+def render_card(tables: dict[str, pd.DataFrame], source: str, options: PreferenceBuildOptions,
+                spec: SyntheticSpec | None) -> str:
+    metadata = {
+        "pretty_name": "omniaudit preference audit dataset",
+        "tags": ["omniaudit", "preference", "shortcut-audit", "emoprefer"],
+        "task_categories": ["text-classification"],
+        "configs": configs_metadata({name: [SPLIT] for name in tables}, default="pairs"),
+    }
+    styles = generator_styles(spec) if spec else []
+    return dataset_card(
+        "preference.md.j2", metadata,
+        source=source, options=asdict(options), spec=spec.as_dict() if spec else None, styles=styles,
+        summary=summarize(tables["pairs"]),
+        config_sizes={name: len(t) for name, t in tables.items()},
+    )
+
+
+def load_source(data: str | Path | None, columns: dict[str, str] | None = None,
+                spec: SyntheticSpec | None = None) -> tuple[pd.DataFrame, str, SyntheticSpec | None]:
+    """Validated raw pairs from a file, or the embedded synthetic default when ``data`` is None."""
+    if data is None:
+        spec = spec or SyntheticSpec()
+        return synthesize(spec), "embedded synthetic default", spec
+    return read_preference_table(data, columns), str(data), None
+
+
+def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None,
+                             columns: dict[str, str] | None = None,
+                             options: PreferenceBuildOptions = PreferenceBuildOptions(),
+                             spec: SyntheticSpec | None = None, push_repo: str | None = None) -> Path:
+    """Read (or synthesise), build and write the Hub-layout dataset; optionally push it. Returns ``out_dir``."""
+    raw, source, spec = load_source(data, columns, spec)
+    tables = build_tables(raw, options)
+    out = write_hub_dataset(out_dir, {name: {SPLIT: t} for name, t in tables.items()},
+                            render_card(tables, source, options, spec))
+    if push_repo:
+        push_to_hub(out, push_repo)
+    return out

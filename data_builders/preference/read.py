@@ -1,0 +1,85 @@
+"""Read and validate pairwise preference files: the official EmoPrefer CSV or CSV / JSONL / Parquet with a mapping.
+
+Every row is checked; the first problem raises :class:`~omniaudit.errors.InputError` naming file, row, column and
+value. Rows are numbered from 1 in file order (for CSV, line = row + 1 because of the header).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+
+from omniaudit.errors import InputError
+
+COLUMNS = ("name", "model1", "a1", "model2", "a2", "preference")
+PREFERENCES = ("a1", "a2", "same")
+
+
+def parse_column_map(items: list[str] | None) -> dict[str, str]:
+    """``["model1=gen_a", ...]`` -> ``{"model1": "gen_a"}`` (canonical name -> column in the file)."""
+    mapping: dict[str, str] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or key.strip() not in COLUMNS or not value.strip():
+            raise InputError(f"column mapping must look like CANONICAL=COLUMN with CANONICAL in {COLUMNS}", value=item)
+        mapping[key.strip()] = value.strip()
+    return mapping
+
+
+def _read_raw(path: Path) -> pd.DataFrame:
+    suffix = path.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        try:
+            return pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if suffix == ".tsv" else ",")
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InputError(f"not a readable CSV: {exc}", file=path) from exc
+    if suffix in (".jsonl", ".ndjson"):
+        rows = []
+        with path.open(encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
+                if not isinstance(obj, dict):
+                    raise InputError("expected a JSON object per line", file=path, row=line_no, value=obj)
+                rows.append(obj)
+        return pd.DataFrame(rows)
+    if suffix == ".parquet":
+        return pq.read_table(path).to_pandas()
+    raise InputError("unsupported file type; expected .csv, .tsv, .jsonl or .parquet", file=path, value=path.suffix)
+
+
+def read_preference_table(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
+    """Validated pairs with the canonical columns ``name, model1, a1, model2, a2, preference`` in file order."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", file=path)
+    raw = _read_raw(path)
+    mapping = {c: (columns or {}).get(c, c) for c in COLUMNS}
+    missing = [f"{canon}" + (f" (mapped to '{src}')" if src != canon else "") for canon, src in mapping.items()
+               if src not in raw.columns]
+    if missing:
+        raise InputError(f"missing column(s) {', '.join(missing)}; the file has {list(raw.columns)}", file=path)
+    if raw.empty:
+        raise InputError("no rows", file=path)
+    df = pd.DataFrame({canon: raw[src] for canon, src in mapping.items()})
+    for row_no, rec in enumerate(df.itertuples(index=False), start=1):
+        for col in COLUMNS:
+            value = getattr(rec, col)
+            if not isinstance(value, str) or not value.strip():
+                raise InputError("expected a non-empty string", file=path, row=row_no, column=mapping[col],
+                                 value=value)
+        pref = rec.preference.strip().lower()
+        if pref not in PREFERENCES:
+            raise InputError(f"expected one of {', '.join(PREFERENCES)}", file=path, row=row_no,
+                             column=mapping["preference"], value=rec.preference)
+    df["preference"] = df["preference"].str.strip().str.lower()
+    for col in ("name", "model1", "model2"):
+        df[col] = df[col].str.strip()
+    return df.reset_index(drop=True)

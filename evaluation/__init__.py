@@ -1,0 +1,1 @@
+"""Audit metrics with honest uncertainty, judge prediction files, audits and reports."""

@@ -1,0 +1,161 @@
+"""Pure NumPy statistics for audits: two-class WAF, bootstrap CIs, exact McNemar, prior-following.
+
+Binary labels are encoded as integers, 1 = "a1 preferred" and 0 = "a2 preferred". Everything is vectorised: a
+bootstrap is one (resamples x items) count matrix, never a Python loop per resample.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats as _sps
+
+N_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
+
+
+def _as_binary(name: str, values: np.ndarray) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array, got shape {arr.shape}")
+    if arr.size and not np.isin(arr, (0, 1)).all():
+        raise ValueError(f"{name}: expected binary labels 0/1, found {sorted(set(np.unique(arr).tolist()))[:5]}")
+    return arr.astype(np.int64)
+
+
+def confusion_cells(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    """Per-item confusion cell 0..3 = 2*true + pred (0: tn, 1: fp, 2: fn, 3: tp for class 1)."""
+    y_true, y_pred = _as_binary("y_true", y_true), _as_binary("y_pred", y_pred)
+    if y_true.shape != y_pred.shape:
+        raise ValueError(f"y_true and y_pred differ in length: {y_true.size} vs {y_pred.size}")
+    return 2 * y_true + y_pred
+
+
+def waf_from_confusion(conf: np.ndarray) -> np.ndarray:
+    """Two-class support-weighted F1 in percent from confusion counts [..., (tn, fp, fn, tp)].
+
+    Matches ``sklearn.metrics.f1_score(average="weighted", labels=[0, 1])`` with zero_division=0.
+    """
+    conf = np.asarray(conf, dtype=np.float64)
+    tn, fp, fn, tp = conf[..., 0], conf[..., 1], conf[..., 2], conf[..., 3]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        f1_pos = np.where(2 * tp + fp + fn > 0, 2 * tp / (2 * tp + fp + fn), 0.0)
+        f1_neg = np.where(2 * tn + fp + fn > 0, 2 * tn / (2 * tn + fp + fn), 0.0)
+        total = tn + fp + fn + tp
+        out = 100.0 * ((tp + fn) * f1_pos + (tn + fp) * f1_neg) / total
+    return np.where(total > 0, out, np.nan)
+
+
+def confusion(y_true: np.ndarray, y_pred: np.ndarray) -> np.ndarray:
+    return np.bincount(confusion_cells(y_true, y_pred), minlength=4)
+
+
+def waf(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Two-class weighted F1 in percent ("same" items must already be excluded)."""
+    return float(waf_from_confusion(confusion(y_true, y_pred)))
+
+
+def accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    conf = confusion(y_true, y_pred)
+    return float((conf[0] + conf[3]) / conf.sum()) if conf.sum() else float("nan")
+
+
+def resample_weights(n: int, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """(n_resamples, n) multiplicities of each item in each resample drawn with replacement.
+
+    Resample r takes items ``rng.integers(0, n, size=(n_resamples, n))[r]``; any additive statistic of a resample is
+    then ``weights @ per_item_values``.
+    """
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, n, size=(n_resamples, n))
+    flat = idx + n * np.arange(n_resamples)[:, None]
+    return np.bincount(flat.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
+
+
+def resample_indices(n: int, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
+    """The item indices behind :func:`resample_weights` (for reference implementations and tests)."""
+    return np.random.default_rng(seed).integers(0, n, size=(n_resamples, n))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    value: float
+    ci: tuple[float, float]
+    n: int
+    n_resamples_used: int
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "ci": list(self.ci), "n": self.n, "n_resamples_used": self.n_resamples_used}
+
+
+def bootstrap_waf(
+    y_true: np.ndarray,
+    preds: np.ndarray,
+    n_resamples: int = N_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    confidence: float = 0.95,
+) -> list[Estimate]:
+    """WAF and percentile bootstrap CI for one or several predictors on the same items.
+
+    ``preds`` is (n,) or (k, n). All predictors share the same resamples (seeded), so their CIs are comparable.
+    Resamples whose gold labels hold a single class are skipped, as in the paper.
+    """
+    y_true = _as_binary("y_true", y_true)
+    preds2 = np.atleast_2d(np.asarray(preds))
+    n = y_true.size
+    cells = np.stack([confusion_cells(y_true, p) for p in preds2])  # (k, n)
+    point = waf_from_confusion(np.stack([np.bincount(c, minlength=4) for c in cells]))
+    if n == 0:
+        return [Estimate(float("nan"), (float("nan"), float("nan")), 0, 0) for _ in preds2]
+    weights = resample_weights(n, n_resamples, seed).astype(np.float64)
+    pos_support = weights @ y_true.astype(np.float64)
+    keep = (pos_support > 0) & (pos_support < n)
+    lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
+    out = []
+    for k in range(preds2.shape[0]):
+        onehot = np.eye(4)[cells[k]]  # (n, 4)
+        vals = waf_from_confusion(weights[keep] @ onehot)
+        lo, hi = (np.percentile(vals, [lo_q, hi_q]) if vals.size else (np.nan, np.nan))
+        out.append(Estimate(float(point[k]), (float(lo), float(hi)), n, int(keep.sum())))
+    return out
+
+
+def mcnemar_exact_p(b: np.ndarray | int, c: np.ndarray | int) -> np.ndarray | float:
+    """Two-sided exact McNemar: ``min(1, 2 P[X <= min(b, c)])``, X ~ Binomial(b + c, 1/2); 1 when b + c = 0."""
+    b_arr, c_arr = np.asarray(b), np.asarray(c)
+    p = np.minimum(1.0, 2.0 * _sps.binom.cdf(np.minimum(b_arr, c_arr), b_arr + c_arr, 0.5))
+    p = np.where(b_arr + c_arr == 0, 1.0, p)
+    return float(p) if p.ndim == 0 else p
+
+
+def mcnemar_exact(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:
+    """Paired exact McNemar on two boolean indicator vectors (e.g. "judge A correct", "judge B correct").
+
+    ``b`` counts items only A has, ``c`` items only B has; agreements do not enter the test.
+    """
+    a, bb = np.asarray(correct_a, dtype=bool), np.asarray(correct_b, dtype=bool)
+    if a.shape != bb.shape:
+        raise ValueError(f"McNemar needs paired indicators of equal length: {a.size} vs {bb.size}")
+    b, c = int(np.sum(a & ~bb)), int(np.sum(~a & bb))
+    return {"b": b, "c": c, "p": float(mcnemar_exact_p(b, c))}
+
+
+def prior_following(y_pred: np.ndarray, prior: np.ndarray) -> float:
+    """Fraction of decisions equal to the prior's choice, over items where the prior does not abstain (-1).
+
+    On the counter-stereotypical slice (label opposite to the prior) this is the paper's prior-following rate.
+    """
+    y_pred, prior = np.asarray(y_pred), np.asarray(prior)
+    decided = prior >= 0
+    return float(np.mean(y_pred[decided] == prior[decided])) if decided.any() else float("nan")
+
+
+def mean_sd(values: np.ndarray) -> dict:
+    values = np.asarray(values, dtype=np.float64)
+    return {"mean": float(values.mean()), "sd": float(values.std(ddof=1)) if values.size > 1 else 0.0}
+
+
+def decide(p_a1: np.ndarray) -> np.ndarray:
+    """Decision from P(a1 preferred): a1 (1) when p >= 0.5, else a2 (0); the one threshold used everywhere."""
+    return (np.asarray(p_a1, dtype=np.float64) >= 0.5).astype(np.int64)

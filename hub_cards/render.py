@@ -1,0 +1,30 @@
+"""Render cards: YAML front matter (Hub metadata + the ``configs`` that ``load_dataset`` reads) + a Markdown body."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+import yaml
+
+TEMPLATES = Path(__file__).parent / "templates"
+_ENV = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES),
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+    keep_trailing_newline=True,
+)
+_ENV.filters["pct"] = lambda x, digits=1: "n/a" if x is None or x != x else f"{100 * x:.{digits}f}%"
+_ENV.filters["fmt"] = lambda x, digits=1: "n/a" if x is None or x != x else f"{x:.{digits}f}"
+
+
+def render(template: str, **context: object) -> str:
+    """Render ``hub_cards/templates/<template>`` with strict undefined variables (a typo fails loudly)."""
+    return _ENV.get_template(template).render(**context)
+
+
+def dataset_card(template: str, metadata: dict, **context: object) -> str:
+    """README.md text: ``---`` YAML metadata ``---`` followed by the rendered body."""
+    front = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=119)
+    return f"---\n{front}---\n\n{render(template, **context)}"

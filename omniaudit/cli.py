@@ -1,0 +1,166 @@
+"""The ``omniaudit`` command: one subcommand per job (build datasets, audit, push).
+
+Examples::
+
+    omniaudit audit preference --out runs/demo                 # build + audit the embedded synthetic benchmark
+    omniaudit audit preference --data emoprefer_v2.csv --judges judge_ab_ba.jsonl --out runs/v2
+    omniaudit build preference --data emoprefer_v2.csv --dual-order --out data/v2 [--push-to-hub me/v2-audit]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from rich.console import Console
+
+from omniaudit import __version__
+from omniaudit.errors import InputError
+
+console = Console(stderr=True)
+
+
+@contextmanager
+def progress_status(title: str):
+    """A rich spinner whose text follows the audit's steps; yields the callback audits accept as ``progress``."""
+    with console.status(title) as status:
+        yield lambda msg: status.update(f"{title}: {msg}")
+
+
+def _add_data_source(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--data", help="EmoPrefer CSV, generic CSV/JSONL/Parquet, or a built dataset folder / Hub repo id; "
+                                  "omitted: the embedded synthetic benchmark")
+    p.add_argument("--columns", nargs="+", metavar="CANON=COLUMN",
+                   help="column mapping for generic files, e.g. model1=gen_a a1=text_a preference=label")
+    g = p.add_argument_group("embedded synthetic benchmark (when --data is omitted)")
+    g.add_argument("--pairs", type=int, default=2096, help="number of pairs (default 2096, as EmoPrefer-V2)")
+    g.add_argument("--generators", type=int, default=7, help="number of generators (default 7)")
+    g.add_argument("--prior-strength", type=float, default=1.0, help="planted generator prior; 0 = none (default 1)")
+    g.add_argument("--content-strength", type=float, default=0.0, help="planted content signal (default 0)")
+    g.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic benchmark (default 0)")
+
+
+def _spec(args: argparse.Namespace):
+    from omniaudit.data_builders.preference import SyntheticSpec
+
+    return SyntheticSpec(n_pairs=args.pairs, n_generators=args.generators, prior_strength=args.prior_strength,
+                         content_strength=args.content_strength, seed=args.synthetic_seed)
+
+
+def _columns(args: argparse.Namespace) -> dict[str, str]:
+    from omniaudit.data_builders.preference.read import parse_column_map
+
+    return parse_column_map(args.columns)
+
+
+def cmd_build_preference(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.preference import PreferenceBuildOptions, build_preference_dataset
+
+    options = PreferenceBuildOptions(source_balanced=args.source_balanced, length_control=args.length_control,
+                                     dual_order=args.dual_order, length_tolerance=args.length_tolerance,
+                                     remedy_seed=args.seed)
+    with console.status("building preference dataset"):
+        out = build_preference_dataset(args.out, args.data, _columns(args), options, _spec(args), args.push_to_hub)
+    print(f"dataset written to {out} (load it with datasets.load_dataset('{out}', 'pairs'))")
+    if args.push_to_hub:
+        print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
+
+
+def cmd_audit_preference(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, run_preference_audit
+
+    config = PreferenceAuditConfig(n_resamples=args.n_resamples, seed=args.seed, reference=args.reference,
+                                   source_classifier=not args.no_source_classifier, controls=not args.no_controls,
+                                   judges=[Path(j) for j in args.judges or []])
+    with progress_status("auditing preference benchmark") as progress:
+        out = run_preference_audit(args.out, args.data, _columns(args), args.config, config, _spec(args), progress)
+    print(f"report: {out / 'report.md'}")
+    print(f"metrics: {out / 'audit.json'}")
+
+
+def cmd_push(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.hub import push_to_hub
+
+    print(push_to_hub(args.folder, args.repo, private=args.private))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="omniaudit",
+        description="Find and remove shortcuts in multimodal judges and omni models. Build audit datasets in the "
+                    "Hugging Face Hub layout, audit judges and benchmarks with bootstrap CIs and exact tests, and "
+                    "write JSON + Markdown + PNG reports.",
+        epilog="Run `omniaudit COMMAND --help` for the options of each command.",
+    )
+    parser.add_argument("--version", action="version", version=f"omniaudit {__version__}")
+    jobs = parser.add_subparsers(dest="job", metavar="COMMAND", required=True)
+
+    build = jobs.add_parser("build", help="build an audit dataset (Hub layout)", description="Build audit datasets.")
+    builders = build.add_subparsers(dest="what", metavar="DATASET", required=True)
+    p = builders.add_parser(
+        "preference", help="pairwise preference benchmark: folds, priors, slices, remedies",
+        description="Validate a pairwise preference benchmark (EmoPrefer layout: name, model1, a1, model2, a2, "
+                    "preference in {a1, a2, same}) and write it in the Hub layout with 5-fold assignment (seed 42), "
+                    "fold-exclusive generator priors and slice flags; optional remedy configs.")
+    _add_data_source(p)
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.add_argument("--source-balanced", action="store_true", help="add config source_balanced (balanced winners "
+                                                                  "within each source pairing)")
+    p.add_argument("--length-control", type=float, metavar="TOL",
+                   help="add config length_controlled: pairs with relative length gap < TOL (e.g. 0.15)")
+    p.add_argument("--dual-order", action="store_true", help="add config dual_order (both orders, label reversed)")
+    p.add_argument("--length-tolerance", type=float, default=0.15, help="length-matched slice tolerance (0.15)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the source-balanced subsample (default 0)")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    p.set_defaults(func=cmd_build_preference)
+
+    audit = jobs.add_parser("audit", help="audit a benchmark or judges and write a report",
+                            description="Audit benchmarks and judges.")
+    audits = audit.add_subparsers(dest="what", metavar="AUDIT", required=True)
+    p = audits.add_parser(
+        "preference", help="content-blind shortcut audit of a pairwise preference benchmark",
+        description="Content-blind probes (length, generator, both, win-rate rule), TF-IDF source classifier, "
+                    "permutation and counterfactual controls, and external judges, on the full, length-matched and "
+                    "counter-stereotypical slices: two-class WAF with 2,000-resample bootstrap CIs, prior-following, "
+                    "exact McNemar. Writes OUT/audit.json, OUT/report.md, PNG figures and OUT/predictions.csv.")
+    _add_data_source(p)
+    p.add_argument("--config", default="pairs", help="config to audit when --data is a built dataset (pairs)")
+    p.add_argument("--judges", nargs="+", metavar="FILE",
+                   help="judge prediction files (CSV/JSONL: name or id, order ab|ba, p_a1 or label a1|a2)")
+    p.add_argument("--reference", default="length_generator_lr",
+                   help="predictor the exact McNemar tests compare against (default length_generator_lr)")
+    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--no-source-classifier", action="store_true", help="skip the TF-IDF source classifier")
+    p.add_argument("--no-controls", action="store_true", help="skip permutation and counterfactual controls")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.set_defaults(func=cmd_audit_preference)
+
+    p = jobs.add_parser("push", help="push a built dataset folder to the Hugging Face Hub",
+                        description="Upload a Hub-layout folder (Parquet + README card) as a dataset repo. Needs "
+                                    "network access and a token (HF_TOKEN or `hf auth login`).")
+    p.add_argument("folder", type=Path)
+    p.add_argument("repo", help="dataset repo id, e.g. me/emoprefer-audit")
+    p.add_argument("--private", action="store_true")
+    p.set_defaults(func=cmd_push)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from omniaudit.data_builders.hub import HubUnavailable
+
+    args = build_parser().parse_args(argv)
+    func: Callable[[argparse.Namespace], None] = args.func
+    try:
+        func(args)
+    except (InputError, HubUnavailable) as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

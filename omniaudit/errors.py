@@ -1,0 +1,24 @@
+"""The one error type users see for bad input: it says where (file, row, field) and what was expected."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class InputError(ValueError):
+    """Bad input, located as precisely as we can: ``file:row: column 'x': message (found 'v')``."""
+
+    message: str
+    file: str | Path | None = None
+    row: int | None = None
+    column: str | None = None
+    value: object = None
+
+    def __str__(self) -> str:
+        where = ":".join(str(p) for p in (self.file, f"row {self.row}" if self.row is not None else None) if p)
+        parts = [f"{where}:" if where else "", f"column '{self.column}':" if self.column else "", self.message]
+        if self.value is not None:
+            parts.append(f"(found {self.value!r})")
+        return " ".join(p for p in parts if p)
