@@ -106,17 +106,19 @@ def bootstrap_waf(
     n = y_true.size
     cells = np.stack([confusion_cells(y_true, p) for p in preds2])  # (k, n)
     point = waf_from_confusion(np.stack([np.bincount(c, minlength=4) for c in cells]))
-    if n == 0:
-        return [Estimate(float("nan"), (float("nan"), float("nan")), 0, 0) for _ in preds2]
+    if n == 0 or n_resamples == 0:  # no items, or no CI asked for
+        nan = float("nan")
+        return [Estimate(float(v), (nan, nan), n, 0) for v in point]
     weights = resample_weights(n, n_resamples, seed).astype(np.float64)
     pos_support = weights @ y_true.astype(np.float64)
     keep = (pos_support > 0) & (pos_support < n)
     lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
+    onehot = np.concatenate([np.eye(4)[c] for c in cells], axis=1)  # (n, 4k): all predictors in one product
+    conf = (weights[keep] @ onehot).reshape(int(keep.sum()), len(cells), 4)
     out = []
-    for k in range(preds2.shape[0]):
-        onehot = np.eye(4)[cells[k]]  # (n, 4)
-        vals = waf_from_confusion(weights[keep] @ onehot)
-        lo, hi = (np.percentile(vals, [lo_q, hi_q]) if vals.size else (np.nan, np.nan))
+    for k in range(len(cells)):
+        vals = waf_from_confusion(conf[:, k])
+        lo, hi = np.percentile(vals, [lo_q, hi_q]) if vals.size else (np.nan, np.nan)
         out.append(Estimate(float(point[k]), (float(lo), float(hi)), n, int(keep.sum())))
     return out
 

@@ -1,0 +1,34 @@
+"""Test-wide setup: no network, a private Hugging Face cache, a non-interactive matplotlib backend."""
+
+import os
+import tempfile
+
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="omniaudit-hf-"))
+os.environ["MPLBACKEND"] = "Agg"
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+
+from omniaudit.data_builders.preference import SyntheticSpec, synthesize  # noqa: E402
+from omniaudit.data_builders.preference.read import COLUMNS  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def small_spec() -> SyntheticSpec:
+    return SyntheticSpec(n_pairs=600, seed=3)
+
+
+@pytest.fixture(scope="session")
+def small_raw(small_spec) -> pd.DataFrame:
+    """A 600-pair synthetic benchmark in the canonical columns (hidden truth dropped)."""
+    return synthesize(small_spec)[list(COLUMNS)]
+
+
+@pytest.fixture
+def emoprefer_csv(tmp_path, small_raw):
+    """The synthetic benchmark written in the official EmoPrefer CSV layout."""
+    path = tmp_path / "emoprefer.csv"
+    small_raw.to_csv(path, index=False)
+    return path
