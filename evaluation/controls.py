@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from omniaudit.evaluation.probes import generator_features, length_features, oof_logistic
 from omniaudit.evaluation.stats import decide, mcnemar_exact, mean_sd, waf
 

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from omniaudit.evaluation.stats import decide
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.stats import decide
 
 ORDERS = ("ab", "ba")
 

@@ -19,7 +19,7 @@ def markdown_table(headers: list[str], rows: list[list[object]], align: str | No
     align = align or "l" + "r" * (len(headers) - 1)
     marks = {"l": ":---", "r": "---:", "c": ":---:"}
     lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join(marks[a] for a in align) + " |"]
-    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -142,6 +142,14 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
                 f"{100 * cf['identity_flip_rate']:.1f}% of decisions, swapping lengths flips "
                 f"{100 * cf['length_flip_rate']:.1f}% (exact McNemar on the flip indicators: "
                 f"b = {cf['mcnemar']['b']}, c = {cf['mcnemar']['c']}, p = {fmt_p(cf['mcnemar']['p'])}).", ""]
+    pairs = audit["source_pairs"]
+    if pairs:
+        rows = [[p, v["n"], f"{100 * v['first_win_rate']:.1f}%", f"{100 * v['accuracy']['winrate_rule']:.1f}%"]
+                for p, v in sorted(pairs.items(), key=lambda kv: -abs(kv[1]["first_win_rate"] - 0.5))]
+        out += ["## Source pairings", "",
+                "Per unordered generator pairing, most lopsided first: how often the first-named generator wins, and "
+                "how often the win-rate rule is right. Lopsided pairings are where a style prior pays off.", "",
+                markdown_table(["Pairing", "n", "First wins", "Win-rate rule accuracy"], rows), ""]
     rows = [[g, f"{100 * w:.1f}%"] for g, w in sorted(ds["win_rates"].items(), key=lambda kv: -kv[1])]
     out += ["## Generator win rates", "", markdown_table(["Generator", "Win rate"], rows), "",
             f"![Generator win rates]({figures['win_rates']})", "",

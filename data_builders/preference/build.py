@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
+
 from omniaudit.data_builders.hub import configs_metadata, push_to_hub, write_hub_dataset
 from omniaudit.data_builders.preference import remedies
 from omniaudit.data_builders.preference.read import read_preference_table

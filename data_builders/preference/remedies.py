@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
 from omniaudit.data_builders.preference.slices import length_matched
 
 # Columns that belong to one candidate; everything else (lengths, priors, flags) is recomputed by annotate().

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
 from omniaudit.data_builders.hub import load_config, write_hub_dataset
 from omniaudit.data_builders.preference.build import (
     SPLIT,
@@ -22,6 +23,7 @@ from omniaudit.data_builders.preference.build import (
     summarize,
 )
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
+from omniaudit.errors import InputError
 from omniaudit.evaluation import controls, probes, report
 from omniaudit.evaluation.judge_files import judge_scores
 from omniaudit.evaluation.stats import (
@@ -33,8 +35,6 @@ from omniaudit.evaluation.stats import (
     mcnemar_exact,
     prior_following,
 )
-
-from omniaudit.errors import InputError
 from omniaudit.io import atomic_dir, to_json
 
 SLICES = ("full", "length_matched", "counter_stereotypical")
@@ -69,6 +69,20 @@ def predictor_scores(binary: pd.DataFrame, generators: list[str], y: np.ndarray)
     choice = binary["prior_choice"].map({"a1": 1, "a2": 0, "abstain": -1}).to_numpy()
     scores["winrate_rule"] = probes.winrate_rule(choice, y, fold).astype(np.float64)
     return scores
+
+
+def by_source_pair(binary: pd.DataFrame, y: np.ndarray, correct: dict[str, np.ndarray]) -> dict:
+    """Per unordered source pairing: size, how often its first generator wins, and each predictor's accuracy.
+
+    A pairing whose winner is lopsided is where a style prior pays off (§6: report source-pair slices).
+    """
+    out = {}
+    winner = np.where(y == 1, binary["model1"], binary["model2"])
+    for pair, idx in binary.groupby("source_pair", sort=True).indices.items():
+        first = pair.split(" | ")[0]
+        out[pair] = {"n": int(idx.size), "first": first, "first_win_rate": float(np.mean(winner[idx] == first)),
+                     "accuracy": {name: float(c[idx].mean()) for name, c in correct.items()}}
+    return out
 
 
 def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None = None,
@@ -119,6 +133,7 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
 
     audit = {
         "dataset": summarize(pairs),
+        "source_pairs": by_source_pair(binary, y, dict(zip(names, correct, strict=True))),
         "slices": {s: {"n": int(m.sum())} for s, m in masks.items()},
         "predictors": predictors,
         "judges": judge_meta,

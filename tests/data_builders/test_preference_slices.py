@@ -52,7 +52,8 @@ def test_slice_flags(small_raw):
     gap = (pairs["len1"] - pairs["len2"]).abs() / np.maximum(pairs["len1"], pairs["len2"])
     np.testing.assert_array_equal(pairs["length_matched"], gap < 0.15)
     assert (pairs["len1"] == small_raw["a1"].str.len()).all()
-    counter = pairs["is_binary"] & (pairs["prior_choice"] != "abstain") & (pairs["prior_choice"] != pairs["preference"])
+    decided = pairs["prior_choice"] != "abstain"
+    counter = pairs["is_binary"] & decided & (pairs["prior_choice"] != pairs["preference"])
     np.testing.assert_array_equal(pairs["counter_stereotypical"], counter)
     ties = pairs["prior1"] == pairs["prior2"]
     assert (pairs.loc[ties, "prior_choice"] == "abstain").all()
