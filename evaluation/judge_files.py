@@ -30,14 +30,14 @@ class JudgeScores:
 
 def _read_rows(path: Path) -> pd.DataFrame:
     suffix = path.suffix.lower()
-    if suffix == ".csv":
-        return pd.read_csv(path, dtype=str, keep_default_na=False)
-    if suffix in (".jsonl", ".ndjson"):
-        try:
-            return pd.read_json(path, lines=True, dtype=False)
-        except ValueError as exc:
-            raise InputError(f"not valid JSON lines: {exc}", file=path) from exc
-    raise InputError("judge file must be .csv or .jsonl", file=path, value=path.suffix)
+    if suffix not in (".csv", ".jsonl", ".ndjson"):
+        raise InputError("judge file must be .csv or .jsonl", file=path, value=path.suffix)
+    try:
+        if suffix == ".csv":
+            return pd.read_csv(path, dtype=str, keep_default_na=False)
+        return pd.read_json(path, lines=True, dtype=False)
+    except (ValueError, UnicodeDecodeError) as exc:  # pandas' EmptyDataError and ParserError are ValueErrors
+        raise InputError(f"cannot read judge predictions: {type(exc).__name__}: {exc}", file=path) from exc
 
 
 def read_judge_file(path: str | Path) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from rich.console import Console
+from rich.text import Text
 
 from omniaudit import __version__
 from omniaudit.errors import InputError
@@ -157,7 +158,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         func(args)
     except (InputError, HubUnavailable) as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
+        # user text (values, paths) is printed verbatim: no markup, no highlighting, no hard wrapping
+        console.print(Text("error: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
         return 2
     return 0
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,3 +24,14 @@ class InputError(ValueError):
         if self.value is not None:
             parts.append(f"(found {self.value!r})")
         return " ".join(p for p in parts if p)
+
+
+@contextmanager
+def located(file: str | Path | None) -> Iterator[None]:
+    """Attach ``file`` to InputErrors raised inside that do not name a file yet (e.g. too few rows to fold)."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.file is None and file is not None:
+            exc.file = file
+        raise

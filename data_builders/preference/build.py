@@ -25,6 +25,7 @@ from omniaudit.data_builders.preference.slices import (
     win_rates,
 )
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec, generator_styles, synthesize
+from omniaudit.errors import InputError, located
 from omniaudit.hub_cards import dataset_card
 
 SPLIT = "train"
@@ -59,6 +60,9 @@ def _ordered(df: pd.DataFrame) -> pd.DataFrame:
 
 def build_tables(pairs: pd.DataFrame, options: PreferenceBuildOptions = PreferenceBuildOptions()) -> dict:
     """Annotated ``pairs`` plus the requested remedy configs, as DataFrames keyed by config name."""
+    if len(pairs) < options.n_splits:
+        raise InputError(f"{len(pairs)} pair(s) cannot be split into {options.n_splits} cross-validation folds; "
+                         f"need at least {options.n_splits}")
     df = pairs.copy()
     df.insert(0, "id", unique_ids(df["name"]))
     df["fold"] = assign_folds(len(df), options.n_splits, options.fold_seed)
@@ -133,7 +137,8 @@ def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None
                              spec: SyntheticSpec | None = None, push_repo: str | None = None) -> Path:
     """Read (or synthesise), build and write the Hub-layout dataset; optionally push it. Returns ``out_dir``."""
     raw, source, spec = load_source(data, columns, spec)
-    tables = build_tables(raw, options)
+    with located(data):
+        tables = build_tables(raw, options)
     out = write_hub_dataset(out_dir, {name: {SPLIT: t} for name, t in tables.items()},
                             render_card(tables, source, options, spec))
     if push_repo:

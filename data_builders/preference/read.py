@@ -1,7 +1,8 @@
 """Read and validate pairwise preference files: the official EmoPrefer CSV or CSV / JSONL / Parquet with a mapping.
 
 Every row is checked; the first problem raises :class:`~omniaudit.errors.InputError` naming file, row, column and
-value. Rows are numbered from 1 in file order (for CSV, line = row + 1 because of the header).
+value. Rows are numbered from 1 in file order: CSV/Parquet count data rows (CSV line = row + 1 for the
+header), JSONL counts lines.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from omniaudit.errors import InputError
@@ -29,30 +31,41 @@ def parse_column_map(items: list[str] | None) -> dict[str, str]:
     return mapping
 
 
-def _read_raw(path: Path) -> pd.DataFrame:
+def _read_raw(path: Path) -> tuple[pd.DataFrame, list[int]]:
+    """The file's records and, for each, the row number errors report (CSV: data row; JSONL: line)."""
     suffix = path.suffix.lower()
-    if suffix in (".csv", ".tsv"):
-        try:
-            return pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if suffix == ".tsv" else ",")
-        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-            raise InputError(f"not a readable CSV: {exc}", file=path) from exc
-    if suffix in (".jsonl", ".ndjson"):
-        rows = []
-        with path.open(encoding="utf-8") as fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
-                if not isinstance(obj, dict):
-                    raise InputError("expected a JSON object per line", file=path, row=line_no, value=obj)
-                rows.append(obj)
-        return pd.DataFrame(rows)
-    if suffix == ".parquet":
-        return pq.read_table(path).to_pandas()
+    try:
+        if suffix in (".csv", ".tsv"):
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if suffix == ".tsv" else ",")
+            return df, list(range(1, len(df) + 1))
+        if suffix in (".jsonl", ".ndjson"):
+            return _read_jsonl(path)
+        if suffix == ".parquet":
+            df = pq.read_table(path).to_pandas()
+            return df, list(range(1, len(df) + 1))
+    except InputError:
+        raise
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as {suffix.lstrip('.').upper()}: {type(exc).__name__}: {exc}",
+                         file=path) from exc
     raise InputError("unsupported file type; expected .csv, .tsv, .jsonl or .parquet", file=path, value=path.suffix)
+
+
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[int]]:
+    rows, lines = [], []
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object per line", file=path, row=line_no, value=obj)
+            rows.append(obj)
+            lines.append(line_no)
+    return pd.DataFrame(rows), lines
 
 
 def read_preference_table(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
@@ -60,7 +73,7 @@ def read_preference_table(path: str | Path, columns: dict[str, str] | None = Non
     path = Path(path)
     if not path.is_file():
         raise InputError("file not found", file=path)
-    raw = _read_raw(path)
+    raw, row_numbers = _read_raw(path)
     mapping = {c: (columns or {}).get(c, c) for c in COLUMNS}
     missing = [f"{canon}" + (f" (mapped to '{src}')" if src != canon else "") for canon, src in mapping.items()
                if src not in raw.columns]
@@ -69,7 +82,7 @@ def read_preference_table(path: str | Path, columns: dict[str, str] | None = Non
     if raw.empty:
         raise InputError("no rows", file=path)
     df = pd.DataFrame({canon: raw[src] for canon, src in mapping.items()})
-    for row_no, rec in enumerate(df.itertuples(index=False), start=1):
+    for row_no, rec in zip(row_numbers, df.itertuples(index=False), strict=True):
         for col in COLUMNS:
             value = getattr(rec, col)
             if not isinstance(value, str) or not value.strip():

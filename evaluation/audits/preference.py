@@ -23,7 +23,7 @@ from omniaudit.data_builders.preference.build import (
     summarize,
 )
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
-from omniaudit.errors import InputError
+from omniaudit.errors import InputError, located
 from omniaudit.evaluation import controls, probes, report
 from omniaudit.evaluation.judge_files import judge_scores
 from omniaudit.evaluation.stats import (
@@ -175,7 +175,8 @@ def load_pairs(data: str | Path | None, columns: dict[str, str] | None = None, d
         return load_config(data, dataset_config), str(data), None
     raw, source, spec = load_source(data, columns, spec)
     options = PreferenceBuildOptions()
-    tables = build_tables(raw, options)
+    with located(data):
+        tables = build_tables(raw, options)
     return tables["pairs"], source, render_card(tables, source, options, spec)
 
 

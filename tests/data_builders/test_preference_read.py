@@ -13,15 +13,13 @@ from pathlib import Path
 
 import datasets
 import pandas as pd
-import pyarrow as pa
 import pytest
 from huggingface_hub import constants
+
+from omniaudit.cli import main
 from omniaudit.data_builders.hub import HubUnavailable
 from omniaudit.data_builders.preference import build_preference_dataset
 from omniaudit.data_builders.preference.read import COLUMNS
-from rich.errors import MarkupError
-
-from omniaudit.cli import main
 from omniaudit.errors import InputError
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -302,10 +300,7 @@ def test_push_to_hub_with_bad_data_writes_nothing(capsys, tmp_path, small_raw):
     assert "HF_HUB_OFFLINE" not in err
 
 
-# ------------------------------------------------------------------------------ known bugs (strict xfail: see reasons)
-@pytest.mark.xfail(strict=True, raises=pd.errors.EmptyDataError,
-                   reason="BUG read.py _read_raw: an empty (0-byte) CSV raises pandas EmptyDataError, which is not "
-                          "caught (only ParserError/UnicodeDecodeError are), so the CLI shows a traceback, not rc 2")
+# ------------------------------------------------------------------------------ robustness: unusual files and values
 def test_empty_csv_file_is_an_input_error(capsys, tmp_path):
     path = tmp_path / "empty.csv"
     path.write_bytes(b"")
@@ -314,9 +309,6 @@ def test_empty_csv_file_is_an_input_error(capsys, tmp_path):
     assert_rejected(rc, err, out, str(path))
 
 
-@pytest.mark.xfail(strict=True, raises=pa.ArrowInvalid,
-                   reason="BUG read.py _read_raw: pq.read_table errors (pyarrow.ArrowInvalid on a corrupt file) are "
-                          "not turned into InputError, so the CLI shows a traceback, not rc 2")
 def test_corrupt_parquet_is_an_input_error(capsys, tmp_path):
     path = tmp_path / "pairs.parquet"
     path.write_bytes(b"not a parquet file")
@@ -325,9 +317,6 @@ def test_corrupt_parquet_is_an_input_error(capsys, tmp_path):
     assert_rejected(rc, err, out, str(path))
 
 
-@pytest.mark.xfail(strict=True, raises=UnicodeDecodeError,
-                   reason="BUG read.py _read_raw: a JSONL file that is not UTF-8 raises UnicodeDecodeError from the "
-                          "line loop, uncaught (the CSV branch catches it), so the CLI shows a traceback")
 def test_non_utf8_jsonl_is_an_input_error(capsys, tmp_path):
     path = tmp_path / "pairs.jsonl"
     path.write_bytes(b'{"name": "caf\xe9"}\n')
@@ -336,9 +325,6 @@ def test_non_utf8_jsonl_is_an_input_error(capsys, tmp_path):
     assert_rejected(rc, err, out, str(path))
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="BUG build.py/slices.py: fewer than 5 valid rows make assign_folds raise a plain "
-                          "ValueError, not InputError, so the CLI shows a traceback instead of rc 2")
 def test_fewer_rows_than_folds_is_an_input_error(capsys, tmp_path, small_raw):
     path = write_csv(tmp_path, small_raw.head(3), "few.csv")
     out = tmp_path / "out"
@@ -346,9 +332,6 @@ def test_fewer_rows_than_folds_is_an_input_error(capsys, tmp_path, small_raw):
     assert_rejected(rc, err, out, str(path))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG read.py: JSONL value errors count records (blank lines skipped) while JSON errors "
-                          "count lines, so after a blank line 'row N' no longer points at line N")
 def test_jsonl_rows_are_lines_after_a_blank_line(capsys, tmp_path, small_raw):
     records = with_value(small_raw.head(10), 6, "preference", "b").to_dict("records")
     path = tmp_path / "pairs.jsonl"
@@ -358,9 +341,6 @@ def test_jsonl_rows_are_lines_after_a_blank_line(capsys, tmp_path, small_raw):
     assert_rejected(rc, err, out, "row 7:", "(found 'b')")
 
 
-@pytest.mark.xfail(strict=True, raises=MarkupError,
-                   reason="BUG cli.py main: the error text is printed with markup=True, so a found value like '[/b]' "
-                          "raises rich MarkupError (traceback instead of rc 2)")
 def test_value_that_looks_like_closing_markup(capsys, tmp_path, small_raw):
     path = write_csv(tmp_path, with_value(small_raw, 4, "preference", "[/b]"))
     out = tmp_path / "out"
@@ -368,9 +348,6 @@ def test_value_that_looks_like_closing_markup(capsys, tmp_path, small_raw):
     assert_rejected(rc, err, out, "row 4:", "(found '[/b]')")
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="BUG cli.py main: the error text is printed with markup=True, so '[bold]' in a value and "
-                          "'[v2]' in a folder name are swallowed as rich tags: the message misquotes value and file")
 @pytest.mark.parametrize("folder, value", [("data", "[bold]b"), ("runs[v2]", "b")])
 def test_brackets_in_value_or_path_are_printed_verbatim(capsys, tmp_path, small_raw, folder, value):
     (tmp_path / folder).mkdir()

@@ -88,3 +88,24 @@ def test_predictions_table_matches_audit(planted):
     for name in ("length_lr", "winrate_rule"):
         acc = np.mean((table[f"pred__{name}"] == "a1").to_numpy() == y)
         assert acc == pytest.approx(audit["predictors"][name]["full"]["accuracy"])
+
+
+@pytest.mark.slow
+def test_full_default_audit_reproduces_the_paper_signature(tmp_path):
+    """The README's main job at full scale (2,096 pairs, 2,000 resamples): the EmoPrefer shortcut signature."""
+    import json
+
+    out = run_preference_audit(tmp_path / "demo")
+    audit = json.loads((out / "audit.json").read_text())
+    assert audit["dataset"]["n_pairs"] == 2096 and len(audit["dataset"]["generators"]) == 7
+    p = audit["predictors"]
+    # identity beats length; identity probes match the win-rate rule; all collapse on counter-stereotypical pairs
+    assert p["generator_lr"]["full"]["waf"] > p["length_lr"]["full"]["waf"] + 10
+    assert "mcnemar" not in p["length_generator_lr"]["full"]  # the default McNemar reference
+    assert p["winrate_rule"]["length_matched"]["mcnemar"]["p"] > 0.05
+    assert p["winrate_rule"]["counter_stereotypical"]["waf"] == 0.0
+    assert audit["source_classifier"]["accuracy_mean"] > 0.95
+    assert audit["controls"]["identity_permutation"]["mean"] < 50
+    for slice_name in ("full", "length_matched", "counter_stereotypical"):
+        lo, hi = p["generator_lr"][slice_name]["ci"]
+        assert lo < p["generator_lr"][slice_name]["waf"] < hi
