@@ -109,3 +109,15 @@ def test_full_default_audit_reproduces_the_paper_signature(tmp_path):
     for slice_name in ("full", "length_matched", "counter_stereotypical"):
         lo, hi = p["generator_lr"][slice_name]["ci"]
         assert lo < p["generator_lr"][slice_name]["waf"] < hi
+
+
+def test_source_balanced_remedy_removes_the_identity_shortcut():
+    from omniaudit.data_builders.preference import PreferenceBuildOptions
+
+    tables = build_tables(synthesize(SyntheticSpec(n_pairs=1500, prior_strength=1.2, seed=5)),
+                          PreferenceBuildOptions(source_balanced=True))
+    before, _ = audit_preference(tables["pairs"], FAST)
+    after, _ = audit_preference(tables["source_balanced"], FAST)
+    assert before["predictors"]["generator_lr"]["full"]["waf"] > 65
+    assert after["predictors"]["generator_lr"]["full"]["waf"] < 56
+    assert after["predictors"]["winrate_rule"]["full"]["waf"] < 56
