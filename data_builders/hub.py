@@ -52,8 +52,9 @@ def load_config(path_or_repo: str | Path, config: str, split: str = "train") -> 
 
     try:
         ds = datasets.load_dataset(str(path_or_repo), config, split=split)
-    except ValueError as exc:
-        raise InputError(f"cannot load config '{config}' split '{split}': {exc}", file=path_or_repo) from exc
+    except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
+        raise InputError(f"cannot load config '{config}' split '{split}' (expected a folder written by omniaudit "
+                         f"or a Hub dataset repo id): {type(exc).__name__}: {exc}", file=path_or_repo) from exc
     return ds.to_pandas()
 
 

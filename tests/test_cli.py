@@ -330,3 +330,33 @@ def test_unreadable_judge_csv_is_an_input_error(capsys, tmp_path, emoprefer_csv,
     assert rc == 2
     assert str(judge) in err
     assert not out.exists()
+
+
+def test_audit_reads_a_built_dataset_and_its_remedy_configs(capsys, tmp_path, emoprefer_csv):
+    built = tmp_path / "built"
+    assert main(["build", "preference", "--data", str(emoprefer_csv), "--out", str(built), "--dual-order"]) == 0
+    for config, factor in (("pairs", 1), ("dual_order", 2)):
+        out = tmp_path / f"audit_{config}"
+        rc, _, err = audit(capsys, built, out, "--config", config, "--n-resamples", "100", "--no-source-classifier")
+        assert rc == 0, err
+        assert load_audit(out)["slices"]["full"]["n"] == factor * load_audit(tmp_path / "audit_pairs")["slices"][
+            "full"]["n"]
+        assert not (out / "dataset").exists()  # nothing was built, so nothing is copied
+
+
+@pytest.mark.parametrize("target", ["folder_without_data", "unknown_config", "someone/emoprefer-v2.1"])
+def test_audit_of_an_unloadable_dataset_is_an_input_error(capsys, tmp_path, emoprefer_csv, target):
+    extra = []
+    if target == "folder_without_data":
+        data = tmp_path / "empty"
+        data.mkdir()
+    elif target == "unknown_config":
+        data = tmp_path / "built"
+        assert main(["build", "preference", "--data", str(emoprefer_csv), "--out", str(data)]) == 0
+        extra = ["--config", "nope"]
+    else:
+        data = target  # a Hub repo id: unreachable offline
+    out = tmp_path / "out"
+    rc, _, err = audit(capsys, data, out, *extra)
+    assert rc == 2 and str(data) in err and "cannot load config" in err
+    assert not out.exists()

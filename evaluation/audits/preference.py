@@ -37,6 +37,7 @@ from omniaudit.evaluation.stats import (
 )
 from omniaudit.io import atomic_dir, to_json
 
+TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 SLICES = ("full", "length_matched", "counter_stereotypical")
 PROBES = ("length_lr", "generator_lr", "length_generator_lr", "winrate_rule")
 REQUIRED = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior_choice",
@@ -171,8 +172,8 @@ def load_pairs(data: str | Path | None, columns: dict[str, str] | None = None, d
     None builds the embedded default; a CSV/JSONL/Parquet file is validated and built; a folder in the Hub layout
     (or a Hub repo id) is read with ``datasets.load_dataset``.
     """
-    if data is not None and (Path(data).is_dir() or not Path(data).suffix):
-        return load_config(data, dataset_config), str(data), None
+    if data is not None and not Path(data).is_file() and Path(data).suffix.lower() not in TABLE_SUFFIXES:
+        return load_config(data, dataset_config), str(data), None  # a built folder, or a Hub repo id
     raw, source, spec = load_source(data, columns, spec)
     options = PreferenceBuildOptions()
     with located(data):
