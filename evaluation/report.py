@@ -47,18 +47,23 @@ def stratified_random_waf(prevalence_train: float, prevalence_eval: float) -> fl
 def plot_full_vs_counter(audit: dict, prevalence: tuple[float, float], path: Path) -> Path:
     """Fig. 2b: full vs counter-stereotypical WAF per predictor (dashed: equal; dotted: stratified random)."""
     fig, ax = plt.subplots(figsize=(6.2, 5.2), dpi=120)
+    placed: list[tuple[float, float]] = []
     for name, slices in audit["predictors"].items():
         x, y = slices["full"]["waf"], slices["counter_stereotypical"]["waf"]
         if x != x or y is None or y != y:
             continue
         marker = "o" if name in PROBE_TITLES else "s"
         ax.scatter(x, y, marker=marker, s=46, zorder=3)
-        ax.annotate(PROBE_TITLES.get(name, name), (x, y), textcoords="offset points", xytext=(5, 4), fontsize=8)
+        # push the label down past labels already placed nearby, so close points stay readable
+        near = sum(abs(x - px) < 12 and abs(y - py) < 4 for px, py in placed)
+        placed.append((x, y))
+        ax.annotate(PROBE_TITLES.get(name, name), (x, y), textcoords="offset points", xytext=(5, 4 - 11 * near),
+                    fontsize=8)
     ax.plot([0, 100], [0, 100], "--", color="grey", lw=1, label="equal performance")
     rx, ry = stratified_random_waf(prevalence[0], prevalence[0]), stratified_random_waf(prevalence[0], prevalence[1])
     ax.axvline(rx, ls=":", color="black", lw=1, label="stratified random")
     ax.axhline(ry, ls=":", color="black", lw=1)
-    ax.set(xlim=(0, 100), ylim=(0, 100), xlabel="WAF, full slice", ylabel="WAF, counter-stereotypical slice",
+    ax.set(xlim=(-2, 100), ylim=(-2, 100), xlabel="WAF, full slice", ylabel="WAF, counter-stereotypical slice",
            title="Full vs prior-conflicting performance")
     ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
