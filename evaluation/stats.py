@@ -67,8 +67,7 @@ def resample_weights(n: int, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTR
     Resample r takes items ``rng.integers(0, n, size=(n_resamples, n))[r]``; any additive statistic of a resample is
     then ``weights @ per_item_values``.
     """
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, n, size=(n_resamples, n))
+    idx = resample_indices(n, n_resamples, seed)
     flat = idx + n * np.arange(n_resamples)[:, None]
     return np.bincount(flat.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
 
@@ -84,9 +83,6 @@ class Estimate:
     ci: tuple[float, float]
     n: int
     n_resamples_used: int
-
-    def as_dict(self) -> dict:
-        return {"value": self.value, "ci": list(self.ci), "n": self.n, "n_resamples_used": self.n_resamples_used}
 
 
 def bootstrap_waf(

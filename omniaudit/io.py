@@ -1,4 +1,4 @@
-"""Atomic writes: outputs appear complete or not at all (temp path in the same folder + rename)."""
+"""Atomic output folders (temp folder beside the target + rename) and JSON that every reader can parse."""
 
 from __future__ import annotations
 
@@ -37,24 +37,6 @@ def atomic_dir(target: str | Path) -> Iterator[Path]:
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-
-
-def atomic_write_bytes(path: str | Path, data: bytes) -> Path:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
-
-
-def atomic_write_text(path: str | Path, text: str) -> Path:
-    return atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def _json_default(obj: object) -> object:
