@@ -122,13 +122,19 @@ def render_card(tables: dict[str, pd.DataFrame], source: str, options: Preferenc
     )
 
 
-def load_source(data: str | Path | None, columns: dict[str, str] | None = None,
-                spec: SyntheticSpec | None = None) -> tuple[pd.DataFrame, str, SyntheticSpec | None]:
-    """Validated raw pairs from a file, or the embedded synthetic default when ``data`` is None."""
+def build_from_source(data: str | Path | None, columns: dict[str, str] | None = None,
+                      options: PreferenceBuildOptions = PreferenceBuildOptions(),
+                      spec: SyntheticSpec | None = None) -> tuple[dict[str, pd.DataFrame], str, str]:
+    """(tables, source description, card) built from a file, or from the embedded default when ``data`` is None."""
     if data is None:
         spec = spec or SyntheticSpec()
-        return synthesize(spec), "embedded synthetic default", spec
-    return read_preference_table(data, columns), str(data), None
+        raw, source = synthesize(spec), "embedded synthetic default"
+    else:
+        spec = None
+        raw, source = read_preference_table(data, columns), str(data)
+    with located(data):
+        tables = build_tables(raw, options)
+    return tables, source, render_card(tables, source, options, spec)
 
 
 def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None,
@@ -136,11 +142,8 @@ def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None
                              options: PreferenceBuildOptions = PreferenceBuildOptions(),
                              spec: SyntheticSpec | None = None, push_repo: str | None = None) -> Path:
     """Read (or synthesise), build and write the Hub-layout dataset; optionally push it. Returns ``out_dir``."""
-    raw, source, spec = load_source(data, columns, spec)
-    with located(data):
-        tables = build_tables(raw, options)
-    out = write_hub_dataset(out_dir, {name: {SPLIT: t} for name, t in tables.items()},
-                            render_card(tables, source, options, spec))
+    tables, _, card = build_from_source(data, columns, options, spec)
+    out = write_hub_dataset(out_dir, {name: {SPLIT: t} for name, t in tables.items()}, card)
     if push_repo:
         push_to_hub(out, push_repo)
     return out

@@ -18,6 +18,7 @@ from omniaudit.errors import InputError
 
 COLUMNS = ("name", "model1", "a1", "model2", "a2", "preference")
 PREFERENCES = ("a1", "a2", "same")
+SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 
 
 def parse_column_map(items: list[str] | None) -> dict[str, str]:
@@ -43,12 +44,10 @@ def _read_raw(path: Path) -> tuple[pd.DataFrame, list[int]]:
         if suffix == ".parquet":
             df = pq.read_table(path).to_pandas()
             return df, list(range(1, len(df) + 1))
-    except InputError:
-        raise
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as {suffix.lstrip('.').upper()}: {type(exc).__name__}: {exc}",
                          file=path) from exc
-    raise InputError("unsupported file type; expected .csv, .tsv, .jsonl or .parquet", file=path, value=path.suffix)
+    raise InputError(f"unsupported file type; expected one of {', '.join(SUFFIXES)}", file=path, value=path.suffix)
 
 
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[int]]:

@@ -16,6 +16,7 @@ N_SPLITS = 5
 FOLD_SEED = 42
 LENGTH_TOLERANCE = 0.15
 ABSTAIN = -1
+SOURCE_PAIR_SEP = " | "
 
 
 def assign_folds(n: int, n_splits: int = N_SPLITS, seed: int = FOLD_SEED) -> np.ndarray:
@@ -90,5 +91,5 @@ def annotate(df: pd.DataFrame, tolerance: float = LENGTH_TOLERANCE) -> pd.DataFr
     out["length_matched"] = length_matched(out["len1"].to_numpy(), out["len2"].to_numpy(), tolerance)
     out["counter_stereotypical"] = (label >= 0) & (choice >= 0) & (choice != label)
     out["same_generator"] = gen1 == gen2
-    out["source_pair"] = [" | ".join(sorted((a, b))) for a, b in zip(gen1, gen2, strict=True)]
+    out["source_pair"] = [SOURCE_PAIR_SEP.join(sorted((a, b))) for a, b in zip(gen1, gen2, strict=True)]
     return out

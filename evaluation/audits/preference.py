@@ -16,14 +16,13 @@ import pandas as pd
 from omniaudit.data_builders.hub import load_config, write_hub_dataset
 from omniaudit.data_builders.preference.build import (
     SPLIT,
-    PreferenceBuildOptions,
-    build_tables,
-    load_source,
-    render_card,
+    build_from_source,
     summarize,
 )
+from omniaudit.data_builders.preference.read import SUFFIXES
+from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
-from omniaudit.errors import InputError, located
+from omniaudit.errors import InputError
 from omniaudit.evaluation import controls, probes, report
 from omniaudit.evaluation.judge_files import judge_scores
 from omniaudit.evaluation.stats import (
@@ -37,7 +36,6 @@ from omniaudit.evaluation.stats import (
 )
 from omniaudit.io import atomic_dir, to_json
 
-TABLE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 SLICES = ("full", "length_matched", "counter_stereotypical")
 PROBES = ("length_lr", "generator_lr", "length_generator_lr", "winrate_rule")
 REQUIRED = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior_choice",
@@ -80,7 +78,7 @@ def by_source_pair(binary: pd.DataFrame, y: np.ndarray, correct: dict[str, np.nd
     out = {}
     winner = np.where(y == 1, binary["model1"], binary["model2"])
     for pair, idx in binary.groupby("source_pair", sort=True).indices.items():
-        first = pair.split(" | ")[0]
+        first = pair.split(SOURCE_PAIR_SEP)[0]
         out[pair] = {"n": int(idx.size), "first": first, "first_win_rate": float(np.mean(winner[idx] == first)),
                      "accuracy": {name: float(c[idx].mean()) for name, c in correct.items()}}
     return out
@@ -172,13 +170,10 @@ def load_pairs(data: str | Path | None, columns: dict[str, str] | None = None, d
     None builds the embedded default; a CSV/JSONL/Parquet file is validated and built; a folder in the Hub layout
     (or a Hub repo id) is read with ``datasets.load_dataset``.
     """
-    if data is not None and not Path(data).is_file() and Path(data).suffix.lower() not in TABLE_SUFFIXES:
+    if data is not None and not Path(data).is_file() and Path(data).suffix.lower() not in SUFFIXES:
         return load_config(data, dataset_config), str(data), None  # a built folder, or a Hub repo id
-    raw, source, spec = load_source(data, columns, spec)
-    options = PreferenceBuildOptions()
-    with located(data):
-        tables = build_tables(raw, options)
-    return tables["pairs"], source, render_card(tables, source, options, spec)
+    tables, source, card = build_from_source(data, columns, spec=spec)
+    return tables["pairs"], source, card
 
 
 def run_preference_audit(out_dir: str | Path, data: str | Path | None = None, columns: dict[str, str] | None = None,
