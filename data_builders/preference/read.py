@@ -7,18 +7,15 @@ header), JSONL counts lines.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from omniaudit.errors import InputError
+from omniaudit.tables import read_records
 
 COLUMNS = ("name", "model1", "a1", "model2", "a2", "preference")
 PREFERENCES = ("a1", "a2", "same")
-SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 
 
 def parse_column_map(items: list[str] | None) -> dict[str, str]:
@@ -32,47 +29,10 @@ def parse_column_map(items: list[str] | None) -> dict[str, str]:
     return mapping
 
 
-def _read_raw(path: Path) -> tuple[pd.DataFrame, list[int]]:
-    """The file's records and, for each, the row number errors report (CSV: data row; JSONL: line)."""
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".csv", ".tsv"):
-            df = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if suffix == ".tsv" else ",")
-            return df, list(range(1, len(df) + 1))
-        if suffix in (".jsonl", ".ndjson"):
-            return _read_jsonl(path)
-        if suffix == ".parquet":
-            df = pq.read_table(path).to_pandas()
-            return df, list(range(1, len(df) + 1))
-    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, pa.ArrowException, OSError) as exc:
-        raise InputError(f"cannot read as {suffix.lstrip('.').upper()}: {type(exc).__name__}: {exc}",
-                         file=path) from exc
-    raise InputError(f"unsupported file type; expected one of {', '.join(SUFFIXES)}", file=path, value=path.suffix)
-
-
-def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[int]]:
-    rows, lines = [], []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object per line", file=path, row=line_no, value=obj)
-            rows.append(obj)
-            lines.append(line_no)
-    return pd.DataFrame(rows), lines
-
-
 def read_preference_table(path: str | Path, columns: dict[str, str] | None = None) -> pd.DataFrame:
     """Validated pairs with the canonical columns ``name, model1, a1, model2, a2, preference`` in file order."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("file not found", file=path)
-    raw, row_numbers = _read_raw(path)
+    raw, row_numbers = read_records(path)
     mapping = {c: (columns or {}).get(c, c) for c in COLUMNS}
     missing = [f"{canon}" + (f" (mapped to '{src}')" if src != canon else "") for canon, src in mapping.items()
                if src not in raw.columns]

@@ -19,7 +19,6 @@ from omniaudit.data_builders.preference.build import (
     build_from_source,
     summarize,
 )
-from omniaudit.data_builders.preference.read import SUFFIXES
 from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
 from omniaudit.errors import InputError
@@ -35,6 +34,7 @@ from omniaudit.evaluation.stats import (
     prior_following,
 )
 from omniaudit.io import atomic_dir, to_json
+from omniaudit.tables import SUFFIXES
 
 SLICES = ("full", "length_matched", "counter_stereotypical")
 PROBES = ("length_lr", "generator_lr", "length_generator_lr", "winrate_rule")

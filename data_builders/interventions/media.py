@@ -1,0 +1,337 @@
+"""Audio interventions on video files: the video stream is copied packet for packet, only the audio is rewritten.
+
+Audio is handled as float32 arrays ``(channels, samples)`` placed on the *video* timeline: sample 0 plays with the
+first video frame and the array covers exactly the video's duration. Lossy codecs pad and prime their output, so every
+operation fits lengths to the video, never to the decoded audio.
+
+Pure array operations (``shift``, ``mute``, ``fit_length``, ``add_noise``, ``concat_with_tone``) are separate from file
+I/O (``probe``, ``timeline_audio``, ``write_with_audio``, ``concat_clips``), so they are testable without media.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from omniaudit.errors import InputError
+
+TONE_HZ = 880.0
+TONE_S = 0.6
+TONE_AMPLITUDE = 0.5
+AUDIO_CODECS = ("aac", "alac")  # alac: lossless, so an exact SNR or a bit-exact swap survives storage
+AAC_BITRATE = 128_000
+# Frame-rate spread (max/min packet duration) above which a clip counts as variable frame rate.
+VFR_TOLERANCE = 1.01
+
+
+@dataclass(frozen=True)
+class ClipInfo:
+    """What the interventions need to know about a source video (times in seconds on the container's clock)."""
+
+    path: str
+    duration: float  # video duration: first frame's start to last frame's end
+    video_start: float
+    fps: float
+    variable_frame_rate: bool
+    width: int
+    height: int
+    video_codec: str
+    container: str
+    audio_rate: int | None  # None: the file has no audio stream
+    audio_channels: int | None
+    audio_start: float | None
+
+    @property
+    def has_audio(self) -> bool:
+        return self.audio_rate is not None
+
+
+def _open(path: str | Path):
+    import av
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("video file not found or not a file", file=path)
+    try:
+        return av.open(str(path))
+    except (av.error.FFmpegError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot open as a media file ({type(exc).__name__}: {exc})", file=path) from exc
+
+
+def probe(path: str | Path) -> ClipInfo:
+    """Read stream facts; the duration and frame-rate regularity come from the video packets themselves."""
+    import av
+
+    with _open(path) as c:
+        if not c.streams.video:
+            raise InputError("no video stream", file=path)
+        vs = c.streams.video[0]
+        tb = vs.time_base
+        starts, ends, durs = [], [], []
+        try:
+            for pkt in c.demux(vs):
+                if pkt.pts is None or pkt.size == 0:
+                    continue
+                starts.append(pkt.pts)
+                ends.append(pkt.pts + (pkt.duration or 0))
+                if pkt.duration:
+                    durs.append(pkt.duration)
+        except av.error.FFmpegError as exc:
+            raise InputError(f"corrupt video stream ({type(exc).__name__}: {exc})", file=path) from exc
+        if not starts:
+            raise InputError("the video stream has no frames", file=path)
+        start = float(min(starts) * tb)
+        pts = np.sort(np.asarray(starts))
+        steps = np.diff(pts)
+        if not durs and steps.size:  # containers without packet durations: use the frame spacing
+            durs = steps.tolist()
+        end = max(ends) if any(durs) else pts[-1] + (int(np.median(steps)) if steps.size else 0)
+        duration = float((end - min(starts)) * tb)
+        if duration <= 0:
+            raise InputError("the video stream has zero duration", file=path)
+        steps = steps[steps > 0]
+        vfr = bool(steps.size and steps.max() > VFR_TOLERANCE * steps.min())
+        fps = float(len(starts) / duration)
+        audio = c.streams.audio[0] if c.streams.audio else None
+        audio_start = None
+        if audio is not None:
+            audio_start = float(audio.start_time * audio.time_base) if audio.start_time is not None else 0.0
+        return ClipInfo(
+            path=str(path), duration=duration, video_start=start, fps=fps, variable_frame_rate=vfr,
+            width=vs.codec_context.width, height=vs.codec_context.height, video_codec=vs.codec_context.name,
+            container=c.format.name, audio_rate=audio.rate if audio else None,
+            audio_channels=audio.channels if audio else None, audio_start=audio_start,
+        )
+
+
+def n_samples(duration: float, rate: int) -> int:
+    return int(round(duration * rate))
+
+
+def decode_audio(path: str | Path, rate: int | None = None,
+                 channels: int | None = None) -> tuple[np.ndarray, int, float]:
+    """All audio of the first audio stream as float32 ``(channels, n)``, its rate and its start time (s).
+
+    ``rate``/``channels`` convert on decode (more than two channels are down-mixed to stereo by default).
+    """
+    import av
+
+    with _open(path) as c:
+        if not c.streams.audio:
+            raise InputError("no audio stream", file=path)
+        stream = c.streams.audio[0]
+        rate = rate or stream.rate
+        channels = channels or min(stream.channels, 2)
+        layout = "mono" if channels == 1 else "stereo"
+        resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate)
+        chunks, start = [], None
+        try:
+            for frame in c.decode(stream):
+                if start is None and frame.pts is not None:
+                    start = float(frame.pts * frame.time_base)
+                chunks.extend(f.to_ndarray() for f in resampler.resample(frame))
+            chunks.extend(f.to_ndarray() for f in resampler.resample(None))
+        except av.error.FFmpegError as exc:
+            raise InputError(f"corrupt audio stream ({type(exc).__name__}: {exc})", file=path) from exc
+    audio = np.concatenate(chunks, axis=1) if chunks else np.zeros((channels, 0), np.float32)
+    return np.ascontiguousarray(audio, dtype=np.float32), rate, start or 0.0
+
+
+def fit_length(audio: np.ndarray, n: int, loop: bool = False) -> np.ndarray:
+    """Trim or extend ``audio`` to ``n`` samples: with digital silence, or by repeating it when ``loop``."""
+    have = audio.shape[1]
+    if have >= n:
+        return audio[:, :n]
+    if loop and have:
+        return np.tile(audio, (1, -(-n // have)))[:, :n]
+    return np.pad(audio, ((0, 0), (0, n - have)))
+
+
+def timeline_audio(info: ClipInfo, rate: int | None = None, channels: int | None = None) -> tuple[np.ndarray, float]:
+    """The clip's audio on its video timeline (exactly ``duration`` long) and the seconds of silence appended.
+
+    Audio that starts after the first frame is delayed by silence, audio that starts before it is trimmed, so sample 0
+    plays with frame 0. A track shorter than the video is completed with digital silence; the returned pad length lets
+    the builder record it instead of hiding it.
+    """
+    if not info.has_audio:
+        raise InputError("the video has no audio stream; Shift/Mute/Swap need one", file=info.path)
+    audio, rate, start = decode_audio(info.path, rate, channels)
+    lead = n_samples(start - info.video_start, rate)
+    audio = np.pad(audio, ((0, 0), (lead, 0))) if lead > 0 else audio[:, -lead:]
+    n = n_samples(info.duration, rate)
+    pad_s = max(0, n - audio.shape[1]) / rate
+    return fit_length(audio, n), pad_s
+
+
+# ---- pure operations ---------------------------------------------------------------------------------------------
+
+def shift(audio: np.ndarray, rate: int, offset_s: float) -> np.ndarray:
+    """Displace the audio by ``offset_s`` (> 0: delayed, < 0: early), keeping the length; gaps are digital silence."""
+    n = audio.shape[1]
+    k = n_samples(abs(offset_s), rate)
+    if k >= n:
+        raise InputError(f"shift of {offset_s:+g} s is not shorter than the clip ({n / rate:g} s)")
+    if offset_s >= 0:
+        return np.pad(audio[:, : n - k], ((0, 0), (k, 0)))
+    return np.pad(audio[:, k:], ((0, 0), (0, k)))
+
+
+def mute(audio: np.ndarray) -> np.ndarray:
+    """Digital silence of the same shape (and so the same length and rate)."""
+    return np.zeros_like(audio)
+
+
+def add_noise(audio: np.ndarray, snr_db: float, rng: np.random.Generator) -> np.ndarray:
+    """Add white Gaussian noise scaled so that signal power / noise power is exactly ``snr_db`` over the clip."""
+    signal_power = float(np.mean(audio.astype(np.float64) ** 2))
+    if signal_power == 0:
+        raise InputError("cannot add noise at a given SNR to a silent signal (signal power is 0)")
+    noise = rng.standard_normal(audio.shape)
+    noise *= np.sqrt(signal_power / 10 ** (snr_db / 10) / np.mean(noise**2))
+    return (audio + noise).astype(np.float32)
+
+
+def snr_db(clean: np.ndarray, noisy: np.ndarray) -> float:
+    clean64 = clean.astype(np.float64)
+    return float(10 * np.log10(np.mean(clean64**2) / np.mean((noisy.astype(np.float64) - clean64) ** 2)))
+
+
+def tone(rate: int, channels: int = 1, seconds: float = TONE_S, hz: float = TONE_HZ) -> np.ndarray:
+    t = np.arange(n_samples(seconds, rate)) / rate
+    return np.tile(TONE_AMPLITUDE * np.sin(2 * np.pi * hz * t, dtype=np.float64), (channels, 1)).astype(np.float32)
+
+
+def concat_with_tone(first: np.ndarray, second: np.ndarray, rate: int) -> np.ndarray:
+    """``first``, a 0.6 s 880 Hz tone, ``second`` (same rate and channel count): the pairwise "concat" format."""
+    if first.shape[0] != second.shape[0]:
+        raise ValueError(f"channel counts differ: {first.shape[0]} vs {second.shape[0]}")
+    return np.concatenate([first, tone(rate, first.shape[0]), second], axis=1)
+
+
+# ---- writing -----------------------------------------------------------------------------------------------------
+
+def output_suffix(info: ClipInfo) -> str:
+    """MP4 unless the source is Matroska/WebM (whose video codecs MP4 may not carry)."""
+    return ".mkv" if "matroska" in info.container or "webm" in info.container else ".mp4"
+
+
+def _audio_stream(out, channels: int, rate: int, codec: str):
+    """Add the audio stream (before anything is muxed: the container header is written on the first packet)."""
+    if codec not in AUDIO_CODECS:
+        raise ValueError(f"audio codec must be one of {AUDIO_CODECS}, got {codec!r}")
+    stream = out.add_stream(codec, rate=rate, layout="mono" if channels == 1 else "stereo")
+    if codec == "aac":
+        stream.bit_rate = AAC_BITRATE
+    return stream
+
+
+def _mux_audio(out, stream, audio: np.ndarray, start_pts: int) -> None:
+    import av
+
+    layout = stream.layout.name
+    if stream.codec_context.name == "aac":
+        data, fmt = np.ascontiguousarray(audio, np.float32), "fltp"
+    else:  # ALAC takes integers; clip first (added noise can exceed full scale)
+        data, fmt = (np.clip(audio, -1.0, 32767 / 32768) * 32768).round().astype(np.int16), "s16p"
+    rate = stream.rate
+    for i in range(0, data.shape[1], rate):  # one second per frame; the encoder re-chunks to its frame size
+        frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(data[:, i : i + rate]), format=fmt, layout=layout)
+        frame.sample_rate = rate
+        frame.pts = start_pts + i
+        for packet in stream.encode(frame):
+            out.mux(packet)
+    for packet in stream.encode(None):
+        out.mux(packet)
+
+
+def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: int, codec: str = "aac") -> Path:
+    """Copy the video stream of ``info.path`` packet for packet into ``dst`` with ``audio`` as its only audio track.
+
+    ``audio`` lies on the video timeline (sample 0 with the first frame); ``dst`` is written in place, so callers
+    write to a temporary name and rename.
+    """
+    import av
+
+    dst = Path(dst)
+    with _open(info.path) as inp, av.open(str(dst), "w", format="matroska" if dst.suffix == ".mkv" else "mp4") as out:
+        vin = inp.streams.video[0]
+        vout = out.add_stream_from_template(vin)
+        aout = _audio_stream(out, audio.shape[0], rate, codec)
+        for packet in inp.demux(vin):
+            if packet.dts is None:  # the demuxer's end-of-stream flush packet
+                continue
+            packet.stream = vout
+            out.mux(packet)
+        _mux_audio(out, aout, audio, start_pts=n_samples(info.video_start, rate))
+    return dst
+
+
+def write_audio_file(dst: str | Path, audio: np.ndarray, rate: int) -> Path:
+    """A float WAV (no clipping of noisy mixes, no codec loss)."""
+    import soundfile as sf
+
+    sf.write(str(dst), audio.T, rate, subtype="FLOAT")
+    return Path(dst)
+
+
+def video_packets(path: str | Path) -> list[bytes]:
+    """The raw video packets in stream order (to show that a stream was copied, not re-encoded)."""
+    with _open(path) as c:
+        return [bytes(p) for p in c.demux(c.streams.video[0]) if p.size]
+
+
+def concat_clips(first: str | Path, second: str | Path, dst: str | Path, fps: int = 25, rate: int = 48000,
+                 size: tuple[int, int] | None = None) -> Path:
+    """One video: clip 1, 0.6 s of black with an 880 Hz tone, clip 2 (re-encoded: H.264 + AAC stereo).
+
+    Each clip is letterboxed into ``size`` (default: the first clip's) and its audio fitted to its video duration,
+    so the tone starts exactly where clip 1's pictures end. Audio-only inputs: use :func:`concat_with_tone`.
+    """
+    import av
+
+    infos = [probe(first), probe(second)]
+    width, height = size or (infos[0].width - infos[0].width % 2, infos[0].height - infos[0].height % 2)
+    tracks = [timeline_audio(i, rate, 2)[0] if i.has_audio else np.zeros((2, n_samples(i.duration, rate)), np.float32)
+              for i in infos]
+    audio = concat_with_tone(tracks[0], tracks[1], rate)
+    with av.open(str(dst), "w", format="mp4") as out:
+        vout = out.add_stream("libx264", rate=fps)
+        vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
+        vout.options = {"preset": "veryfast", "crf": "23"}
+        vout.codec_context.thread_count = 1  # deterministic output
+        aout = _audio_stream(out, 2, rate, "aac")
+        index = 0
+        black = np.zeros((height, width, 3), np.uint8)
+        for segment in (infos[0], None, infos[1]):
+            frames = _frames_at_fps(segment, fps, width, height) if segment else [black] * n_samples(TONE_S, fps)
+            for image in frames:
+                frame = av.VideoFrame.from_ndarray(image, format="rgb24")
+                frame.pts = index
+                index += 1
+                for packet in vout.encode(frame):
+                    out.mux(packet)
+        for packet in vout.encode(None):
+            out.mux(packet)
+        _mux_audio(out, aout, audio, start_pts=0)
+    return Path(dst)
+
+
+def _frames_at_fps(info: ClipInfo, fps: int, width: int, height: int) -> list[np.ndarray]:
+    """Frames sampled at a constant ``fps`` over the clip (last frame shown at each time), letterboxed to the size."""
+    with _open(info.path) as c:
+        decoded = [(float(f.pts * f.time_base) - info.video_start, f) for f in c.decode(video=0) if f.pts is not None]
+    decoded.sort(key=lambda tf: tf[0])
+    times = np.array([t for t, _ in decoded])
+    out = []
+    for k in range(n_samples(info.duration, fps)):
+        frame = decoded[max(0, int(np.searchsorted(times, k / fps, side="right")) - 1)][1]
+        scale = min(width / frame.width, height / frame.height)
+        w, h = max(2, int(frame.width * scale) // 2 * 2), max(2, int(frame.height * scale) // 2 * 2)
+        canvas = np.zeros((height, width, 3), np.uint8)
+        y0, x0 = (height - h) // 2, (width - w) // 2
+        canvas[y0 : y0 + h, x0 : x0 + w] = frame.reformat(width=w, height=h, format="rgb24").to_ndarray()
+        out.append(canvas)
+    return out

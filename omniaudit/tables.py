@@ -1,0 +1,63 @@
+"""Read tabular input files (CSV / TSV / JSONL / Parquet) as string-typed records with the row numbers errors cite.
+
+Rows are numbered from 1 in file order: CSV/Parquet count data rows (CSV line = row + 1 for the header), JSONL counts
+lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from omniaudit.errors import InputError
+
+SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
+
+
+def read_records(path: str | Path) -> tuple[pd.DataFrame, list[int]]:
+    """The file's records (CSV cells as strings, empty cells as "") and, for each, the row number errors report."""
+    path = Path(path)
+    if not path.is_file():
+        raise InputError("file not found", file=path)
+    return _read(path)
+
+
+def _read(path: Path) -> tuple[pd.DataFrame, list[int]]:
+    """The file's records and, for each, the row number errors report (CSV: data row; JSONL: line)."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix in (".csv", ".tsv"):
+            df = pd.read_csv(path, dtype=str, keep_default_na=False, sep="\t" if suffix == ".tsv" else ",")
+            return df, list(range(1, len(df) + 1))
+        if suffix in (".jsonl", ".ndjson"):
+            return _read_jsonl(path)
+        if suffix == ".parquet":
+            df = pq.read_table(path).to_pandas()
+            return df, list(range(1, len(df) + 1))
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError, pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as {suffix.lstrip('.').upper()}: {type(exc).__name__}: {exc}",
+                         file=path) from exc
+    raise InputError(f"unsupported file type; expected one of {', '.join(SUFFIXES)}", file=path, value=path.suffix)
+
+
+def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[int]]:
+    rows, lines = [], []
+    with path.open(encoding="utf-8") as fh:
+        for line_no, line in enumerate(fh, start=1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
+            if not isinstance(obj, dict):
+                raise InputError("expected a JSON object per line", file=path, row=line_no, value=obj)
+            rows.append(obj)
+            lines.append(line_no)
+    return pd.DataFrame(rows), lines
+
+
