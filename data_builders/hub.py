@@ -6,6 +6,7 @@ each config to its files, so ``datasets.load_dataset(OUT, config)`` works on the
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -44,6 +45,32 @@ def write_hub_dataset(out_dir: str | Path, tables: dict[str, dict[str, pd.DataFr
                 pq.write_table(table, tmp / config / shard_name(split))
         (tmp / "README.md").write_text(card, encoding="utf-8")
     return out_dir
+
+
+def merge_shard_files(dest: Path, shards: list[Path], configs: tuple[str, ...]) -> None:
+    """Copy the Parquet shards ``<config>/<split>-I-of-N.parquet`` of several folders into ``dest``.
+
+    Every config must end up with shards 0..N-1 of one N, each exactly once, so a merged dataset is never partial.
+    """
+    seen: dict[str, Path] = {}
+    for folder in shards:
+        for config in configs:
+            files = sorted((folder / config).glob("*.parquet"))
+            if not files:
+                raise InputError(f"no Parquet files for config '{config}'", file=folder)
+            for f in files:
+                key = f"{config}/{f.name}"
+                if key in seen:
+                    raise InputError(f"shard file {key} is in two folders ({seen[key]} and {folder})", file=folder)
+                seen[key] = folder
+    for config in configs:
+        names = [k.split("/", 1)[1] for k in seen if k.startswith(f"{config}/")]
+        counts = {int(n.rsplit("-of-", 1)[1].split(".")[0]) for n in names}
+        if len(counts) != 1 or len(names) != next(iter(counts)):
+            raise InputError(f"config '{config}': shards are incomplete or of different builds (have {sorted(names)})")
+    for key, folder in seen.items():
+        (dest / key).parent.mkdir(exist_ok=True)
+        shutil.copyfile(folder / key, dest / key)
 
 
 def load_config(path_or_repo: str | Path, config: str, split: str = "train") -> pd.DataFrame:

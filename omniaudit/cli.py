@@ -70,6 +70,31 @@ def cmd_build_preference(args: argparse.Namespace) -> None:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
 
 
+def _shard(text: str) -> tuple[int, int]:
+    index, sep, count = text.partition("/")
+    if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
+        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, e.g. 0/8 (got {text!r})")
+    return int(index), int(count)
+
+
+def cmd_build_interventions(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.interventions import (
+        InterventionBuildOptions,
+        SyntheticClipSpec,
+        build_interventions_dataset,
+    )
+
+    options = InterventionBuildOptions(shifts=tuple(args.shift), seed=args.seed, audio_codec=args.audio_codec,
+                                       num_proc=args.num_proc, shard_index=args.shard[0], shard_count=args.shard[1],
+                                       skip_invalid=args.skip_invalid)
+    spec = SyntheticClipSpec(n_clips=args.clips, seed=args.synthetic_seed)
+    with progress_status("building intervention dataset") as progress:
+        out = build_interventions_dataset(args.out, args.manifest, options, spec, args.push_to_hub, progress)
+    print(f"dataset written to {out} (configs diagnostic, sft, dpo: datasets.load_dataset('{out}', 'dpo'))")
+    if args.push_to_hub:
+        print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
+
+
 def cmd_audit_preference(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, run_preference_audit
 
@@ -80,6 +105,13 @@ def cmd_audit_preference(args: argparse.Namespace) -> None:
         out = run_preference_audit(args.out, args.data, _columns(args), args.config, config, _spec(args), progress)
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
+
+
+def cmd_merge(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.interventions.build import merge_shards
+
+    out = merge_shards(args.out, args.shards)
+    print(f"merged {len(args.shards)} shard folder(s) into {out}")
 
 
 def cmd_push(args: argparse.Namespace) -> None:
@@ -118,6 +150,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_preference)
 
+    p = builders.add_parser(
+        "interventions", help="audio-visual Shift / Mute / Swap datasets: diagnostic, SFT and DPO configs",
+        description="Apply Shift (audio displaced by each --shift), Mute (digital silence) and Swap (another clip's "
+                    "audio) to every clip of a video manifest, copying the video stream, and write configs "
+                    "diagnostic, sft and dpo in the Hub layout. Manifest: JSONL/CSV with id, video and optionally "
+                    "category, visual_event, visual_time, audio_event, audio_time, and annotators' "
+                    "visual_time_<name> / audio_time_<name> (agreement filter: 0.8 s visual, 0.5 s audio). "
+                    "Interrupted builds resume.")
+    p.add_argument("--manifest", help="video manifest (JSONL/CSV/TSV/Parquet); omitted: embedded synthetic clips")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.add_argument("--shift", type=float, nargs="+", default=[-2.0, 2.0], metavar="SECONDS",
+                   help="Shift offsets in seconds, + = audio delayed (default: -2 2)")
+    p.add_argument("--seed", type=int, default=0, help="seed of swap partners and rejected-answer choices (0)")
+    p.add_argument("--audio-codec", choices=["aac", "alac"], default="aac",
+                   help="audio codec of the written clips: aac (default, lossy) or alac (lossless, bit-exact swaps)")
+    p.add_argument("--num-proc", type=int, default=1, help="clips rendered in parallel (default 1)")
+    p.add_argument("--shard", type=_shard, default=(0, 1), metavar="I/N",
+                   help="build shard I of N (disjoint, split by id); merge the folders with `omniaudit merge`")
+    p.add_argument("--skip-invalid", action="store_true",
+                   help="record clips with unusable media (no audio, corrupt) as rejected instead of failing")
+    p.add_argument("--clips", type=int, default=12, help="synthetic clips when --manifest is omitted (default 12)")
+    p.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic clips (default 0)")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    p.set_defaults(func=cmd_build_interventions)
+
     audit = jobs.add_parser("audit", help="audit a benchmark or judges and write a report",
                             description="Audit benchmarks and judges.")
     audits = audit.add_subparsers(dest="what", metavar="AUDIT", required=True)
@@ -139,6 +196,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-controls", action="store_true", help="skip permutation and counterfactual controls")
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_preference)
+
+    p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
+                        description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "
+                                    "Hub-layout folder (all N shards required) and write a card for the whole.")
+    p.add_argument("shards", nargs="+", type=Path, help="shard folders")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.set_defaults(func=cmd_merge)
 
     p = jobs.add_parser("push", help="push a built dataset folder to the Hugging Face Hub",
                         description="Upload a Hub-layout folder (Parquet + README card) as a dataset repo. Needs "

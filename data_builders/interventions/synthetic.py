@@ -27,7 +27,7 @@ EVENT_CLASSES = {
 @dataclass(frozen=True)
 class SyntheticClipSpec:
     n_clips: int = 12
-    duration: float = 4.0
+    duration: float = 6.0
     width: int = 320
     height: int = 240
     fps: int = 25
@@ -109,7 +109,7 @@ def synthesize_clips(out_dir: str | Path, spec: SyntheticClipSpec = SyntheticCli
     with atomic_dir(out_dir) as tmp:
         for i in range(spec.n_clips):
             kind = kinds[i % len(kinds)]
-            contact = float(np.round(rng.uniform(1.0, spec.duration - 1.2), 2))
+            contact = float(np.round(rng.uniform(2.2, spec.duration - 2.4), 2))  # +-2 s shifts stay in the clip
             n = int(round(spec.duration * spec.sample_rate))
             audio = (0.003 * rng.standard_normal(n)).astype(np.float32)  # room tone, so the track is never silent
             hit = impact_sound(kind, spec.sample_rate, rng)

@@ -1,0 +1,479 @@
+"""Build intervention-augmented datasets: manifest -> plan (variants, swap partners, shard) -> media -> Hub layout.
+
+Configs (one split, ``train``):
+
+- ``diagnostic``: per source clip the Original (asked all three questions) and each intervention (asked the question of
+  its dimension), with structured targets;
+- ``sft``: warm-up chat records whose answers verify the audio;
+- ``dpo``: preference pairs ``prompt, chosen, rejected, video`` for Shift, Mute, Swap, CTP and OP (Thud §2.2, A.3).
+
+Every clip, the Original included, goes through the same writer (video stream copied, audio re-encoded), so Original
+and intervened clips differ only in their audio content, never in codec history. Rendered clips are cached in a work
+folder beside the output: an interrupted build resumes from it and produces the same bytes; it is removed on success.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field, replace
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from omniaudit.data_builders.hub import configs_metadata, push_to_hub, shard_name
+from omniaudit.data_builders.interventions import answers, media
+from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, Manifest, read_manifest
+from omniaudit.data_builders.interventions.synthetic import SyntheticClipSpec, synthesize_clips
+from omniaudit.errors import InputError
+from omniaudit.hub_cards import dataset_card
+from omniaudit.io import atomic_dir
+
+SPLIT = "train"
+CONFIGS = ("diagnostic", "sft", "dpo")
+DEFAULT_SHIFTS = (-2.0, 2.0)  # the paper's +-2 s offsets
+ROWS_PER_GROUP = 32  # Parquet row group: bounds memory to a few dozen embedded clips
+
+
+@dataclass(frozen=True)
+class InterventionBuildOptions:
+    shifts: tuple[float, ...] = DEFAULT_SHIFTS
+    seed: int = 0
+    audio_codec: str = "aac"
+    num_proc: int = 1
+    shard_index: int = 0
+    shard_count: int = 1
+    eps_visual: float = EPS_VISUAL
+    eps_audio: float = EPS_AUDIO
+    skip_invalid: bool = False  # record unusable clips (no audio, corrupt, too short) instead of failing
+
+    def __post_init__(self) -> None:
+        if not self.shifts or any(s == 0 for s in self.shifts):
+            raise InputError("shifts must be non-zero offsets in seconds", value=self.shifts)
+        if self.audio_codec not in media.AUDIO_CODECS:
+            raise InputError(f"audio codec must be one of {media.AUDIO_CODECS}", value=self.audio_codec)
+        if not 0 <= self.shard_index < self.shard_count:
+            raise InputError("shard must be I/N with 0 <= I < N", value=f"{self.shard_index}/{self.shard_count}")
+        if self.num_proc < 1:
+            raise InputError("num_proc must be >= 1", value=self.num_proc)
+
+    def media_key(self) -> str:
+        """What the rendered clips depend on; the work folder is keyed by it so stale clips are never reused."""
+        return hashlib.sha1(json.dumps([self.shifts, self.seed, self.audio_codec]).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class Variant:
+    intervention: str  # original | shift | mute | swap
+    offset_s: float = 0.0
+    partner_id: str | None = None
+
+    @property
+    def name(self) -> str:
+        return f"shift{self.offset_s:+.2f}" if self.intervention == "shift" else self.intervention
+
+    @property
+    def dimensions(self) -> tuple[str, ...]:
+        if self.intervention == "original":
+            return answers.DIMENSIONS
+        return (answers.INTERVENTION_DIMENSION[self.intervention],)
+
+
+@dataclass
+class ClipPlan:
+    id: str
+    video: str
+    info: media.ClipInfo
+    event: answers.Event
+    category: str
+    variants: list[Variant]
+    partner: media.ClipInfo | None = None
+    partner_heard: str | None = None
+    skipped_shifts: list[float] = field(default_factory=list)
+
+
+def in_shard(clip_id: str, index: int, count: int) -> bool:
+    """Deterministic, balanced split by id (independent of manifest order and of the machine)."""
+    return int(hashlib.sha1(clip_id.encode()).hexdigest(), 16) % count == index
+
+
+def _event(row: pd.Series) -> answers.Event:
+    def time(v: float) -> float | None:
+        return None if pd.isna(v) else float(v)
+    return answers.Event(row["visual_event"] or None, time(row["visual_time"]), row["audio_event"] or None,
+                         time(row["audio_time"]))
+
+
+def _probe_clip(row: pd.Series, manifest: Path | None) -> media.ClipInfo:
+    try:
+        info = media.probe(row["video"])
+        if not info.has_audio:
+            raise InputError("the video has no audio stream; Shift/Mute/Swap need one")
+    except InputError as exc:
+        raise InputError(f"clip '{row['id']}' ({row['video']}): {exc.message}", file=manifest, row=int(row["row"]),
+                         column="video") from exc
+    for col in ("visual_time", "audio_time"):
+        if not pd.isna(row[col]) and row[col] > info.duration:
+            raise InputError(f"{col} {row[col]:g} s is past the end of clip '{row['id']}' ({info.duration:.2f} s)",
+                             file=manifest, row=int(row["row"]), column=col)
+    return info
+
+
+def plan_clips(manifest: Manifest, options: InterventionBuildOptions) -> tuple[list[ClipPlan], list[dict]]:
+    """Variants for every usable clip of the manifest (all shards: swap partners come from the whole corpus)."""
+    rejected: list[dict] = []
+    plans: list[ClipPlan] = []
+    for _, row in manifest.clips.iterrows():
+        try:
+            info = _probe_clip(row, manifest.path)
+        except InputError as exc:
+            if not options.skip_invalid:
+                raise
+            rejected.append({"id": row["id"], "row": int(row["row"]), "reason": f"unusable media: {exc.message}"})
+            continue
+        event = _event(row)
+        variants, skipped = [Variant("original")], []
+        for offset in options.shifts:
+            if abs(offset) >= info.duration:
+                raise InputError(f"shift {offset:+g} s is not shorter than clip '{row['id']}' ({info.duration:.2f} s)",
+                                 file=manifest.path, row=int(row["row"]))
+            lands = None if event.audio_time is None else event.audio_time + offset
+            if lands is not None and not 0 <= lands < info.duration:
+                skipped.append(offset)  # the sound would leave the clip: the answer would no longer be unambiguous
+                continue
+            variants.append(Variant("shift", float(offset)))
+        variants.append(Variant("mute"))
+        plans.append(ClipPlan(row["id"], row["video"], info, event, row["category"], variants, skipped_shifts=skipped))
+    _assign_partners(plans, options.seed)
+    return plans, rejected
+
+
+def _assign_partners(plans: list[ClipPlan], seed: int) -> None:
+    """Seeded swap partner per clip, from another category when categories are known (else any other clip)."""
+    if len(plans) < 2:
+        raise InputError(f"Swap needs at least two usable clips; the manifest has {len(plans)}")
+    rng = np.random.default_rng(seed)
+    categories = np.array([p.category for p in plans])
+    use_categories = bool(all(categories)) and len(set(categories)) > 1
+    for i, plan in enumerate(plans):
+        candidates = np.flatnonzero(categories != plan.category) if use_categories else np.delete(
+            np.arange(len(plans)), i)
+        j = int(rng.choice(candidates))
+        partner = plans[j]
+        plan.partner, plan.partner_heard = partner.info, partner.event.audio_event
+        plan.variants.append(Variant("swap", partner_id=partner.id))
+
+
+def clip_key(clip_id: str) -> str:
+    return hashlib.sha1(clip_id.encode()).hexdigest()[:16]
+
+
+def _swap_audio(partner: media.ClipInfo, rate: int, channels: int, n: int) -> np.ndarray:
+    """The partner's recorded audio (without silence padded onto it) at this clip's rate, looped or cut to ``n``."""
+    audio, pad_s = media.timeline_audio(partner, rate, channels)
+    recorded = audio[:, : audio.shape[1] - media.n_samples(pad_s, rate)]
+    return media.fit_length(recorded, n, loop=True)
+
+
+def _work_key(plan: ClipPlan) -> str:
+    """Cache key of a clip's rendered variants: its id and the source file's identity (path, size, mtime)."""
+    stat = Path(plan.video).stat()
+    return hashlib.sha1(f"{plan.id}\0{plan.video}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+
+
+def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
+    """Write every variant of one clip into the work folder (skipping those already there); name -> (file, pad s)."""
+    plan, work, codec = job
+    folder = Path(work) / _work_key(plan)
+    folder.mkdir(parents=True, exist_ok=True)
+    suffix = media.output_suffix(plan.info)
+    done = {v.name: folder / f"{v.name}{suffix}" for v in plan.variants}
+    pads_file = folder / "pads.json"
+    if all(p.exists() for p in done.values()) and pads_file.exists():
+        pads = json.loads(pads_file.read_text())
+        return {name: (str(p), pads[name]) for name, p in done.items()}
+    rate, channels = plan.info.audio_rate, min(plan.info.audio_channels or 1, 2)
+    audio, pad_s = media.timeline_audio(plan.info, rate, channels)
+    pads = {}
+    for v in plan.variants:
+        pads[v.name] = pad_s
+        if done[v.name].exists():
+            continue
+        if v.intervention == "original":
+            y = audio
+        elif v.intervention == "shift":
+            y = media.shift(audio, rate, v.offset_s)
+        elif v.intervention == "mute":
+            y = media.mute(audio)
+        else:
+            y = _swap_audio(plan.partner, rate, channels, audio.shape[1])
+            pads[v.name] = 0.0
+        tmp = done[v.name].with_name(f".{done[v.name].name}.tmp")
+        media.write_with_audio(plan.info, tmp, y, rate, codec)
+        os.replace(tmp, done[v.name])
+    pads_file.write_text(json.dumps(pads))
+    return {name: (str(p), pads[name]) for name, p in done.items()}
+
+
+def _messages(role: str, text: str, video: bool = False) -> list[dict]:
+    content = ([{"type": "video", "text": None}] if video else []) + [{"type": "text", "text": text}]
+    return [{"role": role, "content": content}]
+
+
+def _video_cell(path: str, name: str) -> dict:
+    return {"bytes": Path(path).read_bytes(), "path": name}
+
+
+def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) -> dict[str, list[dict]]:
+    """The diagnostic, sft and dpo rows of one clip (video bytes included)."""
+    rng = np.random.default_rng([seed, int(clip_key(plan.id), 16) % 2**32])
+    out: dict[str, list[dict]] = {c: [] for c in CONFIGS}
+    ev = plan.event
+    suffix = media.output_suffix(plan.info)
+    cells = {name: _video_cell(path, f"{clip_key(plan.id)}_{name}{suffix}") for name, (path, _) in files.items()}
+    for v in plan.variants:
+        video_id = f"{plan.id}/{v.name}"
+        for dim in v.dimensions:
+            row_id = f"{video_id}/{dim}"
+            answer = answers.correct_answer(ev, v.intervention, dim, v.offset_s, plan.partner_heard)
+            out["diagnostic"].append({
+                "id": row_id, "video_id": video_id, "source_id": plan.id, "intervention": v.intervention,
+                "offset_s": v.offset_s, "partner_id": v.partner_id, "dimension": dim,
+                "question": answers.QUESTIONS[dim], "target": answer,
+                **answers.target(v.intervention, dim, v.offset_s),
+                "category": plan.category, "visual_event": ev.visual_event, "visual_time": ev.visual_time,
+                "audio_event": ev.audio_event, "audio_time": ev.audio_time, "duration_s": plan.info.duration,
+                "audio_pad_s": files[v.name][1], "variable_frame_rate": plan.info.variable_frame_rate,
+                "video": cells[v.name]})
+            out["sft"].append({"id": row_id, "source_id": plan.id, "intervention": v.intervention,
+                               "offset_s": v.offset_s, "dimension": dim,
+                               "messages": _messages("user", answers.QUESTIONS[dim], video=True)
+                               + _messages("assistant", answer), "video": cells[v.name]})
+    for pair in _preference_pairs(plan, rng):
+        kind, variant, chosen, rejected, perturbed = pair
+        v = variant
+        out["dpo"].append({
+            "id": f"{plan.id}/{v.name}/{kind}" + (f"/{perturbed}" if perturbed else ""), "source_id": plan.id,
+            "kind": kind, "intervention": v.intervention, "offset_s": v.offset_s, "perturbed_field": perturbed,
+            "prompt": _messages("user", answers.QUESTIONS[answers.INTERVENTION_DIMENSION.get(
+                v.intervention, "sync") if kind != "op" else "sync"], video=True),
+            "chosen": _messages("assistant", chosen), "rejected": _messages("assistant", rejected),
+            "video": cells[v.name]})
+    return out
+
+
+def _preference_pairs(plan: ClipPlan, rng: np.random.Generator) -> Iterator[tuple]:
+    """(kind, variant, chosen, rejected, perturbed field) for Shift/Mute/Swap, CTP (both assignments) and OP."""
+    ev = plan.event
+    original = plan.variants[0]
+    for v in plan.variants[1:]:
+        chosen = answers.correct_answer(ev, v.intervention, answers.INTERVENTION_DIMENSION[v.intervention],
+                                        v.offset_s, plan.partner_heard)
+        wrong_direction = v.intervention == "shift" and bool(rng.integers(2))
+        yield v.intervention, v, chosen, answers.shortcut_answer(ev, v.intervention, v.offset_s, wrong_direction), None
+    for v in (v for v in plan.variants if v.intervention == "shift"):  # CTP: original vs shifted, both assignments
+        synced, shifted = answers.sync_answer(ev, 0.0), answers.sync_answer(ev, v.offset_s)
+        yield "ctp", original, synced, shifted, None
+        yield "ctp", v, shifted, synced, None
+    op = _perturbed_event(plan, rng)  # OP: one field of the event tuple perturbed
+    if op is not None:
+        field_name, wrong = op
+        yield "op", original, answers.sync_answer(ev, 0.0), answers.sync_answer(wrong, 0.0), field_name
+
+
+def _perturbed_event(plan: ClipPlan, rng: np.random.Generator) -> tuple[str, answers.Event] | None:
+    ev = plan.event
+    options = [f for f in ("visual_event", "visual_time", "audio_event", "audio_time") if getattr(ev, f) is not None]
+    if not options:
+        return None
+    name = options[int(rng.integers(len(options)))]
+    if name.endswith("_time"):
+        t = getattr(ev, name)
+        step = float(rng.uniform(1.0, 2.0))  # a clearly different moment, kept inside the clip
+        moved = t + step if t + step < plan.info.duration else max(0.0, t - step)
+        return name, replace(ev, **{name: round(moved, 1)})
+    other = plan.partner_heard if name == "audio_event" else None
+    fallback = "a different sound" if name == "audio_event" else "something else happens"
+    return name, replace(ev, **{name: other if other and other != getattr(ev, name) else fallback})
+
+
+def features() -> dict:
+    from datasets import Features, List, Value, Video
+
+    message = List({"role": Value("string"), "content": List({"type": Value("string"), "text": Value("string")})})
+    s, f, b = Value("string"), Value("float64"), Value("bool")
+    return {
+        "diagnostic": Features({
+            "id": s, "video_id": s, "source_id": s, "intervention": s, "offset_s": f, "partner_id": s,
+            "dimension": s, "question": s, "target": s, "target_synced": b, "target_direction": s,
+            "target_offset_s": f, "target_sound_present": b, "target_match": b, "category": s, "visual_event": s,
+            "visual_time": f, "audio_event": s, "audio_time": f, "duration_s": f, "audio_pad_s": f,
+            "variable_frame_rate": b, "video": Video()}),
+        "sft": Features({"id": s, "source_id": s, "intervention": s, "offset_s": f, "dimension": s,
+                         "messages": message, "video": Video()}),
+        "dpo": Features({"id": s, "source_id": s, "kind": s, "intervention": s, "offset_s": f,
+                         "perturbed_field": s, "prompt": message, "chosen": message, "rejected": message,
+                         "video": Video()}),
+    }
+
+
+class _ParquetSink:
+    """Append rows to one Parquet file in small row groups (memory stays flat in the number of clips)."""
+
+    def __init__(self, path: Path, feats) -> None:
+        self.schema = feats.arrow_schema
+        self.writer = pq.ParquetWriter(path, self.schema)
+        self.buffer: list[dict] = []
+
+    def add(self, rows: list[dict]) -> None:
+        self.buffer.extend(rows)
+        if len(self.buffer) >= ROWS_PER_GROUP:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.writer.write_table(pa.Table.from_pylist(self.buffer, schema=self.schema))
+            self.buffer = []
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+
+def summarize(tables: dict[str, pd.DataFrame]) -> dict:
+    diag, dpo = tables["diagnostic"], tables["dpo"]
+    return {
+        "n_source_clips": int(diag["source_id"].nunique()) if len(diag) else 0,
+        "rows": {name: len(t) for name, t in tables.items()},
+        "diagnostic": {f"{i}/{d}": int(n) for (i, d), n in
+                       diag.groupby(["intervention", "dimension"]).size().items()} if len(diag) else {},
+        "shift_offsets": {f"{o:+.2f}": int(n) for o, n in
+                          diag[diag["intervention"] == "shift"]["offset_s"].value_counts().sort_index().items()},
+        "dpo": {k: int(n) for k, n in dpo["kind"].value_counts().sort_index().items()} if len(dpo) else {},
+        "audio_padded_clips": int((diag.loc[diag["intervention"] == "original", "audio_pad_s"] > 0).sum()),
+        "variable_frame_rate_clips": int(diag.loc[diag["intervention"] == "original", "variable_frame_rate"].sum()),
+    }
+
+
+BUILD_INFO = "build_info.json"
+SUMMARY_COLUMNS = {"diagnostic": ["source_id", "intervention", "dimension", "offset_s", "audio_pad_s",
+                                  "variable_frame_rate"], "sft": ["id"], "dpo": ["kind"]}
+
+
+def write_card(folder: Path, info: dict) -> None:
+    """Write ``build_info.json`` and the README card of a built folder, counting rows from its Parquet files."""
+    tables = {name: pq.read_table(sorted((folder / name).glob("*.parquet")), columns=cols).to_pandas()
+              for name, cols in SUMMARY_COLUMNS.items()}
+    summary = summarize(tables)
+    summary["shard"] = info["shard"]
+    metadata = {
+        "pretty_name": "omniaudit audio-visual intervention dataset",
+        "tags": ["omniaudit", "audio-visual", "shortcut-audit", "thud", "dpo"],
+        "task_categories": ["video-text-to-text"],
+        "configs": configs_metadata({name: [SPLIT] for name in CONFIGS}, default="diagnostic"),
+    }
+    card = dataset_card("interventions.md.j2", metadata, summary=summary, questions=answers.QUESTIONS,
+                        **{k: info[k] for k in ("source", "options", "manifest", "skipped_shifts", "spec")})
+    (folder / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
+    (folder / "README.md").write_text(card, encoding="utf-8")
+
+
+def merge_shards(out_dir: str | Path, shards: list[str | Path]) -> Path:
+    """Merge the folders of ``--shard I/N`` builds into one dataset (all N shards needed) with a card for the whole."""
+    from omniaudit.data_builders.hub import merge_shard_files
+
+    infos = []
+    for shard in shards:
+        path = Path(shard) / BUILD_INFO
+        if not path.is_file():
+            raise InputError(f"not a folder written by `omniaudit build interventions` (no {BUILD_INFO})", file=shard)
+        infos.append(json.loads(path.read_text(encoding="utf-8")))
+    out = Path(out_dir)
+    with atomic_dir(out) as tmp:
+        merge_shard_files(tmp, [Path(s) for s in shards], CONFIGS)
+        info = dict(infos[0], shard="0/1")
+        info["options"] = dict(info["options"], shard_index=0, shard_count=1)
+        info["skipped_shifts"] = {}
+        for other in infos:
+            for offset, n in other["skipped_shifts"].items():
+                info["skipped_shifts"][offset] = info["skipped_shifts"].get(offset, 0) + n
+        write_card(tmp, info)
+    return out
+
+
+def _work_dir(out: Path, options: InterventionBuildOptions, spec: SyntheticClipSpec | None) -> Path:
+    key = hashlib.sha1(f"{options.media_key()}{spec.as_dict() if spec else ''}".encode()).hexdigest()[:12]
+    return out.parent / f".{out.name}.work-{key}"
+
+
+def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None = None,
+                                options: InterventionBuildOptions = InterventionBuildOptions(),
+                                spec: SyntheticClipSpec | None = None, push_repo: str | None = None,
+                                progress: Callable[[str], None] | None = None) -> Path:
+    """Build the three configs (this shard's clips) into ``out_dir`` atomically; optionally push. Returns the folder.
+
+    Without ``manifest`` the embedded synthetic clips (``spec``) are generated first, into the work folder.
+    """
+    out = Path(out_dir)
+    spec = (spec or SyntheticClipSpec()) if manifest is None else None
+    work = _work_dir(out, options, spec)
+    say = progress or (lambda _msg: None)
+    if manifest is None:
+        source = "embedded synthetic clips"
+        manifest_path = work / "synthetic" / "manifest.jsonl"
+        if not manifest_path.exists():
+            say("synthesising clips")
+            synthesize_clips(manifest_path.parent, spec)
+    else:
+        source, manifest_path = str(manifest), Path(manifest)
+    say("reading manifest")
+    m = read_manifest(manifest_path, options.eps_visual, options.eps_audio)
+    plans, unusable = plan_clips(m, options)
+    manifest_summary = m.summary()
+    manifest_summary["rejected"] += len(unusable)
+    for r in unusable:
+        key = r["reason"].split(":")[0]
+        manifest_summary["rejected_by_reason"][key] = manifest_summary["rejected_by_reason"].get(key, 0) + 1
+    manifest_summary["rejected_examples"] = (m.rejected + unusable)[:20]
+    mine = [p for p in plans if in_shard(p.id, options.shard_index, options.shard_count)]
+    skipped: dict[str, int] = {}
+    for p in mine:
+        for s in p.skipped_shifts:
+            skipped[f"{s:+.2f}"] = skipped.get(f"{s:+.2f}", 0) + 1
+    feats = features()
+    with atomic_dir(out) as tmp:
+        sinks = {}
+        for name in CONFIGS:
+            (tmp / name).mkdir()
+            sinks[name] = _ParquetSink(tmp / name / shard_name(SPLIT, options.shard_index, options.shard_count),
+                                       feats[name])
+        for i, (plan, files) in enumerate(zip(mine, _render_all(mine, work, options), strict=True), start=1):
+            say(f"clip {i}/{len(mine)}")
+            for name, rows in clip_rows(plan, files, options.seed).items():
+                sinks[name].add(rows)
+        for sink in sinks.values():
+            sink.close()
+        write_card(tmp, {"builder": "interventions", "source": source, "options": asdict(options),
+                         "manifest": manifest_summary, "skipped_shifts": skipped,
+                         "spec": spec.as_dict() if spec else None,
+                         "shard": f"{options.shard_index}/{options.shard_count}"})
+    shutil.rmtree(work, ignore_errors=True)
+    if push_repo:
+        push_to_hub(out, push_repo)
+    return out
+
+
+def _render_all(plans: list[ClipPlan], work: Path, options: InterventionBuildOptions) -> Iterator[dict]:
+    jobs = [(p, str(work / "clips"), options.audio_codec) for p in plans]
+    if options.num_proc == 1 or len(jobs) < 2:
+        yield from map(_render, jobs)
+        return
+    with get_context("fork").Pool(options.num_proc) as pool:
+        yield from pool.imap(_render, jobs)  # in order: rows and bytes do not depend on the process count
