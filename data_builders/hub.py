@@ -73,8 +73,12 @@ def merge_shard_files(dest: Path, shards: list[Path], configs: tuple[str, ...]) 
         shutil.copyfile(folder / key, dest / key)
 
 
-def load_config(path_or_repo: str | Path, config: str, split: str = "train") -> pd.DataFrame:
-    """Read one config/split with ``datasets.load_dataset`` (a local Hub-layout folder or a Hub repo id)."""
+def load_config(path_or_repo: str | Path, config: str, split: str = "train",
+                columns: list[str] | None = None) -> pd.DataFrame:
+    """Read one config/split with ``datasets.load_dataset`` (a local Hub-layout folder or a Hub repo id).
+
+    ``columns`` selects columns before conversion to pandas (e.g. to leave embedded media out).
+    """
     import datasets
 
     try:
@@ -82,6 +86,12 @@ def load_config(path_or_repo: str | Path, config: str, split: str = "train") -> 
     except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
         raise InputError(f"cannot load config '{config}' split '{split}' (expected a folder written by omniaudit "
                          f"or a Hub dataset repo id): {type(exc).__name__}: {exc}", file=path_or_repo) from exc
+    if columns is not None:
+        missing = [c for c in columns if c not in ds.column_names]
+        if missing:
+            raise InputError(f"config '{config}' lacks column(s) {missing}; it has {ds.column_names}",
+                             file=path_or_repo)
+        ds = ds.select_columns(columns)
     return ds.to_pandas()
 
 

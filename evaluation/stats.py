@@ -6,6 +6,7 @@ bootstrap is one (resamples x items) count matrix, never a Python loop per resam
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -157,3 +158,36 @@ def mean_sd(values: np.ndarray) -> dict:
 def decide(p_a1: np.ndarray) -> np.ndarray:
     """Decision from P(a1 preferred): a1 (1) when p >= 0.5, else a2 (0); the one threshold used everywhere."""
     return (np.asarray(p_a1, dtype=np.float64) >= 0.5).astype(np.int64)
+
+
+def cluster_ratio_resamples(num: np.ndarray, den: np.ndarray, n_resamples: int = N_RESAMPLES,
+                            seed: int = BOOTSTRAP_SEED) -> tuple[np.ndarray, np.ndarray]:
+    """Ratio statistics and their cluster-bootstrap resamples.
+
+    ``num`` and ``den`` are (k, clusters): per-cluster sums for k ratio statistics (e.g. correct answers and answers
+    per source clip). Clusters are resampled with replacement (seeded, shared by all k statistics, so derived
+    quantities such as differences keep their pairing). Returns the point ratios (k,) and the resampled ratios
+    (n_resamples, k); a resample whose denominator is 0 gives NaN for that statistic.
+    """
+    num, den = np.atleast_2d(np.asarray(num, np.float64)), np.atleast_2d(np.asarray(den, np.float64))
+    if num.shape != den.shape:
+        raise ValueError(f"num and den differ in shape: {num.shape} vs {den.shape}")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        point = num.sum(axis=1) / den.sum(axis=1)
+        if num.shape[1] == 0 or n_resamples == 0:
+            return point, np.full((0, num.shape[0]), np.nan)
+        weights = resample_weights(num.shape[1], n_resamples, seed).astype(np.float64)
+        return point, (weights @ num.T) / (weights @ den.T)
+
+
+def percentile_ci(samples: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval over axis 0, ignoring NaN resamples (all-NaN columns give NaN)."""
+    samples = np.asarray(samples, np.float64)
+    if samples.shape[0] == 0:
+        nan = np.full(samples.shape[1:], np.nan)
+        return nan, nan
+    lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
+    with warnings.catch_warnings():  # an all-NaN column (statistic never defined) is a NaN interval, not an error
+        warnings.simplefilter("ignore", RuntimeWarning)
+        lo, hi = np.nanpercentile(samples, [lo_q, hi_q], axis=0)
+    return lo, hi

@@ -114,6 +114,16 @@ def cmd_merge(args: argparse.Namespace) -> None:
     print(f"merged {len(args.shards)} shard folder(s) into {out}")
 
 
+def cmd_audit_interventions(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.audits.interventions import InterventionAuditConfig, run_interventions_audit
+
+    config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed)
+    with progress_status("auditing audio grounding") as progress:
+        out = run_interventions_audit(args.out, args.dataset, args.predictions, config, progress)
+    print(f"report: {out / 'report.md'}")
+    print(f"metrics: {out / 'audit.json'}")
+
+
 def cmd_push(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.hub import push_to_hub
 
@@ -196,6 +206,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-controls", action="store_true", help="skip permutation and counterfactual controls")
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_preference)
+
+    p = audits.add_parser(
+        "interventions", help="audio-grounding audit of a model's answers on an intervention dataset",
+        description="Paired accuracy per dimension (Sync, Existence, Consistency) on Original vs Shift/Mute/Swap, "
+                    "Avg Gap, the eight failure modes, accuracy per |offset| band and offset MAE, with bootstrap CIs "
+                    "over source clips. Predictions: JSONL/CSV rows with `id` (the diagnostic row id) and either "
+                    "structured fields (synced, direction, offset_s | audio_state or sound_present | match) or a "
+                    "free-form `response` (parsed by a rule-based extractor). Writes OUT/audit.json, OUT/report.md "
+                    "and OUT/failure_modes.png.")
+    p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")
+    p.add_argument("--predictions", required=True, help="the model's predictions (JSONL/CSV)")
+    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.set_defaults(func=cmd_audit_interventions)
 
     p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
                         description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "

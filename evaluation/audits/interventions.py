@@ -1,0 +1,292 @@
+"""Audio-grounding audit of a model's answers on an intervention dataset (Thud §3.1-3.2, appendices G.1 and H).
+
+Paired accuracy per dimension (Sync, Existence, Consistency) on Original vs intervention, Avg Gap (eq. 10), the
+eight failure modes of appendix H, accuracy per |Δ| band, offset MAE and direction accuracy. Uncertainty: a cluster
+bootstrap over *source clips* (an Original and its interventions are resampled together, so gaps keep their
+pairing). A row without a usable answer (missing prediction or unparseable response) counts as wrong, and the
+coverage is reported: nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from omniaudit.errors import InputError
+from omniaudit.evaluation import stats
+from omniaudit.evaluation.extract import extract
+from omniaudit.io import atomic_dir, to_json
+from omniaudit.tables import read_records
+
+INTERVENTION_OF = {"sync": "shift", "existence": "mute", "consistency": "swap"}
+DIAGNOSTIC_COLUMNS = ["id", "source_id", "intervention", "offset_s", "dimension", "target_synced",
+                      "target_direction", "target_offset_s", "target_sound_present", "target_match"]
+STRUCTURED = ("synced", "direction", "offset_s", "audio_state", "sound_present", "match")
+OFFSET_BANDS = (0.0, 0.5, 1.0, 2.0, 5.0, np.inf)
+FAILURE_MODES = {  # name: (group, what it counts)
+    "mute_hallucination": ("Audio hallucination", "describes audio on a muted clip"),
+    "swap_false_match": ("Audio hallucination", "accepts swapped audio as a natural match"),
+    "false_silence": ("Audio denial", "claims silence on a clip with its real audio"),
+    "swap_false_mismatch": ("Audio denial", "claims a mismatch on a naturally paired clip"),
+    "audio_dodge": ("Question avoidance", "visual-only answer to the audio question (mean of muted and real)"),
+    "offset_blindness": ("Temporal", "calls a shifted clip synchronized"),
+    "direction_confusion": ("Temporal", "detected offset, wrong direction (delay vs early)"),
+    "false_sync_alarm": ("Temporal", "calls an original clip desynchronized"),
+}
+
+
+@dataclass(frozen=True)
+class InterventionAuditConfig:
+    n_resamples: int = stats.N_RESAMPLES
+    seed: int = stats.BOOTSTRAP_SEED
+    offset_bands: tuple[float, ...] = OFFSET_BANDS
+
+
+def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value == "":
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("true", "1", "yes"):
+        return True
+    if text in ("false", "0", "no"):
+        return False
+    raise InputError("expected true/false", file=path, row=row, column=column, value=value)
+
+
+def read_predictions(path: str | Path, diagnostic: pd.DataFrame) -> pd.DataFrame:
+    """One row per diagnostic row: structured fields from the file, or extracted from its free-form ``response``.
+
+    Every prediction id must exist in the dataset (a mismatch names the id); dataset rows without a prediction get
+    all fields None and ``answered`` False.
+    """
+    path = Path(path)
+    raw, rows = read_records(path)
+    if "id" not in raw.columns:
+        raise InputError(f"missing column 'id'; the file has {list(raw.columns)}", file=path)
+    if "response" not in raw.columns and not set(STRUCTURED) & set(raw.columns):
+        raise InputError(f"expected a 'response' column or structured fields {STRUCTURED}; the file has "
+                         f"{list(raw.columns)}", file=path)
+    ids = raw["id"].astype(str)
+    dims = diagnostic.set_index("id")["dimension"]
+    unknown = ~ids.isin(dims.index)
+    if unknown.any():
+        i = int(np.argmax(unknown.to_numpy()))
+        raise InputError(f"id not in the dataset ({int(unknown.sum())} unknown id(s); do the predictions belong to "
+                         f"this dataset?)", file=path, row=rows[i], column="id", value=ids.iloc[i])
+    dup = ids.duplicated()
+    if dup.any():
+        i = int(np.argmax(dup.to_numpy()))
+        raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
+    records = []
+    for row_no, (_, rec) in zip(rows, raw.iterrows(), strict=True):
+        dim = dims[str(rec["id"])]
+        fields = _structured(rec, dim, path, row_no)
+        if fields is None:
+            response = rec.get("response")
+            if not isinstance(response, str):
+                response = "" if response is None or response != response else str(response)
+            fields = extract(dim, response)
+        records.append({"id": str(rec["id"]), **fields})
+    pred = pd.DataFrame(records, columns=["id", "synced", "direction", "offset_s", "audio_state", "match"])
+    out = diagnostic[["id"]].merge(pred, on="id", how="left")
+    out["answered"] = out["id"].isin(pred["id"])
+    return out
+
+
+def _structured(rec: pd.Series, dim: str, path: Path, row: int) -> dict | None:
+    """The structured fields of ``dim`` when the row gives them, else None (use the response)."""
+    get = {k: rec.get(k) for k in STRUCTURED}
+    given = {k: v for k, v in get.items() if v is not None and v == v and v != ""}
+    if dim == "sync" and "synced" in given:
+        synced = _bool(given["synced"], path, row, "synced")
+        direction = str(given.get("direction", "none")).strip().lower()
+        if direction not in ("delay", "early", "none"):
+            raise InputError("expected delay, early or none", file=path, row=row, column="direction", value=direction)
+        try:
+            offset = float(given["offset_s"]) if "offset_s" in given else None
+        except ValueError as exc:
+            raise InputError("expected seconds", file=path, row=row, column="offset_s",
+                             value=given["offset_s"]) from exc
+        return {"synced": synced, "direction": direction, "offset_s": offset}
+    if dim == "existence" and ("audio_state" in given or "sound_present" in given):
+        if "audio_state" in given:
+            state = str(given["audio_state"]).strip().lower()
+            if state not in ("muted", "audio_described", "visual_only"):
+                raise InputError("expected muted, audio_described or visual_only", file=path, row=row,
+                                 column="audio_state", value=state)
+        else:
+            state = "audio_described" if _bool(given["sound_present"], path, row, "sound_present") else "muted"
+        return {"audio_state": state}
+    if dim == "consistency" and "match" in given:
+        value = given["match"]
+        if isinstance(value, bool | np.bool_) or str(value).strip().lower() in ("true", "false", "1", "0"):
+            value = "match" if _bool(value, path, row, "match") else "mismatch"
+        value = str(value).strip().lower()
+        if value not in ("match", "mismatch", "none"):
+            raise InputError("expected match, mismatch or none (or true/false)", file=path, row=row, column="match",
+                             value=value)
+        return {"match": value}
+    return None
+
+
+def _correct(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
+    dim = diag["dimension"].to_numpy()
+    sync_ok = pred["synced"].to_numpy(dtype=object) == diag["target_synced"].to_numpy(dtype=object)
+    want_state = np.where(diag["target_sound_present"].to_numpy(dtype=object) == True, "audio_described", "muted")  # noqa: E712
+    exist_ok = pred["audio_state"].to_numpy(dtype=object) == want_state
+    want_match = np.where(diag["target_match"].to_numpy(dtype=object) == True, "match", "mismatch")  # noqa: E712
+    cons_ok = pred["match"].to_numpy(dtype=object) == want_match
+    return np.where(dim == "sync", sync_ok, np.where(dim == "existence", exist_ok, cons_ok)).astype(bool)
+
+
+class _Ratios:
+    """Collect named ratio statistics as per-clip (numerator, denominator) sums; bootstrap them all at once."""
+
+    def __init__(self, clusters: np.ndarray) -> None:
+        self.codes = pd.factorize(clusters)[0]
+        self.n = int(self.codes.max()) + 1 if self.codes.size else 0
+        self.names: list[str] = []
+        self.num: list[np.ndarray] = []
+        self.den: list[np.ndarray] = []
+
+    def add(self, name: str, hits: np.ndarray, mask: np.ndarray) -> None:
+        self.names.append(name)
+        self.num.append(np.bincount(self.codes, weights=(hits & mask).astype(float), minlength=self.n))
+        self.den.append(np.bincount(self.codes, weights=mask.astype(float), minlength=self.n))
+
+    def run(self, config: InterventionAuditConfig) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, int]]:
+        num, den = np.array(self.num), np.array(self.den)
+        point, samples = stats.cluster_ratio_resamples(num, den, config.n_resamples, config.seed)
+        counts = {n: int(d.sum()) for n, d in zip(self.names, den, strict=True)}
+        return (dict(zip(self.names, point, strict=True)),
+                {n: samples[:, i] for i, n in enumerate(self.names)}, counts)
+
+
+def _estimate(point: float, samples: np.ndarray, n: int, scale: float = 1.0) -> dict:
+    lo, hi = stats.percentile_ci(samples)
+    val = lambda x: None if x is None or not np.isfinite(x) else float(scale * x)  # noqa: E731
+    return {"value": val(point), "ci": [val(lo), val(hi)], "n": n}
+
+
+def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
+                        config: InterventionAuditConfig = InterventionAuditConfig()) -> dict:
+    """All metrics of one model. Accuracies and gaps in percent, failure-mode rates in [0, 1]."""
+    diag = diagnostic.reset_index(drop=True)
+    pred = predictions.set_index("id").loc[diag["id"]].reset_index()
+    correct = _correct(diag, pred)
+    dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
+    orig = iv == "original"
+    r = _Ratios(diag["source_id"].to_numpy())
+    # paired: only clips that have both conditions of a dimension (e.g. not a clip whose shifts were all skipped)
+    paired = {}
+    for d, intervention in INTERVENTION_OF.items():
+        has = diag.loc[(dim == d) & (iv == intervention), "source_id"].unique()
+        paired[d] = diag["source_id"].isin(has).to_numpy() & (dim == d)
+        r.add(f"{d}.orig", correct, paired[d] & orig)
+        r.add(f"{d}.interv", correct, paired[d] & (iv == intervention))
+    state = pred["audio_state"].to_numpy(dtype=object)
+    match = pred["match"].to_numpy(dtype=object)
+    synced = pred["synced"].to_numpy(dtype=object)
+    direction = pred["direction"].to_numpy(dtype=object)
+    exist, cons, sync = dim == "existence", dim == "consistency", dim == "sync"
+    shift = sync & (iv == "shift")
+    r.add("mute_hallucination", state == "audio_described", exist & (iv == "mute"))
+    r.add("false_silence", state == "muted", exist & orig)
+    r.add("dodge_muted", state == "visual_only", exist & (iv == "mute"))
+    r.add("dodge_real", state == "visual_only", exist & orig)
+    r.add("swap_false_match", match == "match", cons & (iv == "swap"))
+    r.add("swap_false_mismatch", match == "mismatch", cons & orig)
+    r.add("offset_blindness", synced == True, shift)  # noqa: E712
+    flagged = shift & (synced == False)  # noqa: E712
+    target_dir = diag["target_direction"].to_numpy(dtype=object)
+    opposite = ((direction == "delay") & (target_dir == "early")) | ((direction == "early") & (target_dir == "delay"))
+    r.add("direction_confusion", opposite, flagged)
+    r.add("direction_accuracy", direction == target_dir, flagged)
+    r.add("false_sync_alarm", synced == False, sync & orig)  # noqa: E712
+    answered = pred["answered"].to_numpy(bool)
+    parsed = answered & np.where(sync, synced != None, np.where(exist, state != None, match != None))  # noqa: E711
+    for d in INTERVENTION_OF:
+        r.add(f"parsed.{d}", parsed, dim == d)
+        r.add(f"answered.{d}", answered, dim == d)
+    offsets = np.abs(diag["offset_s"].to_numpy(float))
+    edges = config.offset_bands
+    bands = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        in_band = shift & (offsets > lo) & (offsets <= hi)
+        if in_band.any():
+            label = f"({lo:g}, {hi:g}]" if np.isfinite(hi) else f"> {lo:g}"
+            bands.append(label)
+            r.add(f"band.{label}", correct, in_band)
+    # offset MAE: |predicted signed offset - true offset| over shifted clips flagged with a stated offset
+    pred_off = pd.to_numeric(pred["offset_s"], errors="coerce").to_numpy(float)
+    has_off = flagged & np.isfinite(pred_off)
+    err = np.where(has_off, np.abs(np.nan_to_num(pred_off) - diag["offset_s"].to_numpy(float)), 0.0)
+    r.names.append("offset_mae")
+    r.num.append(np.bincount(r.codes, weights=err, minlength=r.n))
+    r.den.append(np.bincount(r.codes, weights=has_off.astype(float), minlength=r.n))
+
+    point, samples, counts = r.run(config)
+    est = lambda name, scale=1.0: _estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
+    dimensions, gap_samples, gap_points = {}, [], []
+    for d in INTERVENTION_OF:
+        g_point = point[f"{d}.orig"] - point[f"{d}.interv"]
+        g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
+        dimensions[d] = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
+                         "gap": _estimate(g_point, g_samples, int(len(np.unique(diag.loc[paired[d], "source_id"]))),
+                                          100),
+                         "intervention": INTERVENTION_OF[d], "n_clips": int(diag.loc[paired[d], "source_id"].nunique())}
+        gap_points.append(g_point)
+        gap_samples.append(g_samples)
+    available = all(dimensions[d]["orig"]["n"] and dimensions[d]["interv"]["n"] for d in INTERVENTION_OF)
+    avg_gap = (_estimate(float(np.mean(gap_points)), np.mean(gap_samples, axis=0), int(r.n), 100)
+               if available else {"value": None, "ci": [None, None], "n": 0})
+    failure = {name: est(name) for name in FAILURE_MODES if name != "audio_dodge"}
+    failure["audio_dodge"] = _estimate((point["dodge_muted"] + point["dodge_real"]) / 2,
+                                       (samples["dodge_muted"] + samples["dodge_real"]) / 2,
+                                       counts["dodge_muted"] + counts["dodge_real"])
+    return {
+        "dimensions": dimensions,
+        "avg_gap": avg_gap,
+        "failure_modes": {name: failure[name] for name in FAILURE_MODES},
+        "sync_by_offset": {label: est(f"band.{label}", 100) for label in bands},
+        "offset_mae": est("offset_mae"),
+        "direction_accuracy": est("direction_accuracy", 100),
+        "coverage": {d: {"answered": est(f"answered.{d}"), "parsed": est(f"parsed.{d}")} for d in INTERVENTION_OF},
+        "n_rows": len(diag), "n_source_clips": int(r.n),
+        "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "unit": "source clip",
+                      "confidence": 0.95},
+    }
+
+
+def load_diagnostic(dataset: str | Path) -> pd.DataFrame:
+    from omniaudit.data_builders.hub import load_config
+
+    return load_config(dataset, "diagnostic", columns=DIAGNOSTIC_COLUMNS)
+
+
+def run_interventions_audit(out_dir: str | Path, dataset: str | Path, predictions: str | Path,
+                            config: InterventionAuditConfig = InterventionAuditConfig(),
+                            progress: Callable[[str], None] | None = None) -> Path:
+    """Load, audit, and write ``audit.json``, ``report.md`` and the failure-mode figure into ``out_dir``."""
+    from omniaudit.evaluation.interventions_report import interventions_report, plot_failure_modes
+
+    say = progress or (lambda _msg: None)
+    say("loading dataset")
+    diag = load_diagnostic(dataset)
+    say("reading predictions")
+    pred = read_predictions(predictions, diag)
+    say("bootstrapping")
+    result = audit_interventions(diag, pred, config)
+    result = {"model": Path(predictions).stem, "dataset": str(dataset), **result}
+    out = Path(out_dir)
+    with atomic_dir(out) as tmp:
+        (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
+        plot_failure_modes(result["failure_modes"], tmp / "failure_modes.png")
+        (tmp / "report.md").write_text(interventions_report(result, "failure_modes.png"), encoding="utf-8")
+    return out
