@@ -237,10 +237,10 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     for d in INTERVENTION_OF:
         g_point = point[f"{d}.orig"] - point[f"{d}.interv"]
         g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
+        n_clips = int(diag.loc[paired[d], "source_id"].nunique())
         dimensions[d] = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
-                         "gap": _estimate(g_point, g_samples, int(len(np.unique(diag.loc[paired[d], "source_id"]))),
-                                          100),
-                         "intervention": INTERVENTION_OF[d], "n_clips": int(diag.loc[paired[d], "source_id"].nunique())}
+                         "gap": _estimate(g_point, g_samples, n_clips, 100),
+                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips}
         gap_points.append(g_point)
         gap_samples.append(g_samples)
     available = all(dimensions[d]["orig"]["n"] and dimensions[d]["interv"]["n"] for d in INTERVENTION_OF)
