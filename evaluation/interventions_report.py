@@ -90,10 +90,9 @@ def interventions_report(result: dict, figure: str) -> str:
         "",
         "## Failure modes (appendix H)",
         "",
-        markdown_table(["Group", "Failure mode", "Rate [95% CI]", "n", "What it counts"], align="llrrl",
-                       rows=
+        markdown_table(["Group", "Failure mode", "Rate [95% CI]", "n", "What it counts"],
                        [[g, n.replace("_", " "), _ci(result["failure_modes"][n], 3), result["failure_modes"][n]["n"],
-                         what] for n, (g, what) in FAILURE_MODES.items()]),
+                         what] for n, (g, what) in FAILURE_MODES.items()], align="llrrl"),
         "",
         f"![Failure modes]({figure})",
         "",
