@@ -1,0 +1,137 @@
+"""Media operations: every output is decoded again and measured (shift lag, silence, swap, SNR, packets, length)."""
+
+import numpy as np
+import pytest
+from media_clips import RATE, noise_audio, write_clip
+
+from omniaudit.data_builders.interventions import media
+from omniaudit.errors import InputError
+
+
+@pytest.fixture(scope="module")
+def clips(tmp_path_factory):
+    d = tmp_path_factory.mktemp("media")
+    return {"a": write_clip(d / "a.mp4", audio=noise_audio(3.0, 0)),
+            "b": write_clip(d / "b.mp4", audio=noise_audio(3.0, 1))}
+
+
+def lag_seconds(y: np.ndarray, x: np.ndarray, rate: int) -> float:
+    """Lag of y against x by full cross-correlation (positive: y is later)."""
+    spec = np.fft.rfft(y, 2 * x.size) * np.conj(np.fft.rfft(x, 2 * x.size))
+    corr = np.fft.irfft(spec)
+    k = int(np.argmax(corr))
+    return (k if k < x.size else k - 2 * x.size) / rate
+
+
+def reread(path):
+    info = media.probe(path)
+    return info, media.timeline_audio(info)[0]
+
+
+@pytest.mark.parametrize("offset", [1.0, -1.0, 0.37, -2.5])
+def test_shift_is_measured_back_and_keeps_video_and_duration(clips, tmp_path, offset):
+    info = media.probe(clips["a"])
+    audio, _ = media.timeline_audio(info)
+    out = media.write_with_audio(info, tmp_path / "s.mp4", media.shift(audio, RATE, offset), RATE)
+    info2, shifted = reread(out)
+    assert abs(lag_seconds(shifted[0], audio[0], RATE) - offset) <= 1 / RATE  # within one sample
+    assert shifted.shape == audio.shape and info2.duration == info.duration
+    assert media.video_packets(out) == media.video_packets(clips["a"])
+
+
+def test_shift_pads_with_digital_silence_and_rejects_offsets_longer_than_the_clip():
+    x = np.ones((1, 100), np.float32)
+    assert media.shift(x, 10, 2.0)[0, :20].sum() == 0 and media.shift(x, 10, -2.0)[0, -20:].sum() == 0
+    with pytest.raises(InputError, match="not shorter than the clip"):
+        media.shift(x, 10, 10.0)
+
+
+def test_mute_is_exact_silence_of_the_same_length(clips, tmp_path):
+    info = media.probe(clips["a"])
+    audio, _ = media.timeline_audio(info)
+    out = media.write_with_audio(info, tmp_path / "m.mp4", media.mute(audio), RATE)
+    info2, muted = reread(out)
+    assert float(np.sqrt(np.mean(muted**2))) == 0.0 and muted.shape == audio.shape
+    assert info2.audio_rate == RATE and media.video_packets(out) == media.video_packets(clips["a"])
+
+
+def test_swap_carries_the_partner_audio_bit_exact_with_alac(clips, tmp_path):
+    info, partner = media.probe(clips["a"]), media.probe(clips["b"])
+    donor, _ = media.timeline_audio(partner, RATE, 1)
+    out = media.write_with_audio(info, tmp_path / "w.mp4", donor, RATE, codec="alac")
+    _, got = reread(out)
+    assert np.abs(got - donor).max() <= 1 / 32768  # 16-bit storage
+    own, _ = media.timeline_audio(info)
+    aac = media.write_with_audio(info, tmp_path / "w2.mp4", donor, RATE)
+    _, lossy = reread(aac)
+    assert np.corrcoef(lossy[0], donor[0])[0, 1] > 0.99 and abs(np.corrcoef(lossy[0], own[0])[0, 1]) < 0.1
+
+
+def test_noise_snr_is_exact_before_storage_and_survives_lossless_storage(clips, tmp_path):
+    info = media.probe(clips["a"])
+    audio, _ = media.timeline_audio(info)
+    for snr in (0.0, 10.0, -5.0):
+        noisy = media.add_noise(audio, snr, np.random.default_rng(0))
+        assert media.snr_db(audio, noisy) == pytest.approx(snr, abs=1e-6)
+    noisy = media.add_noise(audio, 0.0, np.random.default_rng(0))
+    _, stored = reread(media.write_with_audio(info, tmp_path / "n.mp4", noisy, RATE, codec="alac"))
+    assert media.snr_db(audio, stored) == pytest.approx(0.0, abs=0.01)
+    with pytest.raises(InputError, match="silent"):
+        media.add_noise(np.zeros((1, 10), np.float32), 0.0, np.random.default_rng(0))
+
+
+def test_concat_with_tone_places_a_880_hz_tone_between_the_clips():
+    a, b = noise_audio(1.0, 0), noise_audio(0.5, 1)
+    y = media.concat_with_tone(a, b, RATE)
+    n_tone = int(0.6 * RATE)
+    assert y.shape == (1, a.shape[1] + n_tone + b.shape[1])
+    gap = y[0, a.shape[1] : a.shape[1] + n_tone]
+    assert np.argmax(np.abs(np.fft.rfft(gap))) * RATE / n_tone == pytest.approx(880, abs=2)
+    np.testing.assert_array_equal(y[:, -b.shape[1] :], b)
+
+
+def test_concat_clips_makes_one_video_clip_tone_clip(clips, tmp_path):
+    out = media.concat_clips(clips["a"], clips["b"], tmp_path / "c.mp4")
+    info = media.probe(out)
+    assert info.duration == pytest.approx(3.0 + 0.6 + 3.0, abs=0.05) and info.audio_channels == 2
+    audio, _ = media.timeline_audio(info, 48000, 1)
+    gap = audio[0, int(3.05 * 48000) : int(3.55 * 48000)]
+    spectrum = np.abs(np.fft.rfft(gap))
+    assert np.argmax(spectrum) * 48000 / gap.size == pytest.approx(880, abs=3)
+
+
+def test_audio_starting_late_is_placed_on_the_video_timeline(tmp_path):
+    src = noise_audio(2.5, 4)
+    info = media.probe(write_clip(tmp_path / "late.mp4", audio=src, audio_start=0.5))
+    audio, pad = media.timeline_audio(info)
+    assert audio.shape[1] == 3 * RATE and pad == 0.0
+    assert lag_seconds(audio[0], np.pad(src[0], (0, RATE // 2)), RATE) == pytest.approx(0.5, abs=1 / RATE)
+
+
+def test_short_audio_is_padded_and_reported(tmp_path):
+    info = media.probe(write_clip(tmp_path / "short.mp4", audio=noise_audio(1.0, 5)))
+    audio, pad = media.timeline_audio(info)
+    assert audio.shape[1] == 3 * RATE and pad == pytest.approx(2.0, abs=0.1)
+    assert np.abs(audio[0, int(1.2 * RATE) :]).max() == 0.0
+
+
+def test_variable_frame_rate_is_detected_and_copied_unchanged(tmp_path):
+    src = write_clip(tmp_path / "vfr.mp4", vfr=True)
+    info = media.probe(src)
+    assert info.variable_frame_rate
+    audio, _ = media.timeline_audio(info)
+    out = media.write_with_audio(info, tmp_path / "vfr_mute.mp4", media.mute(audio), RATE)
+    assert media.video_packets(out) == media.video_packets(src) and media.probe(out).duration == info.duration
+
+
+def test_bad_media_fail_with_the_file_named(tmp_path):
+    corrupt = tmp_path / "corrupt.mp4"
+    corrupt.write_bytes(b"\x00\x00\x00\x18ftypmp42" + bytes(200))
+    with pytest.raises(InputError, match="corrupt.mp4"):
+        media.probe(corrupt)
+    silent = media.probe(write_clip(tmp_path / "noaudio.mp4", with_audio=False))
+    with pytest.raises(InputError, match="no audio stream") as err:
+        media.timeline_audio(silent)
+    assert "noaudio.mp4" in str(err.value)
+    with pytest.raises(InputError, match="not found"):
+        media.probe(tmp_path / "missing.mp4")
