@@ -32,3 +32,18 @@ def emoprefer_csv(tmp_path, small_raw):
     path = tmp_path / "emoprefer.csv"
     small_raw.to_csv(path, index=False)
     return path
+
+
+@pytest.fixture(scope="session")
+def intervention_spec():
+    from omniaudit.data_builders.interventions import SyntheticClipSpec
+
+    return SyntheticClipSpec(n_clips=6, width=96, height=64)
+
+
+@pytest.fixture(scope="session")
+def intervention_dataset(tmp_path_factory, intervention_spec):
+    """The embedded synthetic intervention dataset (6 clips), built once per test session."""
+    from omniaudit.data_builders.interventions import build_interventions_dataset
+
+    return build_interventions_dataset(tmp_path_factory.mktemp("iv") / "ds", spec=intervention_spec)

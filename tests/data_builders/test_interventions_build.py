@@ -22,11 +22,10 @@ from omniaudit.errors import InputError
 SPEC = SyntheticClipSpec(n_clips=6, width=96, height=64)
 
 
-@pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    out = tmp_path_factory.mktemp("iv") / "ds"
-    build_interventions_dataset(out, spec=SPEC)
-    return out
+@pytest.fixture
+def built(intervention_dataset, intervention_spec):
+    assert intervention_spec == SPEC
+    return intervention_dataset
 
 
 def table(folder, config, columns=None):

@@ -1,0 +1,243 @@
+"""The intervention audit: paper arithmetic, hand-computed metrics, cluster bootstrap, extractor, predictions, CLI."""
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from omniaudit.cli import main
+from omniaudit.data_builders.interventions import answers
+from omniaudit.errors import InputError
+from omniaudit.evaluation import stats
+from omniaudit.evaluation.audits.interventions import audit_interventions, load_diagnostic, read_predictions
+from omniaudit.evaluation.extract import extract_consistency, extract_existence, extract_sync
+from omniaudit.evaluation.interventions_report import PAPER_TABLE1, avg_gap
+
+PAPER_AVG_GAP = {"Gemini": 56.8, "MiniCPM-o-4.5": 80.7, "Nemotron-3-Omni": 46.6, "Qwen3-Omni": 77.3,
+                 "Ming-Omni-2.0": 49.8, "MiMo-V2.5": 78.4}
+
+
+@pytest.mark.parametrize("model", list(PAPER_TABLE1))
+def test_avg_gap_reproduces_table_1(model):
+    assert avg_gap(PAPER_TABLE1[model][:6]) == pytest.approx(PAPER_AVG_GAP[model], abs=0.05)
+    assert PAPER_TABLE1[model][6] == PAPER_AVG_GAP[model]
+
+
+def diagnostic(n_clips: int, shifts=(2.0,)) -> pd.DataFrame:
+    """Diagnostic rows as the builder writes them: per clip 3 originals, the shifts, mute, swap."""
+    rows = []
+    for c in range(n_clips):
+        variants = [("original", 0.0)] + [("shift", s) for s in shifts] + [("mute", 0.0), ("swap", 0.0)]
+        for iv, off in variants:
+            dims = answers.DIMENSIONS if iv == "original" else (answers.INTERVENTION_DIMENSION[iv],)
+            for d in dims:
+                name = f"shift{off:+.2f}" if iv == "shift" else iv
+                rows.append({"id": f"c{c}/{name}/{d}", "source_id": f"c{c}", "intervention": iv, "offset_s": off,
+                             "dimension": d, **answers.target(iv, d, off)})
+    return pd.DataFrame(rows)
+
+
+def structured(diag: pd.DataFrame, rule) -> pd.DataFrame:
+    """Predictions (as read_predictions returns them) from ``rule(row) -> dict of fields``."""
+    recs = [{"id": r["id"], "synced": None, "direction": None, "offset_s": None, "audio_state": None, "match": None,
+             **rule(r), "answered": True} for _, r in diag.iterrows()]
+    return pd.DataFrame(recs)
+
+
+def test_paper_gemini_row_through_the_metric_code():
+    """1000 clips answered so that each cell hits Gemini's Table 1 accuracy exactly: Avg Gap must be 56.77."""
+    diag = diagnostic(1000)
+    cells = {("sync", "original"): 549, ("sync", "shift"): 465, ("existence", "original"): 1000,
+             ("existence", "mute"): 134, ("consistency", "original"): 936, ("consistency", "swap"): 183}
+
+    def rule(r):
+        k = int(r["source_id"][1:])
+        ok = k < cells[(r["dimension"], r["intervention"])]
+        if r["dimension"] == "sync":
+            truth = bool(r["target_synced"])
+            return {"synced": truth if ok else not truth, "direction": r["target_direction"] if ok else "none"}
+        if r["dimension"] == "existence":
+            want = "audio_described" if r["target_sound_present"] else "muted"
+            return {"audio_state": want if ok else ("muted" if want == "audio_described" else "audio_described")}
+        want = "match" if r["target_match"] else "mismatch"
+        return {"match": want if ok else ("mismatch" if want == "match" else "match")}
+
+    result = audit_interventions(diag, structured(diag, rule))
+    dims = result["dimensions"]
+    got = [dims[d][c]["value"] for d in ("sync", "existence", "consistency") for c in ("orig", "interv")]
+    assert got == pytest.approx([54.9, 46.5, 100.0, 13.4, 93.6, 18.3])
+    assert result["avg_gap"]["value"] == pytest.approx(avg_gap(PAPER_TABLE1["Gemini"][:6]))
+    lo, hi = result["avg_gap"]["ci"]
+    assert lo < result["avg_gap"]["value"] < hi
+
+
+def test_failure_modes_and_temporal_metrics_by_hand():
+    diag = diagnostic(4, shifts=(2.0, -1.0))
+    answers_by_id = {
+        # sync originals: c0 alarm (desync), rest synced -> false sync alarm 1/4
+        "c0/original/sync": {"synced": False, "direction": "delay", "offset_s": 1.0},
+        # shifts (8 rows): c0 both synced (blind); c1 +2 right, -1 wrong direction; c2 +2 right with 3 s, -1 no
+        # direction; c3 +2 wrong direction, -1 right
+        "c0/shift+2.00/sync": {"synced": True}, "c0/shift-1.00/sync": {"synced": True},
+        "c1/shift+2.00/sync": {"synced": False, "direction": "delay", "offset_s": 2.0},
+        "c1/shift-1.00/sync": {"synced": False, "direction": "delay", "offset_s": 1.0},
+        "c2/shift+2.00/sync": {"synced": False, "direction": "delay", "offset_s": 3.0},
+        "c2/shift-1.00/sync": {"synced": False, "direction": "none"},
+        "c3/shift+2.00/sync": {"synced": False, "direction": "early", "offset_s": -2.0},
+        "c3/shift-1.00/sync": {"synced": False, "direction": "early", "offset_s": -1.0},
+        # existence: mute -> described on c0, c1 (hallucination 2/4), visual-only on c2; originals: c3 muted
+        "c0/mute/existence": {"audio_state": "audio_described"},
+        "c1/mute/existence": {"audio_state": "audio_described"},
+        "c2/mute/existence": {"audio_state": "visual_only"}, "c3/mute/existence": {"audio_state": "muted"},
+        "c3/original/existence": {"audio_state": "muted"},
+        # consistency: swap accepted on c0 (false match 1/4); original c1 mismatch (1/4)
+        "c0/swap/consistency": {"match": "match"}, "c1/original/consistency": {"match": "mismatch"},
+    }
+
+    def rule(r):
+        if r["id"] in answers_by_id:
+            return answers_by_id[r["id"]]
+        if r["dimension"] == "sync":
+            return {"synced": True, "direction": "none", "offset_s": 0.0}
+        if r["dimension"] == "existence":
+            return {"audio_state": "audio_described"}
+        return {"match": "mismatch" if r["intervention"] == "swap" else "match"}
+
+    res = audit_interventions(diag, structured(diag, rule))
+    fm = {k: v["value"] for k, v in res["failure_modes"].items()}
+    assert fm["false_sync_alarm"] == 1 / 4
+    assert fm["offset_blindness"] == 2 / 8
+    assert fm["direction_confusion"] == 2 / 6  # c1/-1 and c3/+2 flipped; c2/-1 "none" is not a confusion
+    assert fm["mute_hallucination"] == 2 / 4 and fm["false_silence"] == 1 / 4
+    assert fm["audio_dodge"] == (1 / 4 + 0 / 4) / 2
+    assert fm["swap_false_match"] == 1 / 4 and fm["swap_false_mismatch"] == 1 / 4
+    assert res["dimensions"]["sync"]["orig"]["value"] == 75.0
+    assert res["dimensions"]["sync"]["interv"]["value"] == 100 * 6 / 8
+    assert res["direction_accuracy"]["value"] == pytest.approx(100 * 3 / 6)
+    # MAE over flagged shifts with a stated offset: |2-2|, |1-(-1)|, |3-2|, |-2-2|, |-1-(-1)| -> (0+2+1+4+0)/5
+    assert res["offset_mae"]["value"] == pytest.approx(7 / 5) and res["offset_mae"]["n"] == 5
+    assert list(res["sync_by_offset"]) == ["(0.5, 1]", "(1, 2]"]
+    assert res["sync_by_offset"]["(1, 2]"]["value"] == 75.0
+
+
+def test_missing_and_unparseable_answers_count_as_wrong_and_are_reported(tmp_path):
+    diag = diagnostic(3)
+    path = tmp_path / "p.jsonl"
+    rows = [{"id": "c0/original/sync", "response": "The sound is perfectly synchronized."},
+            {"id": "c1/original/sync", "response": "I like this video."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    pred = read_predictions(path, diag)
+    res = audit_interventions(diag, pred)
+    assert res["dimensions"]["sync"]["orig"]["value"] == pytest.approx(100 / 3)
+    assert res["coverage"]["sync"]["answered"]["value"] == pytest.approx(2 / 6)
+    assert res["coverage"]["sync"]["parsed"]["value"] == pytest.approx(1 / 6)
+    assert res["coverage"]["existence"]["answered"]["value"] == 0.0
+
+
+def test_cluster_bootstrap_matches_a_naive_loop():
+    rng = np.random.default_rng(5)
+    num = rng.integers(0, 4, size=(3, 40)).astype(float)
+    den = num + rng.integers(0, 3, size=(3, 40))
+    point, samples = stats.cluster_ratio_resamples(num, den, n_resamples=200, seed=7)
+    idx = stats.resample_indices(40, 200, 7)
+    naive = np.array([[num[k, i].sum() / den[k, i].sum() for k in range(3)] for i in idx])
+    np.testing.assert_allclose(samples, naive)
+    np.testing.assert_allclose(point, num.sum(1) / den.sum(1))
+    lo, hi = stats.percentile_ci(samples)
+    np.testing.assert_allclose(lo, np.percentile(naive, 2.5, axis=0))
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Yes, the audio is synchronized with the video.", (True, "none", 0.0)),
+    ("It's in sync; there is no noticeable delay.", (True, "none", 0.0)),
+    ("The audio is not synchronized: it lags the picture by about two seconds.", (False, "delay", 2.0)),
+    ("Out of sync - the sound comes too soon, roughly 1.5 s before the impact.", (False, "early", -1.5)),
+    ("The audio is delayed by half a second.", (False, "delay", 0.5)),
+    ("The clip is misaligned.", (False, "none", None)),
+    ("A cat jumps onto a table.", (None, None, None)),
+])
+def test_sync_extractor(text, expected):
+    got = extract_sync(text)
+    assert (got["synced"], got["direction"], got["offset_s"]) == expected
+
+
+@pytest.mark.parametrize(("text", "state"), [
+    ("The video is completely silent.", "muted"),
+    ("There is no audible sound at all.", "muted"),
+    ("I can't hear anything.", "muted"),
+    ("I hear a loud thud followed by laughter.", "audio_described"),
+    ("Background music plays while a man speaks.", "audio_described"),
+    ("A man rides a bike down a hill and falls.", "visual_only"),
+])
+def test_existence_extractor(text, state):
+    assert extract_existence(text)["audio_state"] == state
+
+
+@pytest.mark.parametrize(("text", "match"), [
+    ("The sound does not match the visuals; it seems dubbed from another clip.", "mismatch"),
+    ("A glass shatters and I hear glass breaking, consistent with the scene.", "match"),
+    ("I see a ball bounce and I hear a bounce.", "match"),
+    ("A ball falls to the floor.", "none"),
+])
+def test_consistency_extractor(text, match):
+    assert extract_consistency(text)["match"] == match
+
+
+def test_generated_reference_answers_extract_to_their_targets():
+    ev = answers.Event("a ball hits the floor", 2.0, "a bounce", 2.0)
+    for off in (0.0, 2.0, -1.5):
+        got = extract_sync(answers.sync_answer(ev, off))
+        assert got["synced"] == (off == 0) and (got["offset_s"] == pytest.approx(off))
+    assert extract_existence(answers.existence_answer(ev, False))["audio_state"] == "muted"
+    assert extract_existence(answers.existence_answer(ev, True))["audio_state"] == "audio_described"
+    assert extract_consistency(answers.consistency_answer(ev, "glass shattering", False))["match"] == "mismatch"
+    assert extract_consistency(answers.consistency_answer(ev, None, True))["match"] == "match"
+
+
+@pytest.mark.parametrize(("rows", "match"), [
+    ([{"id": "nope", "response": "x"}], "id not in the dataset"),
+    ([{"id": "c0/original/sync", "response": "x"}, {"id": "c0/original/sync", "response": "y"}], "duplicate id"),
+    ([{"id": "c0/original/sync", "synced": "maybe"}], "expected true/false"),
+    ([{"id": "c0/mute/existence", "audio_state": "loud"}], "expected muted"),
+    ([{"id": "c0/original/sync", "answer": "x"}], "expected a 'response' column"),
+])
+def test_prediction_errors_name_row_and_id(tmp_path, rows, match):
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError, match=match):
+        read_predictions(path, diagnostic(2))
+
+
+def test_csv_structured_predictions(tmp_path):
+    diag = diagnostic(2)
+    pd.DataFrame({"id": ["c0/original/sync", "c0/mute/existence", "c0/swap/consistency"],
+                  "synced": ["true", "", ""], "sound_present": ["", "false", ""], "match": ["", "", "false"]}
+                 ).to_csv(tmp_path / "p.csv", index=False)
+    pred = read_predictions(tmp_path / "p.csv", diag).set_index("id")
+    assert pred.loc["c0/original/sync", "synced"] is True
+    assert pred.loc["c0/mute/existence", "audio_state"] == "muted"
+    assert pred.loc["c0/swap/consistency", "match"] == "mismatch"
+
+
+def test_cli_end_to_end_on_a_built_dataset(intervention_dataset, tmp_path, capsys):
+    diag = load_diagnostic(intervention_dataset)
+    full = pd.read_parquet(next((intervention_dataset / "diagnostic").glob("*.parquet")), columns=["id", "target"])
+    with open(tmp_path / "oracle.jsonl", "w") as f:
+        for r in full.itertuples():
+            f.write(json.dumps({"id": r.id, "response": r.target}) + "\n")
+    rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
+               str(tmp_path / "oracle.jsonl"), "--out", str(tmp_path / "rep"), "--n-resamples", "200"])
+    assert rc == 0
+    result = json.loads((tmp_path / "rep" / "audit.json").read_text())
+    assert set(result["dimensions"]) == {"sync", "existence", "consistency"}
+    assert all(result["dimensions"][d][c]["value"] == 100.0 for d in result["dimensions"] for c in ("orig", "interv"))
+    assert result["avg_gap"]["value"] == 0.0 and result["offset_mae"]["value"] == 0.0
+    assert all(v["value"] == 0.0 for v in result["failure_modes"].values())
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "Table 1 layout" in report and "Qwen3-Omni (paper)" in report
+    assert (tmp_path / "rep" / "failure_modes.png").stat().st_size > 1000
+    assert len(diag) == 42
+    rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
+               str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "rep2")])
+    assert rc == 2 and "file not found" in capsys.readouterr().err
