@@ -29,20 +29,22 @@ def _pct(x: float | None) -> str:
     return "n/a" if x is None else f"{100 * x:.1f}%"
 
 
-def _ci(entry: dict, digits: int = 1) -> str:
-    lo, hi = entry["ci"]
-    return f"{fmt(entry['value'], digits)} [{fmt(lo, digits)}, {fmt(hi, digits)}]"
+def _ci(value: float | None | dict, ci: list | None = None, digits: int = 1) -> str:
+    """``value [lo, hi]``; ``value`` may be a ``{value, ci}`` entry."""
+    if isinstance(value, dict):
+        value, ci = value["value"], value["ci"]
+    lo, hi = ci
+    return f"{fmt(value, digits)} [{fmt(lo, digits)}, {fmt(hi, digits)}]"
 
 
-def plot_failure_modes(failure_modes: dict, path: Path) -> Path:
+def plot_failure_modes(rates: dict, cis: dict, path: Path) -> Path:
     """Horizontal bars of the eight failure-mode rates with bootstrap 95% CI whiskers, grouped as in appendix H."""
     names = list(FAILURE_MODES)[::-1]
-    groups = sorted({g for g, _ in FAILURE_MODES.values()})
-    colours = dict(zip(groups, ("#C44E52", "#4C72B0", "#8172B2", "#55A868"), strict=False))
-    values = [failure_modes[n]["value"] for n in names]
+    groups = list(dict.fromkeys(g for g, _ in FAILURE_MODES.values()))
+    colours = dict(zip(groups, ("#C44E52", "#4C72B0", "#8172B2", "#55A868"), strict=True))
     fig, ax = plt.subplots(figsize=(7.0, 4.2), dpi=120)
     for i, n in enumerate(names):
-        v, (lo, hi) = values[i], failure_modes[n]["ci"]
+        v, (lo, hi) = rates[n], cis[n]
         if v is None:
             ax.text(0.01, i, "n/a", va="center", fontsize=8)
             continue
@@ -64,8 +66,8 @@ def interventions_report(result: dict, figure: str) -> str:
     dims = result["dimensions"]
     headers = ["Model"] + [f"{DIMENSION_TITLES[d]}: {c}" for d in dims for c in ("Orig.", dims[d]["intervention"]
                                                                                   .capitalize())] + ["Avg Gap"]
-    ours = [f"**{result['model']}**"] + [fmt(dims[d][c]["value"]) for d in dims for c in ("orig", "interv")]
-    ours.append(fmt(result["avg_gap"]["value"]))
+    ours = [f"**{result['model']}**"] + [fmt(dims[d][c]) for d in dims for c in ("orig", "interv")]
+    ours.append(fmt(result["avg_gap"]))
     rows = [ours] + [[f"{name} (paper)", *(fmt(v) for v in vals)] for name, vals in PAPER_TABLE1.items()]
     out = [
         "# Audio-grounding audit (Shift / Mute / Swap)",
@@ -84,15 +86,17 @@ def interventions_report(result: dict, figure: str) -> str:
         "## With 95% bootstrap CIs (resampling source clips)",
         "",
         markdown_table(["Dimension", "Original", "Intervention", "Gap", "clips"],
-                       [[DIMENSION_TITLES[d], _ci(v["orig"]), _ci(v["interv"]), _ci(v["gap"]), v["n_clips"]]
-                        for d, v in dims.items()]
-                       + [["**Avg Gap**", "", "", _ci(result["avg_gap"]), result["n_source_clips"]]]),
+                       [[DIMENSION_TITLES[d]] + [_ci(v[c], v["ci"][c]) for c in ("orig", "interv", "gap")]
+                        + [v["n_clips"]] for d, v in dims.items()]
+                       + [["**Avg Gap**", "", "", _ci(result["avg_gap"], result["avg_gap_ci"]),
+                           result["n_source_clips"]]]),
         "",
         "## Failure modes (appendix H)",
         "",
         markdown_table(["Group", "Failure mode", "Rate [95% CI]", "n", "What it counts"],
-                       [[g, n.replace("_", " "), _ci(result["failure_modes"][n], 3), result["failure_modes"][n]["n"],
-                         what] for n, (g, what) in FAILURE_MODES.items()], align="llrrl"),
+                       [[g, n.replace("_", " "), _ci(result["failure_modes"][n], result["failure_modes_ci"][n], 3),
+                         result["failure_modes_n"][n], what] for n, (g, what) in FAILURE_MODES.items()],
+                       align="llrrl"),
         "",
         f"![Failure modes]({figure})",
         "",
@@ -105,7 +109,7 @@ def interventions_report(result: dict, figure: str) -> str:
                                [[b, _ci(v), v["n"]] for b, v in bands.items()]), ""]
     out += [f"- Direction accuracy on detected offsets: {_ci(result['direction_accuracy'])}% "
             f"(n = {result['direction_accuracy']['n']}).",
-            f"- Offset MAE on detected offsets with a stated offset: {_ci(result['offset_mae'], 2)} s "
+            f"- Offset MAE on detected offsets with a stated offset: {_ci(result['offset_mae'], digits=2)} s "
             f"(n = {result['offset_mae']['n']}).",
             "",
             "## Coverage",

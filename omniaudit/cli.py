@@ -44,6 +44,11 @@ def _add_data_source(p: argparse.ArgumentParser) -> None:
     g.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic benchmark (default 0)")
 
 
+def _add_bootstrap(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+
+
 def _spec(args: argparse.Namespace):
     from omniaudit.data_builders.preference import SyntheticSpec
 
@@ -200,8 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="judge prediction files (CSV/JSONL: name or id, order ab|ba, p_a1 or label a1|a2)")
     p.add_argument("--reference", default="length_generator_lr",
                    help="predictor the exact McNemar tests compare against (default length_generator_lr)")
-    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    _add_bootstrap(p)
     p.add_argument("--no-source-classifier", action="store_true", help="skip the TF-IDF source classifier")
     p.add_argument("--no-controls", action="store_true", help="skip permutation and counterfactual controls")
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
@@ -217,8 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "and OUT/failure_modes.png.")
     p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")
     p.add_argument("--predictions", required=True, help="the model's predictions (JSONL/CSV)")
-    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    _add_bootstrap(p)
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_interventions)
 

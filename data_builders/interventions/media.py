@@ -218,7 +218,7 @@ def output_suffix(info: ClipInfo) -> str:
     return ".mkv" if "matroska" in info.container or "webm" in info.container else ".mp4"
 
 
-def _audio_stream(out, channels: int, rate: int, codec: str):
+def add_audio_stream(out, channels: int, rate: int, codec: str):
     """Add the audio stream (before anything is muxed: the container header is written on the first packet)."""
     if codec not in AUDIO_CODECS:
         raise ValueError(f"audio codec must be one of {AUDIO_CODECS}, got {codec!r}")
@@ -228,7 +228,7 @@ def _audio_stream(out, channels: int, rate: int, codec: str):
     return stream
 
 
-def _mux_audio(out, stream, audio: np.ndarray, start_pts: int) -> None:
+def mux_audio(out, stream, audio: np.ndarray, start_pts: int) -> None:
     import av
 
     layout = stream.layout.name
@@ -259,13 +259,13 @@ def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: i
     with _open(info.path) as inp, av.open(str(dst), "w", format="matroska" if dst.suffix == ".mkv" else "mp4") as out:
         vin = inp.streams.video[0]
         vout = out.add_stream_from_template(vin)
-        aout = _audio_stream(out, audio.shape[0], rate, codec)
+        aout = add_audio_stream(out, audio.shape[0], rate, codec)
         for packet in inp.demux(vin):
             if packet.dts is None:  # the demuxer's end-of-stream flush packet
                 continue
             packet.stream = vout
             out.mux(packet)
-        _mux_audio(out, aout, audio, start_pts=n_samples(info.video_start, rate))
+        mux_audio(out, aout, audio, start_pts=n_samples(info.video_start, rate))
     return dst
 
 
@@ -302,7 +302,7 @@ def concat_clips(first: str | Path, second: str | Path, dst: str | Path, fps: in
         vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
         vout.options = {"preset": "veryfast", "crf": "23"}
         vout.codec_context.thread_count = 1  # deterministic output
-        aout = _audio_stream(out, 2, rate, "aac")
+        aout = add_audio_stream(out, 2, rate, "aac")
         index = 0
         black = np.zeros((height, width, 3), np.uint8)
         for segment in (infos[0], None, infos[1]):
@@ -315,7 +315,7 @@ def concat_clips(first: str | Path, second: str | Path, dst: str | Path, fps: in
                     out.mux(packet)
         for packet in vout.encode(None):
             out.mux(packet)
-        _mux_audio(out, aout, audio, start_pts=0)
+        mux_audio(out, aout, audio, start_pts=0)
     return Path(dst)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
+from omniaudit.errors import InputError
 from omniaudit.io import atomic_dir
 
 # name: (colour RGB, object size in px at 240p, visual event, audio event); sounds: impact_sound()
@@ -33,6 +34,13 @@ class SyntheticClipSpec:
     fps: int = 25
     sample_rate: int = 16000
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.n_clips < 2:
+            raise InputError("synthetic clips: Swap needs at least 2 clips", value=self.n_clips)
+        if self.duration < 5.0:
+            raise InputError("synthetic clips must last at least 5 s (the event sits 2.2 s from either end so that "
+                             "+-2 s shifts keep the sound inside the clip)", value=self.duration)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -1,5 +1,9 @@
 """Audio-grounding audit of a model's answers on an intervention dataset (Thud §3.1-3.2, appendices G.1 and H).
 
+``audit.json``: ``dimensions.<sync|existence|consistency>.{orig, interv, gap}`` (percent; CIs under ``ci``),
+``avg_gap`` (+ ``avg_gap_ci``), ``failure_modes.<name>`` (rates in [0, 1]; CIs under ``failure_modes_ci``), then
+``sync_by_offset``, ``offset_mae``, ``direction_accuracy`` and ``coverage`` as ``{value, ci, n}``.
+
 Paired accuracy per dimension (Sync, Existence, Consistency) on Original vs intervention, Avg Gap (eq. 10), the
 eight failure modes of appendix H, accuracy per |Δ| band, offset MAE and direction accuracy. Uncertainty: a cluster
 bootstrap over *source clips* (an Original and its interventions are resampled together, so gaps keep their
@@ -238,22 +242,27 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         g_point = point[f"{d}.orig"] - point[f"{d}.interv"]
         g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
         n_clips = int(diag.loc[paired[d], "source_id"].nunique())
-        dimensions[d] = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
-                         "gap": _estimate(g_point, g_samples, n_clips, 100),
+        cells = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
+                 "gap": _estimate(g_point, g_samples, n_clips, 100)}
+        dimensions[d] = {**{k: e["value"] for k, e in cells.items()}, "ci": {k: e["ci"] for k, e in cells.items()},
+                         "n": {"orig": cells["orig"]["n"], "interv": cells["interv"]["n"]},
                          "intervention": INTERVENTION_OF[d], "n_clips": n_clips}
         gap_points.append(g_point)
         gap_samples.append(g_samples)
-    available = all(dimensions[d]["orig"]["n"] and dimensions[d]["interv"]["n"] for d in INTERVENTION_OF)
+    available = all(dimensions[d]["n"]["orig"] and dimensions[d]["n"]["interv"] for d in INTERVENTION_OF)
     avg_gap = (_estimate(float(np.mean(gap_points)), np.mean(gap_samples, axis=0), int(r.n), 100)
-               if available else {"value": None, "ci": [None, None], "n": 0})
+               if available else {"value": None, "ci": [None, None], "n": 0})  # eq. 10 needs all three dimensions
     failure = {name: est(name) for name in FAILURE_MODES if name != "audio_dodge"}
     failure["audio_dodge"] = _estimate((point["dodge_muted"] + point["dodge_real"]) / 2,
                                        (samples["dodge_muted"] + samples["dodge_real"]) / 2,
                                        counts["dodge_muted"] + counts["dodge_real"])
     return {
         "dimensions": dimensions,
-        "avg_gap": avg_gap,
-        "failure_modes": {name: failure[name] for name in FAILURE_MODES},
+        "avg_gap": avg_gap["value"],
+        "avg_gap_ci": avg_gap["ci"],
+        "failure_modes": {name: failure[name]["value"] for name in FAILURE_MODES},
+        "failure_modes_ci": {name: failure[name]["ci"] for name in FAILURE_MODES},
+        "failure_modes_n": {name: failure[name]["n"] for name in FAILURE_MODES},
         "sync_by_offset": {label: est(f"band.{label}", 100) for label in bands},
         "offset_mae": est("offset_mae"),
         "direction_accuracy": est("direction_accuracy", 100),
@@ -287,6 +296,6 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
-        plot_failure_modes(result["failure_modes"], tmp / "failure_modes.png")
+        plot_failure_modes(result["failure_modes"], result["failure_modes_ci"], tmp / "failure_modes.png")
         (tmp / "report.md").write_text(interventions_report(result, "failure_modes.png"), encoding="utf-8")
     return out

@@ -65,11 +65,13 @@ def test_paper_gemini_row_through_the_metric_code():
 
     result = audit_interventions(diag, structured(diag, rule))
     dims = result["dimensions"]
-    got = [dims[d][c]["value"] for d in ("sync", "existence", "consistency") for c in ("orig", "interv")]
+    got = [dims[d][c] for d in ("sync", "existence", "consistency") for c in ("orig", "interv")]
     assert got == pytest.approx([54.9, 46.5, 100.0, 13.4, 93.6, 18.3])
-    assert result["avg_gap"]["value"] == pytest.approx(avg_gap(PAPER_TABLE1["Gemini"][:6]))
-    lo, hi = result["avg_gap"]["ci"]
-    assert lo < result["avg_gap"]["value"] < hi
+    assert result["avg_gap"] == pytest.approx(avg_gap(PAPER_TABLE1["Gemini"][:6]))
+    lo, hi = result["avg_gap_ci"]
+    assert lo < result["avg_gap"] < hi
+    lo, hi = dims["sync"]["ci"]["gap"]
+    assert dims["sync"]["gap"] == pytest.approx(54.9 - 46.5) and lo < dims["sync"]["gap"] < hi
 
 
 def test_failure_modes_and_temporal_metrics_by_hand():
@@ -105,15 +107,15 @@ def test_failure_modes_and_temporal_metrics_by_hand():
         return {"match": "mismatch" if r["intervention"] == "swap" else "match"}
 
     res = audit_interventions(diag, structured(diag, rule))
-    fm = {k: v["value"] for k, v in res["failure_modes"].items()}
+    fm = res["failure_modes"]
     assert fm["false_sync_alarm"] == 1 / 4
     assert fm["offset_blindness"] == 2 / 8
     assert fm["direction_confusion"] == 2 / 6  # c1/-1 and c3/+2 flipped; c2/-1 "none" is not a confusion
     assert fm["mute_hallucination"] == 2 / 4 and fm["false_silence"] == 1 / 4
     assert fm["audio_dodge"] == (1 / 4 + 0 / 4) / 2
     assert fm["swap_false_match"] == 1 / 4 and fm["swap_false_mismatch"] == 1 / 4
-    assert res["dimensions"]["sync"]["orig"]["value"] == 75.0
-    assert res["dimensions"]["sync"]["interv"]["value"] == 100 * 6 / 8
+    assert res["dimensions"]["sync"]["orig"] == 75.0
+    assert res["dimensions"]["sync"]["interv"] == 100 * 6 / 8
     assert res["direction_accuracy"]["value"] == pytest.approx(100 * 3 / 6)
     # MAE over flagged shifts with a stated offset: |2-2|, |1-(-1)|, |3-2|, |-2-2|, |-1-(-1)| -> (0+2+1+4+0)/5
     assert res["offset_mae"]["value"] == pytest.approx(7 / 5) and res["offset_mae"]["n"] == 5
@@ -129,7 +131,7 @@ def test_missing_and_unparseable_answers_count_as_wrong_and_are_reported(tmp_pat
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     pred = read_predictions(path, diag)
     res = audit_interventions(diag, pred)
-    assert res["dimensions"]["sync"]["orig"]["value"] == pytest.approx(100 / 3)
+    assert res["dimensions"]["sync"]["orig"] == pytest.approx(100 / 3)
     assert res["coverage"]["sync"]["answered"]["value"] == pytest.approx(2 / 6)
     assert res["coverage"]["sync"]["parsed"]["value"] == pytest.approx(1 / 6)
     assert res["coverage"]["existence"]["answered"]["value"] == 0.0
@@ -231,9 +233,9 @@ def test_cli_end_to_end_on_a_built_dataset(intervention_dataset, tmp_path, capsy
     assert rc == 0
     result = json.loads((tmp_path / "rep" / "audit.json").read_text())
     assert set(result["dimensions"]) == {"sync", "existence", "consistency"}
-    assert all(result["dimensions"][d][c]["value"] == 100.0 for d in result["dimensions"] for c in ("orig", "interv"))
-    assert result["avg_gap"]["value"] == 0.0 and result["offset_mae"]["value"] == 0.0
-    assert all(v["value"] == 0.0 for v in result["failure_modes"].values())
+    assert all(result["dimensions"][d][c] == 100.0 for d in result["dimensions"] for c in ("orig", "interv"))
+    assert result["avg_gap"] == 0.0 and result["offset_mae"]["value"] == 0.0
+    assert all(v == 0.0 for v in result["failure_modes"].values())
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "Table 1 layout" in report and "Qwen3-Omni (paper)" in report
     assert (tmp_path / "rep" / "failure_modes.png").stat().st_size > 1000
