@@ -10,6 +10,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
@@ -95,6 +96,9 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
     spec = SyntheticClipSpec(n_clips=args.clips, seed=args.synthetic_seed)
     with progress_status("building intervention dataset") as progress:
         out = build_interventions_dataset(args.out, args.manifest, options, spec, args.push_to_hub, progress)
+    info = json.loads((out / "build_info.json").read_text(encoding="utf-8"))["manifest"]
+    reasons = "; ".join(f"{n} {reason}" for reason, n in info["rejected_by_reason"].items())
+    print(f"clips: {info['used']} used, {info['rejected']} rejected" + (f" ({reasons})" if reasons else ""))
     print(f"dataset written to {out} (configs diagnostic, sft, dpo: datasets.load_dataset('{out}', 'dpo'))")
     if args.push_to_hub:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")

@@ -69,6 +69,11 @@ def load_audit(out: Path) -> dict:
     (["audit", "preference", "--help"], "usage: omniaudit audit preference",
      ["--data", "--judges", "--n-resamples", "--no-source-classifier", "--no-controls", "--out"]),
     (["push", "--help"], "usage: omniaudit push", ["folder", "repo", "--private"]),
+    (["build", "interventions", "--help"], "usage: omniaudit build interventions",
+     ["--manifest", "--shift", "--seed", "--audio-codec", "--num-proc", "--shard", "--skip-invalid", "--push-to-hub"]),
+    (["audit", "interventions", "--help"], "usage: omniaudit audit interventions",
+     ["--dataset", "--predictions", "--n-resamples", "--out"]),
+    (["merge", "--help"], "usage: omniaudit merge", ["shards", "--out"]),
 ])
 def test_help_exits_0_and_prints_usage(capsys, argv, usage, options):
     with pytest.raises(SystemExit) as info:
@@ -87,7 +92,9 @@ def test_version(capsys):
     assert re.fullmatch(r"omniaudit \d+\.\d+\.\d+\S*\n", capsys.readouterr().out)
 
 
-@pytest.mark.parametrize("argv", [[], ["build"], ["audit"], ["build", "preference"], ["audit", "preference"]])
+@pytest.mark.parametrize("argv", [[], ["build"], ["audit"], ["build", "preference"], ["audit", "preference"],
+                                  ["build", "interventions"], ["audit", "interventions", "--out", "x"],
+                                  ["build", "interventions", "--out", "x", "--shard", "2/2"]])
 def test_missing_command_or_required_option_is_a_usage_error(capsys, argv):
     with pytest.raises(SystemExit) as info:
         main(argv)
@@ -360,3 +367,22 @@ def test_audit_of_an_unloadable_dataset_is_an_input_error(capsys, tmp_path, emop
     rc, _, err = audit(capsys, data, out, *extra)
     assert rc == 2 and str(data) in err and "cannot load config" in err
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------------- interventions
+def test_build_interventions_shards_merge_and_manifest_errors(capsys, tmp_path):
+    small = ["--clips", "2"]
+    for i in range(2):
+        assert main(["build", "interventions", "--out", str(tmp_path / f"s{i}"), "--shard", f"{i}/2", *small]) == 0
+    out = capsys.readouterr().out
+    assert "clips: 2 used, 0 rejected" in out and "datasets.load_dataset" in out
+    assert main(["merge", str(tmp_path / "s0"), str(tmp_path / "s1"), "--out", str(tmp_path / "all")]) == 0
+    assert len(datasets.load_dataset(str(tmp_path / "all"), "diagnostic", split="train")) == 2 * 7
+    manifest = tmp_path / "m.jsonl"
+    manifest.write_text(json.dumps({"id": "a", "video": "missing.mp4"}) + "\n")
+    assert main(["build", "interventions", "--manifest", str(manifest), "--out", str(tmp_path / "bad")]) == 2
+    err = unwrap(capsys.readouterr().err)
+    assert "m.jsonl:row 1: column 'video': video file not found (found 'missing.mp4')" in err
+    assert not (tmp_path / "bad").exists()
+    assert main(["merge", str(tmp_path / "s0"), "--out", str(tmp_path / "half")]) == 2
+    assert "incomplete" in unwrap(capsys.readouterr().err)

@@ -436,12 +436,8 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
     say("reading manifest")
     m = read_manifest(manifest_path, options.eps_visual, options.eps_audio)
     plans, unusable = plan_clips(m, options)
-    manifest_summary = m.summary()
-    manifest_summary["rejected"] += len(unusable)
-    for r in unusable:
-        key = r["reason"].split(":")[0]
-        manifest_summary["rejected_by_reason"][key] = manifest_summary["rejected_by_reason"].get(key, 0) + 1
-    manifest_summary["rejected_examples"] = (m.rejected + unusable)[:20]
+    m.rejected.extend(unusable)
+    manifest_summary = {**m.summary(), "used": len(plans), "rejected_examples": m.rejected[:20]}
     mine = [p for p in plans if in_shard(p.id, options.shard_index, options.shard_count)]
     skipped: dict[str, int] = {}
     for p in mine:

@@ -9,6 +9,7 @@ the primary ``*_time`` when given, else the annotators' median.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,13 +30,15 @@ class Manifest:
     clips: pd.DataFrame  # kept rows: id, video (absolute path), row, text fields, consensus times (NaN if unknown)
     rejected: list[dict] = field(default_factory=list)  # {"id", "row", "reason"}
     path: Path | None = None
+    n_rows: int = 0
 
     def summary(self) -> dict:
         reasons: dict[str, int] = {}
         for r in self.rejected:
             key = r["reason"].split(":")[0]
             reasons[key] = reasons.get(key, 0) + 1
-        return {"kept": len(self.clips), "rejected": len(self.rejected), "rejected_by_reason": reasons}
+        return {"rows": self.n_rows, "passed_agreement": len(self.clips), "rejected": len(self.rejected),
+                "rejected_by_reason": reasons}
 
 
 def _resolve_video(value: str, base: Path, path: Path, row: int) -> Path:
@@ -43,8 +46,10 @@ def _resolve_video(value: str, base: Path, path: Path, row: int) -> Path:
         raise InputError("expected a video path", file=path, row=row, column="video", value=value)
     video = Path(value.strip())
     if not video.is_absolute():
-        video = (base / video).resolve()
-        if not video.is_relative_to(base.resolve()):
+        # lexical check: "../" may not leave the folder, but symlinks placed inside it by the user are followed
+        root = Path(os.path.abspath(base))
+        video = Path(os.path.normpath(root / video))
+        if not video.is_relative_to(root):
             raise InputError("relative video path escapes the manifest's folder (use an absolute path to point "
                              "outside it)", file=path, row=row, column="video", value=value)
     if not video.is_file():
@@ -109,4 +114,4 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
     keep = rejected_reason == ""
     rejected = [{"id": clips["id"].iloc[i], "row": rows[i], "reason": rejected_reason.iloc[i]}
                 for i in np.flatnonzero(~keep.to_numpy())]
-    return Manifest(clips[keep].reset_index(drop=True), rejected, path)
+    return Manifest(clips[keep].reset_index(drop=True), rejected, path, len(raw))
