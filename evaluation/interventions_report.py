@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+
 from omniaudit.evaluation.audits.interventions import FAILURE_MODES
 from omniaudit.evaluation.report import fmt, markdown_table, plt
 
@@ -51,11 +53,14 @@ def plot_failure_modes(rates: dict, cis: dict, path: Path) -> Path:
         ax.barh(i, v, color=colours[FAILURE_MODES[n][0]], label=FAILURE_MODES[n][0])
         if lo is not None and hi is not None:
             ax.errorbar(v, i, xerr=[[v - lo], [hi - v]], color="black", capsize=3, lw=1)
+        right = hi if hi is not None else v
+        ax.text(right + 0.01, i, f"{v:.2f}", fontsize=7, va="center")  # zero rates stay readable
     ax.set_yticks(range(len(names)), [n.replace("_", " ") for n in names])
     handles, labels = ax.get_legend_handles_labels()
     unique = dict(zip(labels, handles, strict=True))
-    ax.legend(unique.values(), unique.keys(), fontsize=8, loc="lower right")
-    ax.set(xlim=(0, 1), xlabel="rate (higher = more failures)", title="Failure modes (95% bootstrap CI)")
+    ax.legend(list(unique.values())[::-1], list(unique.keys())[::-1], fontsize=8, loc="lower right")
+    ax.set(xlim=(0, 1.1), xticks=np.linspace(0, 1, 6), xlabel="rate (higher = more failures)",
+           title="Failure modes (95% bootstrap CI)")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
