@@ -17,8 +17,10 @@ NUMBER_WORDS = {"half a": 0.5, "a half": 0.5, "one": 1, "a": 1, "an": 1, "two": 
                 "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _SECONDS = r"(?:s|sec|secs|second|seconds)\b"
 _NUMBER = re.compile(rf"(\d+(?:\.\d+)?|{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\s*-?\s*{_SECONDS}")
-_NEGATED_OFFSET = re.compile(r"\b(?:no|without|not any|zero|any)\s+(?:\w+\s+){0,2}?"
-                             r"(?:delay|lag|offset|desync\w*|latency)\b")
+_DIRECTION_WORDS = r"(?:delayed|delay|lags?|lagging|late|latency|offset|desync\w*|early|ahead|behind)"
+# "no delay", "not delayed", "neither early nor late", "does not lag behind": negated, so not a desync claim
+_NEGATED_OFFSET = re.compile(rf"\b(?:no|without|not any|zero|any|not|n't|never|neither|nor)\s+(?:\w+\s+){{0,2}}?"
+                             rf"{_DIRECTION_WORDS}(?:\s+(?:behind|ahead))?\b")
 _NOT_SYNCED = re.compile(
     r"\b(?:not|isn't|is not|aren't|are not|n't|never|no longer)\s+(?:\w+\s+){0,2}?"
     r"(?:synchroni[sz]ed|in sync|aligned|synced|in time)\b"
@@ -35,8 +37,8 @@ _MUTED_STRONG = re.compile(
     r"\b(?:(?:video|audio|clip|track|it) is (?:completely |entirely |totally )?(?:silent|muted|mute)|"
     r"no (?:audible |discernible |clear )?(?:sound|audio|noise)s?\b|nothing (?:can be |is )?(?:heard|audible)|"
     r"(?:can't|cannot|can not|don't|do not) hear (?:any|anything)|there is no audio|complete silence|"
-    r"total silence|silent video|no audio track|muted)")
-_MUTED_WEAK = re.compile(r"\b(?:silent|silence)\b")
+    r"total silence|silent video|no audio track|(?:audio|sound|track|video|clip) (?:is|was|seems|sounds) muted)")
+_MUTED_WEAK = re.compile(r"\b(?:silent|silence|muted|mute)\b")
 _DESCRIBED = re.compile(
     r"\b(?:hear|heard|hearing|audible|sound|sounds|noise|noises|music|voice|voices|speech|speaking|talking|"
     r"bang|thud|crash|clang|clank|knock|bounce|bouncing|shatter\w*|footsteps|laugh\w*|scream\w*|ring\w*|"
@@ -64,9 +66,12 @@ def _offset(text: str) -> float | None:
 
 
 def extract_sync(response: str) -> dict:
-    text = _NEGATED_OFFSET.sub(" ", response.lower())
+    lowered = response.lower()
+    not_synced = bool(_NOT_SYNCED.search(lowered))
+    text = _NEGATED_OFFSET.sub(" ", lowered)
     delay, early = bool(_DELAY.search(text)), bool(_EARLY.search(text))
-    if _NOT_SYNCED.search(text) or delay or early:
+    # an explicit "not synchronized" wins; otherwise a "synchronized" claim outranks stray direction words
+    if not_synced or ((delay or early) and not _SYNCED.search(text)):
         direction = "delay" if delay and not early else "early" if early and not delay else "none"
         magnitude = _offset(text)
         sign = {"delay": 1.0, "early": -1.0}.get(direction)

@@ -220,7 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Paired accuracy per dimension (Sync, Existence, Consistency) on Original vs Shift/Mute/Swap, "
                     "Avg Gap, the eight failure modes, accuracy per |offset| band and offset MAE, with bootstrap CIs "
                     "over source clips. Predictions: JSONL/CSV rows with `id` (the diagnostic row id) and either "
-                    "structured fields (synced, direction, offset_s | audio_state or sound_present | match) or a "
+                    "structured fields (synced, direction delay|early|none, offset_s in seconds, signed + = delayed "
+                    "unless direction sets the sign | audio_state or sound_present | match) or a "
                     "free-form `response` (parsed by a rule-based extractor). Writes OUT/audit.json, OUT/report.md "
                     "and OUT/failure_modes.png.")
     p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")

@@ -7,6 +7,7 @@ lines.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -16,6 +17,23 @@ import pyarrow.parquet as pq
 from omniaudit.errors import InputError
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
+
+
+def resolve_media_path(value: str, manifest: Path, row: int, column: str) -> Path:
+    """A media path from a manifest cell: relative to the manifest's folder (never escaping it) or absolute."""
+    if not value.strip():
+        raise InputError("expected a file path", file=manifest, row=row, column=column, value=value)
+    media = Path(value.strip())
+    if not media.is_absolute():
+        # lexical check: "../" may not leave the folder, but symlinks placed inside it by the user are followed
+        root = Path(os.path.abspath(manifest.parent))
+        media = Path(os.path.normpath(root / media))
+        if not media.is_relative_to(root):
+            raise InputError("relative path escapes the manifest's folder (use an absolute path to point outside "
+                             "it)", file=manifest, row=row, column=column, value=value)
+    if not media.is_file():
+        raise InputError(f"{column} file not found", file=manifest, row=row, column=column, value=value)
+    return media
 
 
 def read_records(path: str | Path) -> tuple[pd.DataFrame, list[int]]:

@@ -96,7 +96,10 @@ def correct_answer(event: Event, intervention: str, dimension: str, offset_s: fl
 
 
 def shortcut_answer(event: Event, intervention: str, offset_s: float = 0.0, wrong_direction: bool = False) -> str:
-    """What a model answering from the pictures says about an intervened clip (the rejected response)."""
+    """What a model answering from the pictures says about an intervened clip (the rejected response).
+
+    Shift: the synchronized claim, or with ``wrong_direction`` the right offset in the wrong direction.
+    """
     if intervention == "shift":
         return sync_answer(event, -offset_s) if wrong_direction else sync_answer(event, 0.0)
     if intervention == "mute":

@@ -95,6 +95,7 @@ class ClipPlan:
     category: str
     variants: list[Variant]
     partner: media.ClipInfo | None = None
+    partner_id: str | None = None
     partner_heard: str | None = None
     skipped_shifts: list[float] = field(default_factory=list)
 
@@ -111,11 +112,14 @@ def _event(row: pd.Series) -> answers.Event:
                          time(row["audio_time"]))
 
 
-def _probe_clip(row: pd.Series, manifest: Path | None) -> media.ClipInfo:
+def _probe_clip(row: pd.Series, manifest: Path | None, decode: bool = False) -> media.ClipInfo:
+    """Stream facts of a manifest row's video; with ``decode``, also decode its audio (finds corrupt tracks early)."""
     try:
         info = media.probe(row["video"])
         if not info.has_audio:
             raise InputError("the video has no audio stream; Shift/Mute/Swap need one")
+        if decode:
+            media.decode_audio(info.path)
     except InputError as exc:
         raise InputError(f"clip '{row['id']}' ({row['video']}): {exc.message}", file=manifest, row=int(row["row"]),
                          column="video") from exc
@@ -132,7 +136,7 @@ def plan_clips(manifest: Manifest, options: InterventionBuildOptions) -> tuple[l
     plans: list[ClipPlan] = []
     for _, row in manifest.clips.iterrows():
         try:
-            info = _probe_clip(row, manifest.path)
+            info = _probe_clip(row, manifest.path, decode=options.skip_invalid)
         except InputError as exc:
             if not options.skip_invalid:
                 raise
@@ -167,7 +171,7 @@ def _assign_partners(plans: list[ClipPlan], seed: int) -> None:
             np.arange(len(plans)), i)
         j = int(rng.choice(candidates))
         partner = plans[j]
-        plan.partner, plan.partner_heard = partner.info, partner.event.audio_event
+        plan.partner, plan.partner_id, plan.partner_heard = partner.info, partner.id, partner.event.audio_event
         plan.variants.append(Variant("swap", partner_id=partner.id))
 
 
@@ -182,28 +186,31 @@ def _swap_audio(partner: media.ClipInfo, rate: int, channels: int, n: int) -> np
     return media.fit_length(recorded, n, loop=True)
 
 
-def _work_key(plan: ClipPlan) -> str:
-    """Cache key of a clip's rendered variants: its id and the source file's identity (path, size, mtime)."""
-    stat = Path(plan.video).stat()
-    return hashlib.sha1(f"{plan.id}\0{plan.video}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+def _work_key(clip_id: str, path: str) -> str:
+    """Cache key of a clip: its id and the source file's identity (path, size, mtime)."""
+    stat = Path(path).stat()
+    return hashlib.sha1(f"{clip_id}\0{path}\0{stat.st_size}\0{stat.st_mtime_ns}".encode()).hexdigest()[:16]
+
+
+def _cache_name(plan: ClipPlan, v: Variant) -> str:
+    """File stem of a rendered variant; a swap is named after its partner, so a new draw never reuses a stale file."""
+    return f"swap-{_work_key(plan.partner_id, plan.partner.path)}" if v.intervention == "swap" else v.name
 
 
 def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
     """Write every variant of one clip into the work folder (skipping those already there); name -> (file, pad s)."""
     plan, work, codec = job
-    folder = Path(work) / _work_key(plan)
+    folder = Path(work) / _work_key(plan.id, plan.video)
     folder.mkdir(parents=True, exist_ok=True)
     suffix = media.output_suffix(plan.info)
-    done = {v.name: folder / f"{v.name}{suffix}" for v in plan.variants}
-    pads_file = folder / "pads.json"
+    done = {v.name: folder / f"{_cache_name(plan, v)}{suffix}" for v in plan.variants}
+    pads_file = folder / "pads.json"  # seconds of silence appended to the source track (the same for every variant)
     if all(p.exists() for p in done.values()) and pads_file.exists():
-        pads = json.loads(pads_file.read_text())
-        return {name: (str(p), pads[name]) for name, p in done.items()}
+        pad_s = json.loads(pads_file.read_text())["pad_s"]
+        return {v.name: (str(done[v.name]), 0.0 if v.intervention == "swap" else pad_s) for v in plan.variants}
     rate, channels = plan.info.audio_rate, min(plan.info.audio_channels or 1, 2)
     audio, pad_s = media.timeline_audio(plan.info, rate, channels)
-    pads = {}
     for v in plan.variants:
-        pads[v.name] = pad_s
         if done[v.name].exists():
             continue
         if v.intervention == "original":
@@ -214,12 +221,13 @@ def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
             y = media.mute(audio)
         else:
             y = _swap_audio(plan.partner, rate, channels, audio.shape[1])
-            pads[v.name] = 0.0
         tmp = done[v.name].with_name(f".{done[v.name].name}.tmp")
         media.write_with_audio(plan.info, tmp, y, rate, codec)
         os.replace(tmp, done[v.name])
-    pads_file.write_text(json.dumps(pads))
-    return {name: (str(p), pads[name]) for name, p in done.items()}
+    tmp = pads_file.with_name(".pads.json.tmp")
+    tmp.write_text(json.dumps({"pad_s": pad_s}))
+    os.replace(tmp, pads_file)
+    return {v.name: (str(done[v.name]), 0.0 if v.intervention == "swap" else pad_s) for v in plan.variants}
 
 
 def _messages(role: str, text: str, video: bool = False) -> list[dict]:
@@ -256,12 +264,11 @@ def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) ->
                                "offset_s": v.offset_s, "dimension": dim,
                                "messages": _messages("user", answers.QUESTIONS[dim], video=True)
                                + _messages("assistant", answer), "video": cells[v.name]})
-    for pair in _preference_pairs(plan, rng):
-        kind, variant, chosen, rejected, perturbed = pair
-        v = variant
+    for kind, v, chosen, rejected, tag in _preference_pairs(plan, rng):
         out["dpo"].append({
-            "id": f"{plan.id}/{v.name}/{kind}" + (f"/{perturbed}" if perturbed else ""), "source_id": plan.id,
-            "kind": kind, "intervention": v.intervention, "offset_s": v.offset_s, "perturbed_field": perturbed,
+            "id": f"{plan.id}/{v.name}/{kind}" + (f"/{tag}" if tag else ""), "source_id": plan.id,
+            "kind": kind, "intervention": v.intervention, "offset_s": v.offset_s,
+            "perturbed_field": tag if kind == "op" else None,
             "prompt": _messages("user", answers.QUESTIONS[answers.INTERVENTION_DIMENSION.get(
                 v.intervention, "sync") if kind != "op" else "sync"], video=True),
             "chosen": _messages("assistant", chosen), "rejected": _messages("assistant", rejected),
@@ -270,17 +277,20 @@ def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) ->
 
 
 def _preference_pairs(plan: ClipPlan, rng: np.random.Generator) -> Iterator[tuple]:
-    """(kind, variant, chosen, rejected, perturbed field) for Shift/Mute/Swap, CTP (both assignments) and OP."""
+    """(kind, video variant, chosen, rejected, id tag) for Shift/Mute/Swap, CTP (both assignments) and OP.
+
+    A Shift pair's rejected answer names the wrong direction; the "synchronized" claim on a shifted clip is the CTP
+    pair of the same clip, so no pair appears twice.
+    """
     ev = plan.event
     original = plan.variants[0]
     for v in plan.variants[1:]:
         chosen = answers.correct_answer(ev, v.intervention, answers.INTERVENTION_DIMENSION[v.intervention],
                                         v.offset_s, plan.partner_heard)
-        wrong_direction = v.intervention == "shift" and bool(rng.integers(2))
-        yield v.intervention, v, chosen, answers.shortcut_answer(ev, v.intervention, v.offset_s, wrong_direction), None
+        yield v.intervention, v, chosen, answers.shortcut_answer(ev, v.intervention, v.offset_s, True), None
     for v in (v for v in plan.variants if v.intervention == "shift"):  # CTP: original vs shifted, both assignments
         synced, shifted = answers.sync_answer(ev, 0.0), answers.sync_answer(ev, v.offset_s)
-        yield "ctp", original, synced, shifted, None
+        yield "ctp", original, synced, shifted, v.name
         yield "ctp", v, shifted, synced, None
     op = _perturbed_event(plan, rng)  # OP: one field of the event tuple perturbed
     if op is not None:
@@ -395,6 +405,13 @@ def merge_shards(out_dir: str | Path, shards: list[str | Path]) -> Path:
         if not path.is_file():
             raise InputError(f"not a folder written by `omniaudit build interventions` (no {BUILD_INFO})", file=shard)
         infos.append(json.loads(path.read_text(encoding="utf-8")))
+    same_build = [{k: v for k, v in i.items() if k not in ("shard", "skipped_shifts")} for i in infos]
+    for info in same_build:
+        info["options"] = {k: v for k, v in info["options"].items() if k not in ("shard_index", "num_proc")}
+    for shard, info in zip(shards[1:], same_build[1:], strict=True):
+        if info != same_build[0]:
+            raise InputError(f"shard was built from another source or with other options than {shards[0]}",
+                             file=shard)
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         merge_shard_files(tmp, [Path(s) for s in shards], CONFIGS)

@@ -9,7 +9,6 @@ the primary ``*_time`` when given, else the annotators' median.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.tables import read_records
+from omniaudit.tables import read_records, resolve_media_path
 
 EPS_VISUAL = 0.8
 EPS_AUDIO = 0.5
@@ -39,22 +38,6 @@ class Manifest:
             reasons[key] = reasons.get(key, 0) + 1
         return {"rows": self.n_rows, "passed_agreement": len(self.clips), "rejected": len(self.rejected),
                 "rejected_by_reason": reasons}
-
-
-def _resolve_video(value: str, base: Path, path: Path, row: int) -> Path:
-    if not value.strip():
-        raise InputError("expected a video path", file=path, row=row, column="video", value=value)
-    video = Path(value.strip())
-    if not video.is_absolute():
-        # lexical check: "../" may not leave the folder, but symlinks placed inside it by the user are followed
-        root = Path(os.path.abspath(base))
-        video = Path(os.path.normpath(root / video))
-        if not video.is_relative_to(root):
-            raise InputError("relative video path escapes the manifest's folder (use an absolute path to point "
-                             "outside it)", file=path, row=row, column="video", value=value)
-    if not video.is_file():
-        raise InputError("video file not found", file=path, row=row, column="video", value=value)
-    return video
 
 
 def _times(raw: pd.DataFrame, kind: str, path: Path, rows: list[int]) -> pd.DataFrame:
@@ -90,10 +73,8 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
     if dup.any():
         i = int(np.argmax(dup.to_numpy()))
         raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
-    base = path.parent
-    clips = pd.DataFrame({"id": ids, "row": rows,
-                          "video": [str(_resolve_video(str(v), base, path, r)) for v, r in zip(raw["video"], rows,
-                                                                                               strict=True)]})
+    videos = [str(resolve_media_path(str(v), path, r, "video")) for v, r in zip(raw["video"], rows, strict=True)]
+    clips = pd.DataFrame({"id": ids, "row": rows, "video": videos})
     for col in TEXT_FIELDS:
         clips[col] = raw[col].astype(str).str.strip() if col in raw.columns else ""
     rejected_reason = pd.Series("", index=raw.index)

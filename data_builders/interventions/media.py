@@ -85,9 +85,8 @@ def probe(path: str | Path) -> ClipInfo:
         start = float(min(starts) * tb)
         pts = np.sort(np.asarray(starts))
         steps = np.diff(pts)
-        if not durs and steps.size:  # containers without packet durations: use the frame spacing
-            durs = steps.tolist()
-        end = max(ends) if any(durs) else pts[-1] + (int(np.median(steps)) if steps.size else 0)
+        # without packet durations (some containers), the last frame lasts one typical frame spacing
+        end = max(ends) if durs else pts[-1] + (int(np.median(steps)) if steps.size else 0)
         duration = float((end - min(starts)) * tb)
         if duration <= 0:
             raise InputError("the video stream has zero duration", file=path)

@@ -56,9 +56,9 @@ def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
     if isinstance(value, bool | np.bool_):
         return bool(value)
     text = str(value).strip().lower()
-    if text in ("true", "1", "yes"):
+    if text in ("true", "1", "1.0", "yes"):
         return True
-    if text in ("false", "0", "no"):
+    if text in ("false", "0", "0.0", "no"):
         return False
     raise InputError("expected true/false", file=path, row=row, column=column, value=value)
 
@@ -95,7 +95,8 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame) -> pd.DataFrame
             response = rec.get("response")
             if not isinstance(response, str):
                 response = "" if response is None or response != response else str(response)
-            fields = extract(dim, response)
+            # an empty answer is unparseable, not a visual-only one
+            fields = extract(dim, response) if response.strip() else {}
         records.append({"id": str(rec["id"]), **fields})
     pred = pd.DataFrame(records, columns=["id", "synced", "direction", "offset_s", "audio_state", "match"])
     out = diagnostic[["id"]].merge(pred, on="id", how="left")
@@ -114,9 +115,11 @@ def _structured(rec: pd.Series, dim: str, path: Path, row: int) -> dict | None:
             raise InputError("expected delay, early or none", file=path, row=row, column="direction", value=direction)
         try:
             offset = float(given["offset_s"]) if "offset_s" in given else None
-        except ValueError as exc:
+        except (TypeError, ValueError) as exc:
             raise InputError("expected seconds", file=path, row=row, column="offset_s",
                              value=given["offset_s"]) from exc
+        if offset is not None and direction != "none":  # a stated direction sets the sign (+ = audio delayed)
+            offset = abs(offset) if direction == "delay" else -abs(offset)
         return {"synced": synced, "direction": direction, "offset_s": offset}
     if dim == "existence" and ("audio_state" in given or "sound_present" in given):
         if "audio_state" in given:
@@ -199,7 +202,12 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     synced = pred["synced"].to_numpy(dtype=object)
     direction = pred["direction"].to_numpy(dtype=object)
     exist, cons, sync = dim == "existence", dim == "consistency", dim == "sync"
-    shift = sync & (iv == "shift")
+    answered = pred["answered"].to_numpy(bool)
+    field = np.where(sync, pred["synced"], np.where(exist, pred["audio_state"], pred["match"]))
+    parsed = answered & pd.notna(field)
+    # failure modes are rates over the answers a model gave (unparsed ones are reported as coverage, not counted)
+    shift = sync & (iv == "shift") & parsed
+    exist, cons, sync_parsed = exist & parsed, cons & parsed, sync & parsed
     r.add("mute_hallucination", state == "audio_described", exist & (iv == "mute"))
     r.add("false_silence", state == "muted", exist & orig)
     r.add("dodge_muted", state == "visual_only", exist & (iv == "mute"))
@@ -212,12 +220,10 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     opposite = ((direction == "delay") & (target_dir == "early")) | ((direction == "early") & (target_dir == "delay"))
     r.add("direction_confusion", opposite, flagged)
     r.add("direction_accuracy", direction == target_dir, flagged)
-    r.add("false_sync_alarm", synced == False, sync & orig)  # noqa: E712
-    answered = pred["answered"].to_numpy(bool)
-    parsed = answered & np.where(sync, synced != None, np.where(exist, state != None, match != None))  # noqa: E711
+    r.add("false_sync_alarm", synced == False, sync_parsed & orig)  # noqa: E712
     for d in INTERVENTION_OF:
-        r.add(f"parsed.{d}", parsed, dim == d)
-        r.add(f"answered.{d}", answered, dim == d)
+        r.add(f"parsed.{d}", parsed, diag["dimension"].to_numpy() == d)
+        r.add(f"answered.{d}", answered, diag["dimension"].to_numpy() == d)
     offsets = np.abs(diag["offset_s"].to_numpy(float))
     edges = config.offset_bands
     bands = []
@@ -239,6 +245,9 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     est = lambda name, scale=1.0: _estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
     dimensions, gap_samples, gap_points = {}, [], []
     for d in INTERVENTION_OF:
+        if not counts[f"answered.{d}"] or not point[f"answered.{d}"]:  # no predictions for this dimension
+            point[f"{d}.orig"] = point[f"{d}.interv"] = np.nan
+            samples[f"{d}.orig"] = samples[f"{d}.interv"] = np.full_like(samples[f"{d}.orig"], np.nan)
         g_point = point[f"{d}.orig"] - point[f"{d}.interv"]
         g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
         n_clips = int(diag.loc[paired[d], "source_id"].nunique())
@@ -249,7 +258,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
                          "intervention": INTERVENTION_OF[d], "n_clips": n_clips}
         gap_points.append(g_point)
         gap_samples.append(g_samples)
-    available = all(dimensions[d]["n"]["orig"] and dimensions[d]["n"]["interv"] for d in INTERVENTION_OF)
+    available = all(dimensions[d]["gap"] is not None for d in INTERVENTION_OF)
     avg_gap = (_estimate(float(np.mean(gap_points)), np.mean(gap_samples, axis=0), int(r.n), 100)
                if available else {"value": None, "ci": [None, None], "n": 0})  # eq. 10 needs all three dimensions
     failure = {name: est(name) for name in FAILURE_MODES if name != "audio_dodge"}

@@ -92,10 +92,15 @@ def test_swap_partners_come_from_another_category(built):
 
 
 def test_dpo_pairs_cover_every_kind_and_chosen_differs_from_rejected(built):
-    p = table(built, "dpo", ["kind", "chosen", "rejected", "intervention", "perturbed_field"])
+    p = table(built, "dpo", ["id", "kind", "chosen", "rejected", "intervention", "perturbed_field"])
+    assert p["id"].is_unique
     assert p["kind"].value_counts().to_dict() == {"ctp": 24, "shift": 12, "mute": 6, "swap": 6, "op": 6}
     text = lambda m: m[0]["content"][0]["text"]  # noqa: E731
     assert all(text(c) != text(r) for c, r in zip(p["chosen"], p["rejected"], strict=True))
+    pairs = [(text(c), text(r)) for c, r in zip(p["chosen"], p["rejected"], strict=True)]
+    assert len(set(pairs)) == len(pairs)  # no pair repeated under two kinds
+    assert all("synchronized" not in text(r).split(":")[0] or "not" in text(r)
+               for r in p.loc[p["kind"] == "shift", "rejected"])  # Shift rejects name the wrong direction
     ctp = p[p["kind"] == "ctp"]
     assert set(ctp["intervention"]) == {"original", "shift"}  # both assignments
     assert p.loc[p["kind"] == "op", "perturbed_field"].notna().all()
@@ -240,3 +245,38 @@ def test_options_are_validated():
         InterventionBuildOptions(shifts=(0.0,))
     with pytest.raises(InputError, match="shard"):
         InterventionBuildOptions(shard_index=2, shard_count=2)
+
+
+def test_a_resumed_build_never_reuses_a_swap_rendered_for_another_partner(two_clips, tmp_path, monkeypatch):
+    write_clip(two_clips / "c.mp4", seconds=4.0, audio=noise_audio(4.0, 2))
+    rows = [{"id": k, "video": f"{k}.mp4", "category": k} for k in ("a", "b", "c")]
+    calls = {"n": 0}
+    real = media.write_with_audio
+
+    def interrupt_late(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 14:  # after the first clips' swaps were cached
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(media, "write_with_audio", interrupt_late)
+    with pytest.raises(KeyboardInterrupt):
+        build_interventions_dataset(tmp_path / "out", write_manifest(two_clips, rows))
+    monkeypatch.setattr(media, "write_with_audio", real)
+    out = build_interventions_dataset(tmp_path / "out", write_manifest(two_clips, rows[:2]))  # partners change
+    d = table(out, "diagnostic", ["video_id", "intervention", "partner_id", "video"]).drop_duplicates("video_id")
+    sources = {k: media.timeline_audio(media.probe(two_clips / f"{k}.mp4"))[0][0] for k in ("a", "b", "c")}
+    for r in d[d["intervention"] == "swap"].itertuples():
+        path = tmp_path / f"{r.video_id.replace('/', '_')}.mp4"
+        path.write_bytes(r.video["bytes"])
+        audio = media.timeline_audio(media.probe(path))[0][0]
+        assert np.corrcoef(audio, sources[r.partner_id])[0, 1] > 0.95
+
+
+def test_merge_refuses_shards_of_different_builds(tmp_path):
+    a = build_interventions_dataset(tmp_path / "a", spec=SPEC, options=InterventionBuildOptions(shard_index=0,
+                                                                                                shard_count=2))
+    b = build_interventions_dataset(tmp_path / "b", spec=SPEC, options=InterventionBuildOptions(
+        shard_index=1, shard_count=2, seed=5))
+    with pytest.raises(InputError, match="other options"):
+        merge_shards(tmp_path / "m", [a, b])

@@ -137,6 +137,36 @@ def test_missing_and_unparseable_answers_count_as_wrong_and_are_reported(tmp_pat
     assert res["coverage"]["existence"]["answered"]["value"] == 0.0
 
 
+def test_a_dimension_without_predictions_is_not_available_and_empty_answers_are_unparsed(tmp_path):
+    diag = diagnostic(3)
+    rows = [{"id": r.id, "response": ("I hear a thud." if r.target_sound_present is not False else "It is silent.")
+             if r.dimension == "existence" else "It matches." if r.target_match else "It does not match."}
+            for r in diag[diag["dimension"] != "sync"].itertuples()]
+    rows[0]["response"] = "  "  # c0/original/existence: empty, so unparsed (a miss), not a visual-only dodge
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = audit_interventions(diag, read_predictions(path, diag))
+    assert res["dimensions"]["sync"]["orig"] is None and res["dimensions"]["sync"]["gap"] is None
+    assert res["dimensions"]["sync"]["ci"]["gap"] == [None, None]
+    assert res["avg_gap"] is None and res["avg_gap_ci"] == [None, None]  # eq. 10 needs all three dimensions
+    assert res["failure_modes"]["offset_blindness"] is None and res["failure_modes"]["false_sync_alarm"] is None
+    assert res["coverage"]["sync"]["answered"]["value"] == 0.0
+    assert res["coverage"]["existence"]["parsed"]["value"] == pytest.approx(5 / 6)
+    assert res["dimensions"]["existence"]["orig"] == pytest.approx(200 / 3)
+    assert res["failure_modes"]["audio_dodge"] == 0.0 and res["failure_modes_n"]["audio_dodge"] == 5
+    assert res["dimensions"]["consistency"]["gap"] == 0.0
+
+
+def test_structured_offset_takes_its_sign_from_the_direction(tmp_path):
+    diag = diagnostic(1, shifts=(-2.0,))
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"id": ["c0/shift-2.00/sync"], "synced": ["0.0"], "direction": ["early"], "offset_s": [2]}).to_csv(
+        path, index=False)
+    pred = read_predictions(path, diag).set_index("id")
+    assert pred.loc["c0/shift-2.00/sync", "offset_s"] == -2.0
+    assert audit_interventions(diag, read_predictions(path, diag))["offset_mae"]["value"] == 0.0
+
+
 def test_cluster_bootstrap_matches_a_naive_loop():
     rng = np.random.default_rng(5)
     num = rng.integers(0, 4, size=(3, 40)).astype(float)
@@ -157,6 +187,9 @@ def test_cluster_bootstrap_matches_a_naive_loop():
     ("Out of sync - the sound comes too soon, roughly 1.5 s before the impact.", (False, "early", -1.5)),
     ("The audio is delayed by half a second.", (False, "delay", 0.5)),
     ("The clip is misaligned.", (False, "none", None)),
+    ("The sound is not delayed; it is in sync.", (True, "none", 0.0)),
+    ("The audio is synchronized, neither early nor late.", (True, "none", 0.0)),
+    ("Synchronized: it does not lag behind.", (True, "none", 0.0)),
     ("A cat jumps onto a table.", (None, None, None)),
 ])
 def test_sync_extractor(text, expected):
@@ -168,6 +201,8 @@ def test_sync_extractor(text, expected):
     ("The video is completely silent.", "muted"),
     ("There is no audible sound at all.", "muted"),
     ("I can't hear anything.", "muted"),
+    ("The audio is muted.", "muted"),
+    ("I hear a muted thud.", "audio_described"),
     ("I hear a loud thud followed by laughter.", "audio_described"),
     ("Background music plays while a man speaks.", "audio_described"),
     ("A man rides a bike down a hill and falls.", "visual_only"),
