@@ -47,6 +47,30 @@ def write_hub_dataset(out_dir: str | Path, tables: dict[str, dict[str, pd.DataFr
     return out_dir
 
 
+class ParquetSink:
+    """Append rows to one Parquet file in small row groups (memory stays flat in the number of clips)."""
+
+    def __init__(self, path: Path, features, rows_per_group: int = 32) -> None:
+        self.schema = features.arrow_schema  # a datasets.Features: its metadata tells load_dataset the feature types
+        self.rows_per_group = rows_per_group
+        self.writer = pq.ParquetWriter(path, self.schema)
+        self.buffer: list[dict] = []
+
+    def add(self, rows: list[dict]) -> None:
+        self.buffer.extend(rows)
+        if len(self.buffer) >= self.rows_per_group:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.writer.write_table(pa.Table.from_pylist(self.buffer, schema=self.schema))
+            self.buffer = []
+
+    def close(self) -> None:
+        self.flush()
+        self.writer.close()
+
+
 def merge_shard_files(dest: Path, shards: list[Path], configs: tuple[str, ...]) -> None:
     """Copy the Parquet shards ``<config>/<split>-I-of-N.parquet`` of several folders into ``dest``.
 

@@ -25,10 +25,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 import pyarrow.parquet as pq
 
-from omniaudit.data_builders.hub import configs_metadata, push_to_hub, shard_name
+from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.data_builders.interventions import answers, media
 from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, Manifest, read_manifest
 from omniaudit.data_builders.interventions.synthetic import SyntheticClipSpec, synthesize_clips
@@ -39,7 +38,6 @@ from omniaudit.io import atomic_dir
 SPLIT = "train"
 CONFIGS = ("diagnostic", "sft", "dpo")
 DEFAULT_SHIFTS = (-2.0, 2.0)  # the paper's +-2 s offsets
-ROWS_PER_GROUP = 32  # Parquet row group: bounds memory to a few dozen embedded clips
 
 
 @dataclass(frozen=True)
@@ -334,29 +332,6 @@ def features() -> dict:
     }
 
 
-class _ParquetSink:
-    """Append rows to one Parquet file in small row groups (memory stays flat in the number of clips)."""
-
-    def __init__(self, path: Path, feats) -> None:
-        self.schema = feats.arrow_schema
-        self.writer = pq.ParquetWriter(path, self.schema)
-        self.buffer: list[dict] = []
-
-    def add(self, rows: list[dict]) -> None:
-        self.buffer.extend(rows)
-        if len(self.buffer) >= ROWS_PER_GROUP:
-            self.flush()
-
-    def flush(self) -> None:
-        if self.buffer:
-            self.writer.write_table(pa.Table.from_pylist(self.buffer, schema=self.schema))
-            self.buffer = []
-
-    def close(self) -> None:
-        self.flush()
-        self.writer.close()
-
-
 def summarize(tables: dict[str, pd.DataFrame]) -> dict:
     diag, dpo = tables["diagnostic"], tables["dpo"]
     return {
@@ -465,7 +440,7 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
         sinks = {}
         for name in CONFIGS:
             (tmp / name).mkdir()
-            sinks[name] = _ParquetSink(tmp / name / shard_name(SPLIT, options.shard_index, options.shard_count),
+            sinks[name] = ParquetSink(tmp / name / shard_name(SPLIT, options.shard_index, options.shard_count),
                                        feats[name])
         for i, (plan, files) in enumerate(zip(mine, _render_all(mine, work, options), strict=True), start=1):
             say(f"clip {i}/{len(mine)}")

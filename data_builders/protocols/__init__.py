@@ -1,0 +1,13 @@
+"""Judge-protocol probes (blueprint / reference placement / pairwise order / cue conflict) from labelled clips."""
+
+from omniaudit.data_builders.protocols.build import ProtocolBuildOptions, build_protocols_dataset
+from omniaudit.data_builders.protocols.manifest import read_clip_manifest
+from omniaudit.data_builders.protocols.speech import SpeechSetSpec, synthesize_speech_set
+
+__all__ = [
+    "ProtocolBuildOptions",
+    "SpeechSetSpec",
+    "build_protocols_dataset",
+    "read_clip_manifest",
+    "synthesize_speech_set",
+]

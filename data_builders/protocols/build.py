@@ -1,0 +1,329 @@
+"""Build the judge-protocol probe datasets: labelled clips -> features, specialist, wrong labels -> four configs.
+
+Configs (one split, ``train``), all with the same columns so one runner serves them all:
+
+- ``blueprint`` (RQ1): conditions audio, skeleton, descriptors, true, wrong, no_frame, wrong_audio;
+- ``reference`` (RQ2): match and wrong references at the before / after / system / rubric placements;
+- ``pairwise`` (RQ3): trials in AB and BA order, concat (clip, 0.6 s 880 Hz tone, clip) and native (separate audio
+  inputs) formats; tasks cleanness, attribute (e.g. angry vs neutral), naturalness (MOS gap), speaker (triplets),
+  identical (A = B, for the slot-A rate);
+- ``cue_conflict`` (§III-E): none, conf_spec, conf_ref, conf_both, the audio held at its true label.
+
+A row is a system text (or None), up to three audio inputs (``audio_1``..``audio_3``, 16 kHz mono FLAC) in order and a
+user ``prompt``; ``options`` are the valid answers, ``gold`` the right one (None for identical trials), ``cue`` the
+wrong label whose following is measured.
+"""
+
+from __future__ import annotations
+
+import io
+import itertools
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
+from omniaudit.data_builders.interventions.media import add_noise, concat_with_tone, decode_audio
+from omniaudit.data_builders.protocols import prompts
+from omniaudit.data_builders.protocols.features import (
+    derangement,
+    descriptor_phrases,
+    egemaps,
+    fitted_specialist,
+)
+from omniaudit.data_builders.protocols.manifest import read_clip_manifest
+from omniaudit.data_builders.protocols.speech import SpeechSetSpec, synthesize_speech_set
+from omniaudit.errors import InputError, located
+from omniaudit.hub_cards import dataset_card
+from omniaudit.io import atomic_dir
+
+SPLIT = "train"
+CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
+RATE = 16000
+PAIRWISE_ATTRIBUTES = ("naturalness", "speaker")  # compared, not classified
+BLUEPRINT_CONDITIONS = ("audio", "skeleton", "descriptors", "true", "wrong", "no_frame", "wrong_audio")
+CUE_CONDITIONS = ("none", "conf_spec", "conf_ref", "conf_both")
+
+
+@dataclass(frozen=True)
+class ProtocolBuildOptions:
+    seed: int = 0
+    max_trials: int = 30  # per pairwise task
+    noise_snr_db: float = 0.0  # the Cleanness control
+    mos_gap: float = 1.0  # the Naturalness pairs
+    control: tuple[str, str, str] = ("emotion", "angry", "neutral")  # attribute control: gold label vs foil
+    conflict_placement: str = "before"  # where the reference goes in the cue-conflict grid
+
+    def __post_init__(self) -> None:
+        if self.conflict_placement not in prompts.PLACEMENTS:
+            raise InputError(f"conflict placement must be one of {prompts.PLACEMENTS}", value=self.conflict_placement)
+
+
+def features() -> dict:
+    from datasets import Audio, Features, List, Value
+
+    s = Value("string")
+    return Features({
+        "id": s, "attribute": s, "task": s, "condition": s, "placement": s, "clip_id": s, "trial": s, "order": s,
+        "format": s, "options": List(s), "k": Value("int32"), "gold": s, "cue": s, "cue_shown": Value("bool"),
+        "reference": s, "specialist": s, "system": s, "prompt": s, "n_audio": Value("int32"),
+        "audio_1": Audio(), "audio_2": Audio(), "audio_3": Audio()})
+
+
+def audio_cell(audio: np.ndarray, name: str) -> dict:
+    """16 kHz mono, 16-bit FLAC (lossless, half the size of WAV)."""
+    import soundfile as sf
+
+    buf = io.BytesIO()
+    sf.write(buf, np.clip(audio, -1, 1), RATE, format="FLAC", subtype="PCM_16")
+    return {"bytes": buf.getvalue(), "path": f"{name}.flac"}
+
+
+def _row(**fields) -> dict:
+    audios = fields.pop("audios", [])
+    row = {name: None for name in features()}
+    row.update(fields)
+    row["n_audio"] = len(audios)
+    for i, cell in enumerate(audios, start=1):
+        row[f"audio_{i}"] = cell
+    row["k"] = len(row["options"])
+    return row
+
+
+class ClipStore:
+    """Decoded clips (16 kHz mono) and their audio cells, decoded once."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self.paths = paths
+        self.arrays: dict[str, np.ndarray] = {}
+        self.cells: dict[str, dict] = {}
+
+    def array(self, clip: str) -> np.ndarray:
+        if clip not in self.arrays:
+            self.arrays[clip] = decode_audio(self.paths[clip], RATE, 1)[0][0]
+        return self.arrays[clip]
+
+    def cell(self, clip: str) -> dict:
+        if clip not in self.cells:
+            self.cells[clip] = audio_cell(self.array(clip), clip)
+        return self.cells[clip]
+
+
+def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, pd.DataFrame],
+                     descriptors: dict[str, str], durations: dict[str, float],
+                     options: ProtocolBuildOptions) -> tuple[dict, dict]:
+    """Rows of blueprint / reference / cue_conflict for every categorical attribute, and per-attribute facts.
+
+    ``feats[clip]`` are the clip's eGeMAPS functionals (the fitted specialist's input).
+    """
+    out = {"blueprint": [], "reference": [], "cue_conflict": []}
+    facts = {}
+    for attribute, group in manifest[~manifest["attribute"].isin(PAIRWISE_ATTRIBUTES)].groupby("attribute"):
+        labels = sorted(set(group["label"]))
+        wrong_of = derangement(labels, options.seed)
+        spec = group["specialist"].to_numpy()
+        source = "manifest column"
+        if (spec == "").any():
+            if (spec != "").any():
+                raise InputError(f"attribute '{attribute}': the specialist column is filled for some rows only")
+            x = pd.DataFrame([feats[c] for c in group["id"]])
+            spec = fitted_specialist(x, group["label"].to_numpy(), options.seed)
+            source = "logistic regression on eGeMAPS, out-of-fold (5-fold, seed 0)"
+        facts[attribute] = {"labels": labels, "k": len(labels), "clips": len(group), "derangement": wrong_of,
+                            "specialist_source": source,
+                            "specialist_accuracy": float(np.mean(spec == group["label"].to_numpy())),
+                            "class_counts": group["label"].value_counts().sort_index().to_dict()}
+        for (_, r), specialist in zip(group.iterrows(), spec, strict=True):
+            clip, gold, wrong = r["id"], r["label"], wrong_of[r["label"]]
+            base = {"attribute": attribute, "clip_id": clip, "options": labels, "gold": gold}
+            audio = [store.cell(clip)]
+            listen, read = prompts.question(attribute, labels, True), prompts.question(attribute, labels, False)
+
+            def bp(spec_label, framed=True, desc=True, r=r, clip=clip, attribute=attribute):
+                return prompts.blueprint(r["transcript"], r["speaker"], durations[clip],
+                                         descriptors[clip] if desc else None, attribute, spec_label, framed)
+
+            variants = {
+                "audio": (None, listen, audio, None),
+                "skeleton": (bp(None, desc=False), read, [], None),
+                "descriptors": (bp(None), read, [], None),
+                "true": (bp(specialist), read, [], None),
+                "wrong": (bp(wrong), read, [], wrong),
+                "no_frame": (bp(wrong, framed=False), read, [], wrong),
+                "wrong_audio": (bp(wrong), listen, audio, wrong),
+            }
+            for condition, (blue, q, audios, cue) in variants.items():
+                text = f"{blue}\n\n{q}" if blue else q
+                out["blueprint"].append(_row(id=f"blueprint/{attribute}/{clip}/{condition}", condition=condition,
+                                             prompt=text, audios=audios, cue=cue or wrong, cue_shown=cue is not None,
+                                             specialist=specialist if condition == "true" else cue, **base))
+            for condition, reference in (("match", gold), ("wrong", wrong)):
+                for placement in prompts.PLACEMENTS:
+                    system, text = prompts.with_reference(listen, reference, placement)
+                    out["reference"].append(_row(
+                        id=f"reference/{attribute}/{clip}/{condition}/{placement}", condition=condition,
+                        placement=placement, system=system, prompt=text, audios=audio, reference=reference,
+                        cue=wrong, cue_shown=condition == "wrong", **base))
+            spec_block = f'A {attribute} classifier predicts "{wrong}".'
+            for condition in CUE_CONDITIONS:
+                system, text = None, listen
+                if condition in ("conf_ref", "conf_both"):
+                    system, text = prompts.with_reference(listen, wrong, options.conflict_placement)
+                if condition in ("conf_spec", "conf_both"):
+                    text = f"{spec_block}\n{text}"
+                out["cue_conflict"].append(_row(
+                    id=f"cue_conflict/{attribute}/{clip}/{condition}", condition=condition, system=system,
+                    prompt=text, audios=audio, cue=wrong, cue_shown=condition != "none",
+                    reference=wrong if condition in ("conf_ref", "conf_both") else None,
+                    specialist=wrong if condition in ("conf_spec", "conf_both") else None, **base))
+    return out, facts
+
+
+def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions) -> list[dict]:
+    """Trials as {task, clips (first, second[, reference]), gold index or None, label}; seeded, capped per task."""
+    rng = np.random.default_rng(options.seed)
+    cap = options.max_trials
+    trials: list[dict] = []
+    clips = sorted(set(manifest.loc[manifest["attribute"] != "naturalness", "id"]) or set(manifest["id"]))
+
+    def pick(items: list, n: int) -> list:
+        return [items[i] for i in sorted(rng.permutation(len(items))[:n])]
+
+    for clip in pick(clips, cap):
+        trials.append({"task": "cleanness", "first": clip, "second": f"{clip}#noisy", "gold": 0})
+    for clip in pick(clips, max(2, cap // 3)):
+        trials.append({"task": "identical", "first": clip, "second": clip, "gold": None})
+    attribute, gold_label, foil_label = options.control
+    rows = manifest[manifest["attribute"] == attribute]
+    if {gold_label, foil_label} <= set(rows["label"]):
+        pos, neg = rows[rows["label"] == gold_label], rows[rows["label"] == foil_label]
+        pairs = [(a.id, b.id) for a in pos.itertuples() for b in neg.itertuples()
+                 if a.speaker == b.speaker and a.transcript == b.transcript] or [
+            (a, b) for a, b in zip(pos["id"], neg["id"], strict=False)]
+        for a, b in pick(pairs, cap):
+            trials.append({"task": "attribute", "first": a, "second": b, "gold": 0, "label": gold_label})
+    nat = manifest[manifest["attribute"] == "naturalness"].reset_index(drop=True)
+    pairs = [(i, j) for i, j in itertools.combinations(range(len(nat)), 2)
+             if abs(nat.at[i, "mos"] - nat.at[j, "mos"]) >= options.mos_gap]
+    for i, j in pick(pairs, cap):
+        better = 0 if nat.at[i, "mos"] > nat.at[j, "mos"] else 1
+        trials.append({"task": "naturalness", "first": nat.at[i, "id"], "second": nat.at[j, "id"], "gold": better})
+    spk = manifest[manifest["attribute"] == "speaker"].reset_index(drop=True)
+    for ref in pick(list(range(len(spk))), cap):
+        same = spk.index[(spk["label"] == spk.at[ref, "label"]) & (spk.index != ref)].tolist()
+        other = spk.index[spk["label"] != spk.at[ref, "label"]].tolist()
+        if same and other:
+            s, o = same[int(rng.integers(len(same)))], other[int(rng.integers(len(other)))]
+            trials.append({"task": "speaker", "reference": spk.at[ref, "id"], "first": spk.at[s, "id"],
+                           "second": spk.at[o, "id"], "gold": 0})
+    for k, t in enumerate(trials):  # balance which slot holds the gold clip before the AB/BA orders double it
+        if t["gold"] is not None and k % 2:
+            t["first"], t["second"], t["gold"] = t["second"], t["first"], 1 - t["gold"]
+    return trials
+
+
+def pairwise_rows(trials: list[dict], store: ClipStore, options: ProtocolBuildOptions) -> list[dict]:
+    rows = []
+    counts: dict[str, int] = {}
+    for t in trials:
+        k = counts[t["task"]] = counts.get(t["task"], -1) + 1
+        trial = f"{t['task']}/{k:03d}"
+        for order in ("AB", "BA"):
+            a, b = (t["first"], t["second"]) if order == "AB" else (t["second"], t["first"])
+            gold = None if t["gold"] is None else "AB"[t["gold"] if order == "AB" else 1 - t["gold"]]
+            ref = t.get("reference")
+            for fmt in ("concat", "native"):
+                if fmt == "concat":
+                    parts = [store.array(c) for c in ([ref] if ref else []) + [a, b]]
+                    joined = parts[0]
+                    for p in parts[1:]:
+                        joined = concat_with_tone(joined[None], p[None], RATE)[0]
+                    audios = [audio_cell(joined, f"{trial.replace('/', '_')}_{order}")]
+                else:
+                    audios = [store.cell(c) for c in ([ref] if ref else []) + [a, b]]
+                rows.append(_row(id=f"pairwise/{trial}/{fmt}/{order}", task=t["task"], trial=f"{trial}/{fmt}",
+                                 order=order, format=fmt, options=["A", "B"], gold=gold,
+                                 clip_id=f"{a}|{b}", prompt=prompts.pairwise_text(t["task"], t.get("label"), fmt,
+                                                                                 ref is not None),
+                                 attribute=t.get("label"), audios=audios))
+    return rows
+
+
+def _noisy_copies(store: ClipStore, trials: list[dict], options: ProtocolBuildOptions) -> None:
+    for t in trials:
+        for name in (t["first"], t["second"]):
+            if name.endswith("#noisy") and name not in store.arrays:
+                clean = store.array(name.removesuffix("#noisy"))
+                seed = [options.seed, int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % 2**32]
+                store.arrays[name] = add_noise(clean[None], options.noise_snr_db, np.random.default_rng(seed))[0]
+
+
+def summarize(tables: dict[str, list[dict]], facts: dict, trials: list[dict]) -> dict:
+    def count(rows, key):
+        return pd.Series([r[key] for r in rows]).value_counts().sort_index().to_dict() if rows else {}
+    return {"rows": {name: len(rows) for name, rows in tables.items()},
+            "blueprint_conditions": count(tables["blueprint"], "condition"),
+            "pairwise_tasks": pd.Series([t["task"] for t in trials]).value_counts().sort_index().to_dict()
+            if trials else {},
+            "attributes": facts}
+
+
+def build_protocol_tables(manifest: pd.DataFrame, options: ProtocolBuildOptions,
+                          progress: Callable[[str], None] | None = None) -> tuple[dict[str, list[dict]], dict]:
+    say = progress or (lambda _msg: None)
+    paths = dict(zip(manifest["id"], manifest["audio"], strict=False))
+    clip_ids = sorted(paths)
+    say(f"eGeMAPS functionals of {len(clip_ids)} clips")
+    feats, seconds = egemaps([paths[c] for c in clip_ids])
+    descriptors = dict(zip(clip_ids, descriptor_phrases(feats), strict=True))
+    durations = dict(zip(clip_ids, seconds.tolist(), strict=True))
+    per_clip = {c: feats.iloc[i] for i, c in enumerate(clip_ids)}
+    store = ClipStore(paths)
+    say("blueprint, reference and cue-conflict items")
+    tables, facts = attribute_tables(manifest, store, per_clip, descriptors, durations, options)
+    say("pairwise trials")
+    trials = pairwise_trials(manifest, options)
+    _noisy_copies(store, trials, options)
+    tables["pairwise"] = pairwise_rows(trials, store, options)
+    return {name: tables[name] for name in CONFIGS}, summarize(tables, facts, trials)
+
+
+def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None,
+                            options: ProtocolBuildOptions = ProtocolBuildOptions(),
+                            spec: SpeechSetSpec | None = None, push_repo: str | None = None,
+                            progress: Callable[[str], None] | None = None) -> Path:
+    """Build the four configs into ``out_dir`` (atomically); without ``clips``, the embedded espeak-ng speech set."""
+    import tempfile
+
+    out = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="omniaudit-speech-") as tmp:
+        if clips is None:
+            spec = spec or SpeechSetSpec()
+            (progress or (lambda _m: None))("synthesising speech with espeak-ng")
+            clips_path, source = synthesize_speech_set(Path(tmp) / "speech", spec), "embedded espeak-ng speech set"
+        else:
+            spec, clips_path, source = None, Path(clips), str(clips)
+        manifest = read_clip_manifest(clips_path)
+        with located(clips_path):
+            tables, summary = build_protocol_tables(manifest, options, progress)
+        feats = features()
+        with atomic_dir(out) as dest:
+            for name in CONFIGS:
+                (dest / name).mkdir()
+                sink = ParquetSink(dest / name / shard_name(SPLIT), feats)
+                sink.add(tables[name])
+                sink.close()
+            metadata = {"pretty_name": "omniaudit judge-protocol probes",
+                        "tags": ["omniaudit", "audio", "llm-as-a-judge", "shortcut-audit"],
+                        "task_categories": ["audio-classification"],
+                        "configs": configs_metadata({name: [SPLIT] for name in CONFIGS}, default="blueprint")}
+            card = dataset_card("protocols.md.j2", metadata, source=source, options=asdict(options),
+                                summary=summary, spec=spec.as_dict() if spec else None,
+                                placements=prompts.PLACEMENTS, conditions=BLUEPRINT_CONDITIONS)
+            (dest / "README.md").write_text(card, encoding="utf-8")
+    if push_repo:
+        push_to_hub(out, push_repo)
+    return out
