@@ -1,0 +1,113 @@
+"""A judge behind any OpenAI-compatible chat server (vLLM, hosted APIs), with a cache that makes runs resumable.
+
+- Requests go to ``<url>/chat/completions`` with audio as ``input_audio`` parts (WAV, base64), temperature 0.
+- Bounded concurrency (threads), retries with exponential backoff on connection errors, 429 and 5xx.
+- Every answer is cached on disk under a key made from the request body (model, messages, parameters; never the API
+  key), written atomically as it arrives: an interrupted run asks only what is not cached yet.
+- The API key is read from an environment variable (``OPENAI_API_KEY`` by default) and only ever sent in the header.
+- A response that is not the expected JSON is kept verbatim as the raw answer (so it counts as unparseable and is
+  reported); a server that keeps failing stops the run with the item id and the last error.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from omniaudit.errors import InputError
+from omniaudit.evaluation.judges.items import JudgeItem, to_wav
+
+RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+class ServerError(RuntimeError):
+    """The server kept failing for one item after every retry."""
+
+
+class OpenAIJudge:
+    def __init__(self, model: str, url: str, cache_dir: str | Path, concurrency: int = 4, max_retries: int = 5,
+                 backoff_s: float = 0.5, timeout_s: float = 120.0, max_tokens: int = 32,
+                 api_key_env: str = "OPENAI_API_KEY") -> None:
+        self.model, self.url = model, url.rstrip("/")
+        self.cache = Path(cache_dir)
+        self.concurrency, self.max_retries, self.backoff_s = concurrency, max_retries, backoff_s
+        self.timeout_s, self.max_tokens, self.api_key_env = timeout_s, max_tokens, api_key_env
+        self.requests_sent = 0  # HTTP requests actually made (cache hits excluded), for reporting and tests
+
+    def body(self, item: JudgeItem) -> dict:
+        content = [{"type": "input_audio", "input_audio": {"data": base64.b64encode(to_wav(a)).decode(),
+                                                           "format": "wav"}} for a in item.audios]
+        content.append({"type": "text", "text": item.prompt})
+        messages = ([{"role": "system", "content": item.system}] if item.system else []) + [
+            {"role": "user", "content": content}]
+        return {"model": self.model, "messages": messages, "temperature": 0, "max_tokens": self.max_tokens}
+
+    def _cache_path(self, body: dict) -> Path:
+        key = hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+        return self.cache / key[:2] / f"{key}.json"
+
+    def answer(self, items: list[JudgeItem], progress=None) -> list[str]:
+        self.cache.mkdir(parents=True, exist_ok=True)
+        done = [0]
+
+        def one(item: JudgeItem) -> str:
+            body = self.body(item)
+            path = self._cache_path(body)
+            if path.exists():
+                raw = json.loads(path.read_text(encoding="utf-8"))["raw"]
+            else:
+                raw = self._ask(item, body)
+                path.parent.mkdir(exist_ok=True)
+                tmp = path.with_suffix(f".tmp{os.getpid()}-{id(item)}")
+                tmp.write_text(json.dumps({"raw": raw}), encoding="utf-8")
+                os.replace(tmp, path)
+            done[0] += 1
+            if progress:
+                progress(f"{done[0]}/{len(items)}")
+            return raw
+
+        with ThreadPoolExecutor(self.concurrency) as pool:
+            return list(pool.map(one, items))
+
+    def _ask(self, item: JudgeItem, body: dict) -> str:
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        data = json.dumps(body).encode()
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                time.sleep(self.backoff_s * 2 ** (attempt - 1))
+            request = urllib.request.Request(f"{self.url}/chat/completions", data=data, headers=headers, method="POST")
+            self.requests_sent += 1
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                    text = response.read().decode("utf-8", errors="replace")
+            except urllib.error.HTTPError as exc:
+                detail = exc.read().decode("utf-8", errors="replace")[:300]
+                last = f"HTTP {exc.code}: {detail}"
+                if exc.code in RETRY_STATUS:
+                    continue
+                raise InputError(f"the server rejected item '{item.id}' ({last})", file=self.url) from exc
+            except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+                last = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
+                continue
+            return _content(text)
+        raise ServerError(f"{self.url}: item '{item.id}' failed after {self.max_retries + 1} attempts ({last}); "
+                          "answers received so far are cached, so rerunning the same command resumes")
+
+
+def _content(text: str) -> str:
+    """The assistant text of a chat completion; anything else comes back verbatim (and will not parse)."""
+    try:
+        return str(json.loads(text)["choices"][0]["message"]["content"] or "")
+    except (ValueError, KeyError, IndexError, TypeError):
+        return text[:2000]
