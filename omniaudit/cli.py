@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.text import Text
 
 from omniaudit import __version__
-from omniaudit.errors import InputError
+from omniaudit.errors import InputError, ServiceError
 
 console = Console(stderr=True)
 
@@ -104,6 +104,32 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
 
 
+def cmd_build_protocols(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
+
+    options = ProtocolBuildOptions(seed=args.seed, max_trials=args.max_trials, noise_snr_db=args.snr,
+                                   mos_gap=args.mos_gap, control=tuple(args.control),
+                                   conflict_placement=args.conflict_placement)
+    spec = SpeechSetSpec(sentences_per_cell=args.sentences)
+    with progress_status("building judge-protocol probes") as progress:
+        out = build_protocols_dataset(args.out, args.clips, options, spec, args.push_to_hub, progress)
+    print(f"dataset written to {out} (configs blueprint, reference, pairwise, cue_conflict)")
+    if args.push_to_hub:
+        print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
+
+
+def cmd_judge(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.judges import run_judge
+
+    with progress_status(f"judging {args.config} with {args.judge}") as progress:
+        counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress,
+                           seed=args.seed, batch_size=args.batch_size, mode=args.mode, concurrency=args.concurrency,
+                           max_retries=args.max_retries, cache_dir=args.cache, api_key_env=args.api_key_env)
+    print(f"{counts['items']} items judged, {counts['parsed']} parsed"
+          + (f", {counts['requests']} HTTP requests" if counts["requests"] is not None else ""))
+    print(f"predictions: {args.out}")
+
+
 def cmd_audit_preference(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, run_preference_audit
 
@@ -129,6 +155,16 @@ def cmd_audit_interventions(args: argparse.Namespace) -> None:
     config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed)
     with progress_status("auditing audio grounding") as progress:
         out = run_interventions_audit(args.out, args.dataset, args.predictions, config, progress)
+    print(f"report: {out / 'report.md'}")
+    print(f"metrics: {out / 'audit.json'}")
+
+
+def cmd_audit_protocols(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig, run_protocols_audit
+
+    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.seed)
+    with progress_status("auditing judge protocols") as progress:
+        out = run_protocols_audit(args.out, args.dataset, args.predictions, config, progress)
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
 
@@ -194,6 +230,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_interventions)
 
+    p = builders.add_parser(
+        "protocols", help="audio-judge protocol probes: blueprint, reference placement, pairwise order, cue conflict",
+        description="From labelled clips (manifest: id, audio, attribute, label; optional transcript, speaker, mos, "
+                    "specialist) build configs blueprint (RQ1 specialist copy), reference (RQ2 placements), pairwise "
+                    "(RQ3 AB/BA, concat with a 0.6 s 880 Hz tone and native) and cue_conflict. Without --clips, an "
+                    "espeak-ng speech set in four languages and four voices is synthesised offline.")
+    p.add_argument("--clips", help="clip manifest (JSONL/CSV/TSV/Parquet); omitted: the embedded speech set")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.add_argument("--seed", type=int, default=0, help="seed of derangements, trial sampling and noise (0)")
+    p.add_argument("--max-trials", type=int, default=30, help="pairwise trials per task (default 30)")
+    p.add_argument("--snr", type=float, default=0.0, help="SNR (dB) of the noisy clip in Cleanness pairs (0)")
+    p.add_argument("--mos-gap", type=float, default=1.0, help="minimum MOS gap of Naturalness pairs (1.0)")
+    p.add_argument("--control", nargs=3, default=["emotion", "angry", "neutral"],
+                   metavar=("ATTRIBUTE", "GOLD", "FOIL"), help="attribute control pairs (emotion angry neutral)")
+    p.add_argument("--conflict-placement", default="before", choices=["before", "after", "system", "rubric"],
+                   help="where the reference goes in the cue-conflict grid (before)")
+    p.add_argument("--sentences", type=int, default=2, help="embedded set: sentences per cell, 1-4 (default 2)")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    p.set_defaults(func=cmd_build_protocols)
+
+    p = jobs.add_parser(
+        "judge", help="run a judge over a dataset config and write its predictions",
+        description="Put a judge in front of every item of a config and write PRED.jsonl (id, order, raw, label, "
+                    "parsed). JUDGE: hf:PATH_OR_REPO (local Transformers model; closed-set answers from option "
+                    "logits), openai:MODEL@URL (OpenAI-compatible chat server, e.g. http://localhost:8000/v1; API "
+                    "key from $OPENAI_API_KEY; answers cached, so an interrupted run resumes), scripted:NAME "
+                    "(always-a, always-b, copy-reference, copy-specialist, oracle, random).")
+    p.add_argument("--dataset", required=True, help="dataset folder or Hub repo id")
+    p.add_argument("--config", required=True, help="config to judge, e.g. reference")
+    p.add_argument("--judge", required=True, metavar="SPEC", help="hf:PATH | openai:MODEL@URL | scripted:NAME")
+    p.add_argument("--out", required=True, help="predictions file (JSONL)")
+    p.add_argument("--conditions", nargs="+", help="only items with these condition (or task) values")
+    p.add_argument("--seed", type=int, default=0, help="seed of scripted:random (0)")
+    p.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
+    p.add_argument("--mode", choices=["logits", "generate"], default="logits",
+                   help="hf: read option logits (default) or generate text")
+    p.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
+    p.add_argument("--max-retries", type=int, default=5, help="openai: retries per request, with backoff (5)")
+    p.add_argument("--cache", help="openai: response cache folder (default $OMNIAUDIT_CACHE or "
+                                   "~/.cache/omniaudit, judge-responses/)")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="openai: environment variable with the API key")
+    p.set_defaults(func=cmd_judge)
+
     audit = jobs.add_parser("audit", help="audit a benchmark or judges and write a report",
                             description="Audit benchmarks and judges.")
     audits = audit.add_subparsers(dest="what", metavar="AUDIT", required=True)
@@ -230,6 +309,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_interventions)
 
+    p = audits.add_parser(
+        "protocols", help="judge-protocol audit: specialist copy, reference following, position lock, cue conflict",
+        description="Top-1 accuracy and parse rate per condition, reference-follow rate RF and chance-normalised RF "
+                    "(eqs. 1-2) per placement, position lock, gold-aligned rate and slot-A rate (eqs. 3-4) per "
+                    "task and format, follow-cue per cue-conflict cell; 95% bootstrap CIs. Writes OUT/audit.json "
+                    "and OUT/report.md (Tables II-V layouts).")
+    p.add_argument("--dataset", required=True, help="protocol dataset folder or Hub repo id")
+    p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME=]FILE",
+                   help="predictions of `omniaudit judge`; files with the same NAME are one judge (default: stem)")
+    _add_bootstrap(p)
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.set_defaults(func=cmd_audit_protocols)
+
     p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
                         description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "
                                     "Hub-layout folder (all N shards required) and write a card for the whole.")
@@ -254,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     func: Callable[[argparse.Namespace], None] = args.func
     try:
         func(args)
-    except (InputError, HubUnavailable) as exc:
+    except (InputError, HubUnavailable, ServiceError) as exc:
         # user text (values, paths) is printed verbatim: no markup, no highlighting, no hard wrapping
         console.print(Text("error: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
         return 2

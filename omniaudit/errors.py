@@ -35,3 +35,7 @@ def located(file: str | Path | None) -> Iterator[None]:
         if exc.file is None and file is not None:
             exc.file = file
         raise
+
+
+class ServiceError(RuntimeError):
+    """A remote service (a judge's server) kept failing; the message says what was tried and how to resume."""

@@ -21,14 +21,10 @@ import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from omniaudit.errors import InputError
+from omniaudit.errors import InputError, ServiceError
 from omniaudit.evaluation.judges.items import JudgeItem, to_wav
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-
-
-class ServerError(RuntimeError):
-    """The server kept failing for one item after every retry."""
 
 
 class OpenAIJudge:
@@ -101,7 +97,7 @@ class OpenAIJudge:
                 last = f"{type(exc).__name__}: {getattr(exc, 'reason', exc)}"
                 continue
             return _content(text)
-        raise ServerError(f"{self.url}: item '{item.id}' failed after {self.max_retries + 1} attempts ({last}); "
+        raise ServiceError(f"{self.url}: item '{item.id}' failed after {self.max_retries + 1} attempts ({last}); "
                           "answers received so far are cached, so rerunning the same command resumes")
 
 
