@@ -47,3 +47,21 @@ def intervention_dataset(tmp_path_factory, intervention_spec):
     from omniaudit.data_builders.interventions import build_interventions_dataset
 
     return build_interventions_dataset(tmp_path_factory.mktemp("iv") / "ds", spec=intervention_spec)
+
+
+@pytest.fixture(scope="session")
+def protocol_dataset(tmp_path_factory):
+    """The embedded espeak-ng protocol probes (one sentence per cell), built once per test session."""
+    from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
+
+    return build_protocols_dataset(tmp_path_factory.mktemp("proto") / "ds", None,
+                                   ProtocolBuildOptions(max_trials=12), SpeechSetSpec(sentences_per_cell=1))
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory):
+    """A tiny text LM and a tiny audio LM (Qwen2 / Qwen2-Audio), built from configs offline."""
+    from omniaudit.tiny_models import tiny_audio_lm, tiny_causal_lm
+
+    root = tmp_path_factory.mktemp("tiny")
+    return {"text": tiny_causal_lm(root / "text"), "audio": tiny_audio_lm(root / "audio")}

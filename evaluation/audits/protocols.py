@@ -189,7 +189,7 @@ def _pairwise(part: pd.DataFrame, label: np.ndarray, parsed: np.ndarray, correct
     both = wide.dropna()
     same = (both.get("AB") == both.get("BA")) if len(both) else pd.Series(dtype=bool)
     is_ab = (order == "AB") & part["trial"].isin(both.index).to_numpy()
-    locked = part["trial"].map(same).fillna(False).to_numpy(bool) & is_ab
+    locked = part["trial"].map(same).eq(True).to_numpy() & is_ab
     for t, f in sorted(set(zip(task, fmt, strict=True))):
         if t != "identical":
             cells.add(("lock", f, t), locked, is_ab & (task == t) & (fmt == f))

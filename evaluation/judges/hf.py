@@ -8,6 +8,7 @@ its tokens. ``mode="generate"`` decodes greedily and parses the text like any ot
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -20,14 +21,15 @@ AUTO_CLASSES = ("AutoModelForMultimodalLM", "AutoModelForImageTextToText", "Auto
 
 class HFJudge:
     def __init__(self, path: str | Path, batch_size: int = 8, mode: str = "logits", max_new_tokens: int = 16,
-                 device: str | None = None) -> None:
+                 device: str | None = None, min_new_tokens: int = 0) -> None:
         import torch
         import transformers
         from transformers import AutoConfig, AutoProcessor, AutoTokenizer
 
         if mode not in ("logits", "generate"):
             raise InputError("judge mode must be 'logits' or 'generate'", value=mode)
-        self.path, self.batch_size, self.mode, self.max_new_tokens = str(path), batch_size, mode, max_new_tokens
+        self.path, self.batch_size, self.mode = str(path), batch_size, mode
+        self.max_new_tokens, self.min_new_tokens = max_new_tokens, min_new_tokens
         try:
             config = AutoConfig.from_pretrained(self.path)
         except (OSError, ValueError) as exc:
@@ -53,6 +55,9 @@ class HFJudge:
             raise InputError(f"no generative head for this model type ({type(config).__name__})", file=path)
         self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
         self.model.to(self.device).eval()
+        # only the answer position's logits are needed; models that support it skip the rest of the LM head
+        self.last_only = ({"logits_to_keep": 1}
+                          if "logits_to_keep" in inspect.signature(self.model.forward).parameters else {})
 
     def _texts(self, items: list[JudgeItem]) -> list[str]:
         templater = self.processor or self.tokenizer
@@ -100,7 +105,8 @@ class HFJudge:
         easy = [i for i, f in enumerate(firsts) if f is not None]
         if easy:
             with torch.no_grad():
-                logits = self.model(**self._inputs([texts[i] for i in easy], [batch[i] for i in easy])).logits[:, -1]
+                inputs = self._inputs([texts[i] for i in easy], [batch[i] for i in easy])
+                logits = self.model(**inputs, **self.last_only).logits[:, -1]
             for row, i in enumerate(easy):
                 scores = logits[row, firsts[i]].float().cpu().numpy()
                 answers[i] = batch[i].options[int(np.argmax(scores))]
@@ -125,7 +131,7 @@ class HFJudge:
 
         inputs = self._inputs(self._texts(batch), batch)
         with torch.no_grad():
-            out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, do_sample=False,
-                                      pad_token_id=self.tokenizer.pad_token_id)
+            out = self.model.generate(**inputs, max_new_tokens=self.max_new_tokens, min_new_tokens=self.min_new_tokens,
+                                      do_sample=False, pad_token_id=self.tokenizer.pad_token_id)
         new = out[:, inputs["input_ids"].shape[1] :]
         return [t.strip() for t in self.tokenizer.batch_decode(new, skip_special_tokens=True)]

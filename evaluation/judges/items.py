@@ -84,7 +84,7 @@ def to_wav(audio: bytes) -> bytes:
 
 
 _SLOT = re.compile(r"\b(?:answer|clip|option|candidate|slot)(?:\s+is)?\s*[:\-]?\s*\(?\s*([AB])\b", re.IGNORECASE)
-_LEADING_SLOT = re.compile(r"^\W*([AB])(?:\W|$)")
+_LEADING_SLOT = re.compile(r"^\W*([AB])\s*(?:[.):,;!\-]|$)")  # "B", "A.", "(A)", "B - ..."; not "A clip ..."
 
 
 def parse_answer(raw: str, options: list[str]) -> str | None:

@@ -1,0 +1,233 @@
+"""Judge runners and the protocol audit: parsing, scripted judges' analytic values, the paper's chance
+normalisation, an OpenAI-compatible HTTP server started here (failing and recovering), and tiny local models."""
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from omniaudit.cli import main
+from omniaudit.errors import InputError, ServiceError
+from omniaudit.evaluation.audits.protocols import (
+    ProtocolAuditConfig,
+    audit_protocols,
+    load_items_meta,
+    read_judge_predictions,
+    rf_normalized,
+)
+from omniaudit.evaluation.judges import load_items, parse_answer, run_judge
+
+FAST = ProtocolAuditConfig(n_resamples=200)
+
+
+@pytest.mark.parametrize(("raw", "options", "label"), [
+    ("angry", ["angry", "sad"], "angry"),
+    ("  Sad. ", ["angry", "sad"], "sad"),
+    ("The speaker sounds angry to me.", ["angry", "sad"], "angry"),
+    ("Either angry or sad.", ["angry", "sad"], None),
+    ("I cannot tell.", ["angry", "sad"], None),
+    ("", ["angry", "sad"], None),
+    ("B", ["A", "B"], "B"),
+    ("A.", ["A", "B"], "A"),
+    ("Answer: B", ["A", "B"], "B"),
+    ("Clip A is cleaner.", ["A", "B"], "A"),
+    ("A clip with less noise is better.", ["A", "B"], None),
+])
+def test_parse_answer(raw, options, label):
+    assert parse_answer(raw, options) == label
+
+
+# Table III pairs printed in the paper: (raw RF, K, printed chance-normalised RF)
+PAPER_PAIRS = [(0.68, 8, 0.63), (0.63, 8, 0.57), (0.85, 8, 0.82), (0.58, 8, 0.51), (0.95, 8, 0.94), (0.45, 8, 0.36),
+               (0.30, 8, 0.18), (0.18, 8, 0.04), (0.05, 8, 0.00), (0.60, 4, 0.39), (0.89, 4, 0.83), (0.34, 4, 0.01),
+               (0.27, 4, 0.00), (0.12, 4, 0.00)]
+
+
+@pytest.mark.parametrize(("rf", "k", "printed"), PAPER_PAIRS)
+def test_chance_normalisation_reproduces_the_paper(rf, k, printed):
+    assert rf_normalized(rf, k) == pytest.approx(printed, abs=0.011)  # the paper rounds RF before printing
+
+
+def judge_all(dataset, spec, folder):
+    paths = []
+    for config in ("blueprint", "reference", "pairwise", "cue_conflict"):
+        path = folder / f"{spec.split(':')[1]}.{config}.jsonl"
+        run_judge(dataset, config, spec, path)
+        paths.append(f"{spec.split(':')[1]}={path}")
+    return paths
+
+
+def test_scripted_judges_give_the_analytic_values(protocol_dataset, tmp_path):
+    items = load_items_meta(protocol_dataset)
+    specs = [p for name in ("always-a", "copy-reference", "oracle", "random")
+             for p in judge_all(protocol_dataset, f"scripted:{name}", tmp_path)]
+    res = audit_protocols(items, read_judge_predictions(specs, items), FAST)
+    for fmt in ("concat", "native"):
+        assert res["p_a"]["always-a"][fmt]["value"] == 1.0
+        for task, entry in res["lock"]["always-a"][fmt].items():
+            assert entry["value"] == 1.0, task
+            assert res["gold_aligned"]["always-a"][fmt][task]["value"] == 0.5
+        assert all(e["value"] == 1.0 for e in res["gold_aligned"]["oracle"][fmt].values())
+    for attribute in ("emotion", "language"):
+        for placement in ("before", "after", "system", "rubric"):
+            assert res["rf"]["copy-reference"][attribute][placement]["value"] == 1.0
+            assert res["rf_normalized"]["copy-reference"][attribute][placement]["value"] == 1.0
+            assert res["rf"]["oracle"][attribute][placement]["value"] == 0.0
+        assert res["follow_cue"]["copy-reference"][attribute]["conf_ref"]["value"] == 1.0
+        assert res["follow_cue"]["copy-reference"][attribute]["conf_spec"]["value"] == 0.0
+        bp = res["accuracy"]["oracle"]["blueprint"][attribute]
+        assert all(v["value"] == 1.0 for v in bp.values())
+        # copy-reference has no reference on the blueprint: it refuses, which is unparseable, not a label
+        assert res["parse_rate"]["copy-reference"]["blueprint"][attribute]["audio"]["value"] == 0.0
+    # random is seeded per item: the same file twice
+    again = tmp_path / "again.jsonl"
+    run_judge(protocol_dataset, "reference", "scripted:random", again)
+    assert again.read_text() == (tmp_path / "random.reference.jsonl").read_text()
+
+
+class ChatServer:
+    """A real local server speaking the OpenAI chat API: answers with the first option named in the prompt.
+
+    ``fail_first`` requests get HTTP 503; item ids listed in ``garbage`` get a 200 that is not JSON.
+    """
+
+    def __init__(self, fail_first: int = 0, always_fail: bool = False, status: int = 503) -> None:
+        self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
+        self.auth: list[str | None] = []
+        self.garbage_prompts: set[str] = set()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                server.requests += 1
+                server.auth.append(self.headers.get("Authorization"))
+                if server.always_fail or server.requests <= server.fail_first:
+                    self.send_response(server.status)
+                    self.end_headers()
+                    self.wfile.write(b'{"error": "overloaded"}')
+                    return
+                text = body["messages"][-1]["content"][-1]["text"]
+                if text in server.garbage_prompts:
+                    payload = b"<html>proxy error</html>"
+                else:
+                    options = text.rsplit("one of: ", 1)[-1].rstrip(".").split(", ")
+                    payload = json.dumps({"choices": [{"message": {"role": "assistant",
+                                                                   "content": options[0]}}]}).encode()
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(payload)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+def test_openai_runner_against_a_real_server_that_fails_then_recovers(protocol_dataset, tmp_path, monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
+    server = ChatServer(fail_first=3)
+    cache = tmp_path / "cache"
+    items = load_items(protocol_dataset, "cue_conflict")
+    server.garbage_prompts = {items[0].prompt}
+    try:
+        spec = f"openai:tiny-judge@{server.url}"
+        out = tmp_path / "pred.jsonl"
+        counts = run_judge(protocol_dataset, "cue_conflict", spec, out, cache_dir=cache, concurrency=3,
+                           max_retries=4)
+        rows = [json.loads(x) for x in out.read_text().splitlines()]
+        assert counts["items"] == len(items) == len(rows)
+        n_unique = len({(i.prompt, i.system, tuple(i.audios)) for i in items})
+        assert server.requests == n_unique + 3  # every distinct request once, plus the three failed attempts
+        garbage = [r for r in rows if "proxy error" in r["raw"]]
+        assert garbage and not any(r["parsed"] for r in garbage)  # kept verbatim, counted unparseable
+        assert sum(r["parsed"] for r in rows) == len(rows) - len(garbage)
+        assert set(server.auth) == {"Bearer sk-test-secret"}
+        before = server.requests
+        run_judge(protocol_dataset, "cue_conflict", spec, tmp_path / "again.jsonl", cache_dir=cache)
+        assert server.requests == before  # resumed entirely from the cache: nothing asked twice
+        assert (tmp_path / "again.jsonl").read_text() == out.read_text()
+        stored = "".join(p.read_text() for p in cache.rglob("*.json")) + out.read_text()
+        assert "sk-test-secret" not in stored  # the key is never written
+    finally:
+        server.close()
+
+
+def test_openai_runner_errors_name_the_item(protocol_dataset, tmp_path, capsys):
+    down = ChatServer(always_fail=True)
+    try:
+        with pytest.raises(ServiceError, match="failed after 2 attempts.*rerunning the same command resumes"):
+            run_judge(protocol_dataset, "cue_conflict", f"openai:m@{down.url}", tmp_path / "p.jsonl",
+                      cache_dir=tmp_path / "c", max_retries=1)
+        assert not (tmp_path / "p.jsonl").exists()
+    finally:
+        down.close()
+    rejecting = ChatServer(always_fail=True, status=400)
+    try:
+        with pytest.raises(InputError, match="the server rejected item 'cue_conflict/.*HTTP 400"):
+            run_judge(protocol_dataset, "cue_conflict", f"openai:m@{rejecting.url}", tmp_path / "p.jsonl",
+                      cache_dir=tmp_path / "c2")
+        rc = main(["judge", "--dataset", str(protocol_dataset), "--config", "cue_conflict", "--judge",
+                   f"openai:m@{rejecting.url}", "--out", str(tmp_path / "p.jsonl"), "--cache", str(tmp_path / "c3")])
+        assert rc == 2 and "HTTP 400" in capsys.readouterr().err
+    finally:
+        rejecting.close()
+
+
+@pytest.mark.parametrize("spec", ["nonsense", "openai:model-without-url", "scripted:always-c", "hf:/no/such/model"])
+def test_bad_judge_specs(protocol_dataset, tmp_path, spec):
+    with pytest.raises(InputError):
+        run_judge(protocol_dataset, "reference", spec, tmp_path / "p.jsonl")
+
+
+def test_tiny_local_models_end_to_end(protocol_dataset, tiny_models, tmp_path):
+    text_conditions = ["skeleton", "descriptors", "true", "wrong", "no_frame"]
+    counts = run_judge(protocol_dataset, "blueprint", f"hf:{tiny_models['text']}", tmp_path / "text.jsonl",
+                       text_conditions, batch_size=16)
+    rows = [json.loads(x) for x in (tmp_path / "text.jsonl").read_text().splitlines()]
+    assert counts["parsed"] == counts["items"] == len(rows) > 0  # option logits always name an option
+    counts = run_judge(protocol_dataset, "pairwise", f"hf:{tiny_models['audio']}", tmp_path / "audio.jsonl",
+                       ["identical", "cleanness"], batch_size=8)
+    rows = [json.loads(x) for x in (tmp_path / "audio.jsonl").read_text().splitlines()]
+    assert {r["label"] for r in rows} <= {"A", "B"} and all(r["order"] in ("AB", "BA") for r in rows)
+    gen = run_judge(protocol_dataset, "reference", f"hf:{tiny_models['audio']}", tmp_path / "gen.jsonl",
+                    ["match"], mode="generate")
+    assert gen["items"] > 0
+    with pytest.raises(InputError, match="takes no audio"):
+        run_judge(protocol_dataset, "blueprint", f"hf:{tiny_models['text']}", tmp_path / "x.jsonl", ["audio"])
+    # batching does not change answers
+    run_judge(protocol_dataset, "pairwise", f"hf:{tiny_models['audio']}", tmp_path / "audio1.jsonl",
+              ["identical", "cleanness"], batch_size=1)
+    one = [json.loads(x)["label"] for x in (tmp_path / "audio1.jsonl").read_text().splitlines()]
+    assert one == [r["label"] for r in rows]
+
+
+def test_audit_protocols_cli_end_to_end(protocol_dataset, tmp_path, capsys):
+    preds = []
+    for name in ("always-a", "copy-specialist"):
+        for config in ("blueprint", "pairwise"):
+            path = tmp_path / f"{name}.{config}.jsonl"
+            assert main(["judge", "--dataset", str(protocol_dataset), "--config", config, "--judge",
+                         f"scripted:{name}", "--out", str(path)]) == 0
+            preds.append(f"{name}={path}")
+    assert main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions", *preds, "--out",
+                 str(tmp_path / "rep"), "--n-resamples", "200"]) == 0
+    result = json.loads((tmp_path / "rep" / "audit.json").read_text())
+    assert set(result) >= {"accuracy", "parse_rate", "rf", "rf_normalized", "lock", "gold_aligned", "p_a",
+                           "follow_cue"}
+    assert result["judges"] == ["always-a", "copy-specialist"]
+    assert result["accuracy"]["copy-specialist"]["blueprint"]["emotion"]["wrong"]["value"] == 0.0
+    assert result["accuracy"]["copy-specialist"]["blueprint"]["emotion"]["true"]["value"] > 0.5
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert "Table II layout" in report and "Table IV layout" in report
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"id": "reference/nope", "label": "x"}) + "\n")
+    assert main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions", str(bad), "--out",
+                 str(tmp_path / "rep2")]) == 2
+    assert "id not in the dataset" in capsys.readouterr().err
