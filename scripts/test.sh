@@ -2,7 +2,8 @@
 # The whole test suite, offline, in .venv (created and installed on first run). Extra args go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup_env.sh media,dev
+scripts/system_deps.sh
+scripts/setup_env.sh media,train,dev
 export HF_HUB_OFFLINE=1 MPLBACKEND=Agg
 .venv/bin/ruff check .
 .venv/bin/python -m pytest "$@"
