@@ -79,9 +79,11 @@ def protocols_report(result: dict) -> str:
                 _table(headers, rows), ""]
     follow = result["follow_cue"]
     for attribute in _attributes(result, "follow_cue"):
-        rows = [[j] + [_v(follow[j].get(attribute, {}).get(c)) for c in CUES] for j in judges]
+        rows = [[j, _v(acc[j].get("cue_conflict", {}).get(attribute, {}).get("none"))]
+                + [_v(follow[j].get(attribute, {}).get(c)) for c in CUES[1:]] for j in judges]
         out += [f"## Cue conflict: {attribute} (Table V layout, follow-cue)", "",
                 "The audio keeps its true label; the wrong label is given by the specialist block (conf_spec), the "
-                "verbal reference (conf_ref) or both. `none` is the rate of that label with no cue.", "",
+                "verbal reference (conf_ref) or both. `none` is the audio-only baseline (accuracy with no cue); "
+                "`follow_cue.none` in audit.json is the rate of the would-be wrong label without a cue.", "",
                 _table(["Judge", *CUES], rows), ""]
     return "\n".join(out)

@@ -122,11 +122,13 @@ def cmd_judge(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.judges import run_judge
 
     with progress_status(f"judging {args.config} with {args.judge}") as progress:
-        counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress,
+        counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
                            seed=args.seed, batch_size=args.batch_size, mode=args.mode, concurrency=args.concurrency,
-                           max_retries=args.max_retries, cache_dir=args.cache, api_key_env=args.api_key_env)
+                           max_retries=args.max_retries, cache_dir=args.cache, api_key_env=args.api_key_env,
+                           max_tokens=args.max_tokens)
     print(f"{counts['items']} items judged, {counts['parsed']} parsed"
-          + (f", {counts['requests']} HTTP requests" if counts["requests"] is not None else ""))
+          + (f", {counts['requests']} HTTP requests" if counts["requests"] is not None else "")
+          + (f", {counts['rejected']} rejected by the server (kept as unparseable)" if counts["rejected"] else ""))
     print(f"predictions: {args.out}")
 
 
@@ -262,6 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", required=True, metavar="SPEC", help="hf:PATH | openai:MODEL@URL | scripted:NAME")
     p.add_argument("--out", required=True, help="predictions file (JSONL)")
     p.add_argument("--conditions", nargs="+", help="only items with these condition (or task) values")
+    p.add_argument("--formats", nargs="+", choices=["concat", "native"],
+                   help="pairwise: only these formats (native needs a judge that takes several audio inputs)")
+    p.add_argument("--max-tokens", type=int, default=32,
+                   help="longest answer in tokens (openai; hf with --mode generate) (default 32; raise it for "
+                        "thinking models)")
     p.add_argument("--seed", type=int, default=0, help="seed of scripted:random (0)")
     p.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
     p.add_argument("--mode", choices=["logits", "generate"], default="logits",

@@ -16,6 +16,7 @@ wrong label whose following is measured.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import itertools
 from collections.abc import Callable
@@ -130,8 +131,8 @@ def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, 
             if (spec != "").any():
                 raise InputError(f"attribute '{attribute}': the specialist column is filled for some rows only")
             x = pd.DataFrame([feats[c] for c in group["id"]])
-            spec = fitted_specialist(x, group["label"].to_numpy(), options.seed)
-            source = "logistic regression on eGeMAPS, out-of-fold (5-fold, seed 0)"
+            spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed)
+            source = f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold, seed {options.seed})"
         facts[attribute] = {"labels": labels, "k": len(labels), "clips": len(group), "derangement": wrong_of,
                             "specialist_source": source,
                             "specialist_accuracy": float(np.mean(spec == group["label"].to_numpy())),
@@ -205,18 +206,27 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions) -> li
             (a, b) for a, b in zip(pos["id"], neg["id"], strict=False)]
         for a, b in pick(pairs, cap):
             trials.append({"task": "attribute", "first": a, "second": b, "gold": 0, "label": gold_label})
+    # Naturalness pairs and speaker triplets never share a clip, so trials are independent units for the bootstrap
     nat = manifest[manifest["attribute"] == "naturalness"].reset_index(drop=True)
     pairs = [(i, j) for i, j in itertools.combinations(range(len(nat)), 2)
              if abs(nat.at[i, "mos"] - nat.at[j, "mos"]) >= options.mos_gap]
-    for i, j in pick(pairs, cap):
+    used: set[int] = set()
+    for i, j in (pairs[k] for k in rng.permutation(len(pairs))):
+        if i in used or j in used or sum(t["task"] == "naturalness" for t in trials) >= cap:
+            continue
+        used |= {i, j}
         better = 0 if nat.at[i, "mos"] > nat.at[j, "mos"] else 1
         trials.append({"task": "naturalness", "first": nat.at[i, "id"], "second": nat.at[j, "id"], "gold": better})
     spk = manifest[manifest["attribute"] == "speaker"].reset_index(drop=True)
-    for ref in pick(list(range(len(spk))), cap):
-        same = spk.index[(spk["label"] == spk.at[ref, "label"]) & (spk.index != ref)].tolist()
-        other = spk.index[spk["label"] != spk.at[ref, "label"]].tolist()
+    used = set()
+    for ref in rng.permutation(len(spk)):
+        if ref in used or sum(t["task"] == "speaker" for t in trials) >= cap:
+            continue
+        same = [k for k in spk.index[spk["label"] == spk.at[ref, "label"]] if k != ref and k not in used]
+        other = [k for k in spk.index[spk["label"] != spk.at[ref, "label"]] if k not in used]
         if same and other:
             s, o = same[int(rng.integers(len(same)))], other[int(rng.integers(len(other)))]
+            used |= {int(ref), s, o}
             trials.append({"task": "speaker", "reference": spk.at[ref, "id"], "first": spk.at[s, "id"],
                            "second": spk.at[o, "id"], "gold": 0})
     for k, t in enumerate(trials):  # balance which slot holds the gold clip before the AB/BA orders double it
@@ -235,20 +245,20 @@ def pairwise_rows(trials: list[dict], store: ClipStore, options: ProtocolBuildOp
             a, b = (t["first"], t["second"]) if order == "AB" else (t["second"], t["first"])
             gold = None if t["gold"] is None else "AB"[t["gold"] if order == "AB" else 1 - t["gold"]]
             ref = t.get("reference")
+            clips = ([ref] if ref else []) + [a, b]  # in the order the prompt presents them
+            text = prompts.pairwise_text(t["task"], t.get("label"), "concat", ref is not None)
             for fmt in ("concat", "native"):
                 if fmt == "concat":
-                    parts = [store.array(c) for c in ([ref] if ref else []) + [a, b]]
-                    joined = parts[0]
-                    for p in parts[1:]:
-                        joined = concat_with_tone(joined[None], p[None], RATE)[0]
+                    joined = store.array(clips[0])
+                    for c in clips[1:]:
+                        joined = concat_with_tone(joined[None], store.array(c)[None], RATE)[0]
                     audios = [audio_cell(joined, f"{trial.replace('/', '_')}_{order}")]
                 else:
-                    audios = [store.cell(c) for c in ([ref] if ref else []) + [a, b]]
+                    audios = [store.cell(c) for c in clips]
+                    text = prompts.pairwise_text(t["task"], t.get("label"), fmt, ref is not None)
                 rows.append(_row(id=f"pairwise/{trial}/{fmt}/{order}", task=t["task"], trial=f"{trial}/{fmt}",
-                                 order=order, format=fmt, options=["A", "B"], gold=gold,
-                                 clip_id=f"{a}|{b}", prompt=prompts.pairwise_text(t["task"], t.get("label"), fmt,
-                                                                                 ref is not None),
-                                 attribute=t.get("label"), audios=audios))
+                                 order=order, format=fmt, options=["A", "B"], gold=gold, clip_id="|".join(clips),
+                                 prompt=text, attribute=t.get("label"), audios=audios))
     return rows
 
 
@@ -257,7 +267,7 @@ def _noisy_copies(store: ClipStore, trials: list[dict], options: ProtocolBuildOp
         for name in (t["first"], t["second"]):
             if name.endswith("#noisy") and name not in store.arrays:
                 clean = store.array(name.removesuffix("#noisy"))
-                seed = [options.seed, int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % 2**32]
+                seed = [options.seed, int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "little")]
                 store.arrays[name] = add_noise(clean[None], options.noise_snr_db, np.random.default_rng(seed))[0]
 
 
@@ -275,6 +285,10 @@ def build_protocol_tables(manifest: pd.DataFrame, options: ProtocolBuildOptions,
                           progress: Callable[[str], None] | None = None) -> tuple[dict[str, list[dict]], dict]:
     say = progress or (lambda _msg: None)
     paths = dict(zip(manifest["id"], manifest["audio"], strict=False))
+    clash = manifest[manifest["audio"] != manifest["id"].map(paths)]
+    if len(clash):
+        raise InputError("the same id names two different audio files", row=int(clash["row"].iloc[0]),
+                         column="audio", value=clash["id"].iloc[0])
     clip_ids = sorted(paths)
     say(f"eGeMAPS functionals of {len(clip_ids)} clips")
     feats, seconds = egemaps([paths[c] for c in clip_ids])

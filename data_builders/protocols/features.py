@@ -3,7 +3,8 @@
 - Acoustic descriptors: openSMILE eGeMAPSv02 functionals of the decoded audio, rendered as phrases ("mean pitch is
   high") by corpus tertiles, as in TRACE-style blueprints.
 - Specialist: the manifest's ``specialist`` column when given; otherwise a real specialist fitted here: a
-  standardised logistic regression on the eGeMAPS functionals, predicted out-of-fold (stratified 5-fold, seed 0).
+  standardised logistic regression on the eGeMAPS functionals, predicted out-of-fold (stratified 5-fold, or
+  fewer when a class is smaller; seeded).
 - Wrong labels: one fixed derangement per attribute (a seeded cycle through the classes, so no class maps to
   itself and, on a class-balanced probe set, the wrong labels are uniform).
 """
@@ -57,8 +58,9 @@ def descriptor_phrases(features: pd.DataFrame) -> list[str]:
             for i in range(len(features))]
 
 
-def fitted_specialist(features: pd.DataFrame, labels: np.ndarray, seed: int = 0) -> np.ndarray:
-    """Out-of-fold predictions of a standardised logistic regression on the eGeMAPS functionals."""
+def fitted_specialist(features: pd.DataFrame, labels: np.ndarray, seed: int = 0) -> tuple[np.ndarray, int]:
+    """Out-of-fold predictions of a standardised logistic regression on the eGeMAPS functionals, and the fold count
+    (5, or fewer when the smallest class has fewer clips)."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
     from sklearn.pipeline import make_pipeline
@@ -70,7 +72,7 @@ def fitted_specialist(features: pd.DataFrame, labels: np.ndarray, seed: int = 0)
         raise InputError("a fitted specialist needs at least 2 clips per class; give a specialist column instead")
     x = np.nan_to_num(features.to_numpy(float))
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
-    return cross_val_predict(model, x, labels, cv=StratifiedKFold(folds, shuffle=True, random_state=seed))
+    return cross_val_predict(model, x, labels, cv=StratifiedKFold(folds, shuffle=True, random_state=seed)), folds
 
 
 def derangement(labels: list[str], seed: int = 0) -> dict[str, str]:

@@ -27,8 +27,9 @@ from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import read_records
 
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
-META = ["id", "attribute", "task", "condition", "placement", "clip_id", "trial", "order", "format", "k", "gold",
-        "cue"]
+META = ["id", "attribute", "task", "condition", "placement", "clip_id", "trial", "order", "format", "options", "k",
+        "gold", "cue"]
+GROUP = ["config", "attribute", "task", "condition", "placement", "format"]  # a judge answers whole groups
 
 
 @dataclass(frozen=True)
@@ -63,26 +64,25 @@ def load_items_meta(dataset: str | Path) -> pd.DataFrame:
 
 
 def read_judge_predictions(specs: list[str], items: pd.DataFrame) -> dict[str, pd.DataFrame]:
-    """``NAME=FILE`` or ``FILE`` (name = file stem) -> per judge, its predictions (id, label) over its files."""
-    known = set(items["id"])
+    """``NAME=FILE`` or ``FILE`` (name = file stem) -> per judge, its predictions (id, label) over its files.
+
+    Every id must be an item of the dataset, every label one of the item's options (``parsed`` false means no label),
+    and a judge must answer whole groups (config x attribute or task x condition x placement x format, both orders):
+    a partial group would give rates over an arbitrary subset, so it is an error naming the first missing id.
+    """
+    options = items.set_index("id")["options"]
     judges: dict[str, list[pd.DataFrame]] = {}
+    stems: dict[str, Path] = {}
     for spec in specs:
         name, sep, file = spec.partition("=")
         path = Path(file if sep else name)
-        name = name if sep else path.stem
-        raw, rows = read_records(path)
-        missing = [c for c in ("id", "label") if c not in raw.columns]
-        if missing:
-            raise InputError(f"missing column(s) {missing} (a predictions file from `omniaudit judge` has id, order, "
-                             f"raw, label, parsed)", file=path)
-        ids = raw["id"].astype(str)
-        unknown = ~ids.isin(known)
-        if unknown.any():
-            i = int(np.argmax(unknown.to_numpy()))
-            raise InputError(f"id not in the dataset ({int(unknown.sum())} unknown id(s))", file=path, row=rows[i],
-                             column="id", value=ids.iloc[i])
-        label = raw["label"].where(raw["label"].notna() & (raw["label"].astype(str) != ""), None)
-        judges.setdefault(name, []).append(pd.DataFrame({"id": ids, "label": label, "file": str(path)}))
+        if not sep:
+            name = path.stem
+            if name in stems:
+                raise InputError(f"two files would both be judge '{name}' ({stems[name]} and {path}); name them "
+                                 f"NAME=FILE", file=path)
+            stems[name] = path
+        judges.setdefault(name, []).append(_read_one(path, options))
     out = {}
     for name, frames in judges.items():
         pred = pd.concat(frames, ignore_index=True)
@@ -90,8 +90,47 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame) -> dict[str, p
         if dup.any():
             raise InputError(f"judge '{name}': id given twice (in {pred.loc[dup, 'file'].iloc[0]})",
                              value=pred.loc[dup, "id"].iloc[0])
+        _check_whole_groups(name, pred, items)
         out[name] = pred[["id", "label"]]
     return out
+
+
+def _read_one(path: Path, options: pd.Series) -> pd.DataFrame:
+    raw, rows = read_records(path)
+    missing = [c for c in ("id", "label") if c not in raw.columns]
+    if missing:
+        raise InputError(f"missing column(s) {missing} (a predictions file from `omniaudit judge` has id, order, raw, "
+                         f"label, parsed)", file=path)
+    ids = raw["id"].astype(str)
+    unknown = ~ids.isin(options.index)
+    if unknown.any():
+        i = int(np.argmax(unknown.to_numpy()))
+        raise InputError(f"id not in the dataset ({int(unknown.sum())} unknown id(s))", file=path, row=rows[i],
+                         column="id", value=ids.iloc[i])
+    labels = []
+    parsed = raw["parsed"] if "parsed" in raw.columns else pd.Series(True, index=raw.index)
+    for row, item, label, ok in zip(rows, ids, raw["label"], parsed, strict=True):
+        if label is None or label != label or str(label).strip() == "" or str(ok).strip().lower() in ("false", "0"):
+            labels.append(None)
+            continue
+        by_lower = {o.lower(): o for o in options[item]}
+        if str(label).strip().lower() not in by_lower:
+            raise InputError(f"label is not one of the item's options {list(options[item])}", file=path, row=row,
+                             column="label", value=label)
+        labels.append(by_lower[str(label).strip().lower()])
+    return pd.DataFrame({"id": ids, "label": labels, "file": str(path)})
+
+
+def _check_whole_groups(name: str, pred: pd.DataFrame, items: pd.DataFrame) -> None:
+    keyed = items.assign(_key=items[GROUP].fillna("").astype(str).agg("|".join, axis=1))
+    answered = keyed["id"].isin(pred["id"])
+    touched = keyed.loc[answered, "_key"].unique()
+    gaps = keyed[keyed["_key"].isin(touched) & ~answered]
+    if len(gaps):
+        first = gaps.iloc[0]
+        raise InputError(f"judge '{name}' answers only part of a group ({first['_key'].strip('|')}): "
+                         f"{len(gaps)} item(s) of the groups it answers have no prediction; rates over a subset would "
+                         f"mislead", value=first["id"])
 
 
 class _Cells:

@@ -32,8 +32,10 @@ class JudgeItem:
     condition: str | None = None
 
 
-def load_items(dataset: str | Path, config: str, conditions: list[str] | None = None) -> list[JudgeItem]:
-    """The items of one config (optionally only some ``condition`` / ``task`` values), audio left encoded."""
+def load_items(dataset: str | Path, config: str, conditions: list[str] | None = None,
+               formats: list[str] | None = None) -> list[JudgeItem]:
+    """The items of one config (optionally only some ``condition`` / ``task`` and ``format`` values), audio left
+    encoded. A judge that cannot take several audio inputs can be run on ``formats=["concat"]`` only."""
     import datasets
 
     try:
@@ -49,7 +51,7 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
     items = []
     for row in ds:
         selector = row.get("condition") or row.get("task")
-        if conditions and selector not in conditions:
+        if (conditions and selector not in conditions) or (formats and row.get("format") not in formats):
             continue
         audios = [row[c]["bytes"] for c in AUDIO_COLUMNS if c in row and row[c] is not None]
         items.append(JudgeItem(id=row["id"], prompt=row["prompt"], options=list(row["options"]),
@@ -57,7 +59,7 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
                                gold=row.get("gold"), reference=row.get("reference"),
                                specialist=row.get("specialist"), condition=selector))
     if not items:
-        raise InputError(f"no items in config '{config}'" + (f" with condition in {conditions}" if conditions else ""),
+        raise InputError(f"no items in config '{config}' with condition in {conditions} and format in {formats}",
                          file=dataset)
     return items
 
@@ -83,18 +85,29 @@ def to_wav(audio: bytes) -> bytes:
     return buf.getvalue()
 
 
-_SLOT = re.compile(r"\b(?:answer|clip|option|candidate|slot)(?:\s+is)?\s*[:\-]?\s*\(?\s*([AB])\b", re.IGNORECASE)
+_MARKUP = re.compile(r"[*_`#]")
 _LEADING_SLOT = re.compile(r"^\W*([AB])\s*(?:[.):,;!\-]|$)")  # "B", "A.", "(A)", "B - ..."; not "A clip ..."
+# the letter is case-sensitive ("a bit" is not slot A); the cue words are not
+_CHOICE = re.compile(r"(?i:\b(?:answer|choice|choose|chose|pick|select|prefer)(?:\s+is)?\s*:?\s*(?:clip|option)?\s*)"
+                     r"\(?([AB])\b")
+_NAMED = re.compile(r"(?i:\b(?:clip|option|candidate|slot)\s*)\(?([AB])\b")
+# "Clip A is cleaner than clip B", "candidate B sounds more natural"
+_PREFERRED = re.compile(r"(?i:\b(?:clip|option|candidate)\s*)\(?([AB])\)?(?i:\s+(?:is|sounds|has|was)\s+"
+                        r"(?:clearly\s+|much\s+|slightly\s+)?(?:\w+er|more|less|better|the))\b")
 
 
 def parse_answer(raw: str, options: list[str]) -> str | None:
     """The option a free-form answer names, or None (empty, a refusal, none or several options named)."""
-    text = (raw or "").strip()
+    text = _MARKUP.sub("", raw or "").strip()
     if not text:
         return None
     if sorted(options) == ["A", "B"]:
-        m = _LEADING_SLOT.match(text) or _SLOT.search(text)
-        return m.group(1).upper() if m else None
+        for pattern in (_LEADING_SLOT, _CHOICE, _PREFERRED):
+            m = pattern.search(text)
+            if m:
+                return m.group(1)
+        named = {m.group(1) for m in _NAMED.finditer(text)}
+        return named.pop() if len(named) == 1 else None  # "clip A and clip B sound alike" names no choice
     lowered = text.lower().strip(" \t\n.\"'`*:")
     by_lower = {o.lower(): o for o in options}
     if lowered in by_lower:

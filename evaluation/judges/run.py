@@ -21,7 +21,8 @@ def default_cache() -> Path:
 
 
 def make_judge(spec: str, *, seed: int = 0, batch_size: int = 8, mode: str = "logits", concurrency: int = 4,
-               max_retries: int = 5, cache_dir: str | Path | None = None, api_key_env: str = "OPENAI_API_KEY"):
+               max_retries: int = 5, cache_dir: str | Path | None = None, api_key_env: str = "OPENAI_API_KEY",
+               max_tokens: int = 32):
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL or scripted:NAME", value=spec)
@@ -36,18 +37,22 @@ def make_judge(spec: str, *, seed: int = 0, batch_size: int = 8, mode: str = "lo
         if not at or not model or not url.startswith(("http://", "https://")):
             raise InputError("openai judge must look like openai:MODEL@http(s)://HOST[:PORT]/v1", value=spec)
         return OpenAIJudge(model, url, cache_dir or default_cache(), concurrency=concurrency, max_retries=max_retries,
-                           api_key_env=api_key_env)
+                           api_key_env=api_key_env, max_tokens=max_tokens)
     if kind == "hf":
         from omniaudit.evaluation.judges.hf import HFJudge
 
-        return HFJudge(rest, batch_size=batch_size, mode=mode)
+        return HFJudge(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens)
     raise InputError("unknown judge kind; expected hf:, openai: or scripted:", value=spec)
 
 
 def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None = None,
-              progress: Callable[[str], None] | None = None, **judge_options) -> dict:
-    """Judge every item of ``config`` and write ``out`` (atomically). Returns counts: items, parsed."""
-    items = load_items(dataset, config, conditions)
+              progress: Callable[[str], None] | None = None, formats: list[str] | None = None,
+              **judge_options) -> dict:
+    """Judge every item of ``config`` (optionally some conditions / formats) and write ``out`` (atomically).
+
+    Returns counts: items, parsed, HTTP requests and rejected items (remote judges).
+    """
+    items = load_items(dataset, config, conditions, formats)
     judge = make_judge(spec, **judge_options)
     raws = judge.answer(items, progress)
     out = Path(out)
@@ -61,4 +66,5 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
             fh.write(json.dumps({"id": item.id, "order": item.order, "raw": raw, "label": label,
                                  "parsed": label is not None}, ensure_ascii=False) + "\n")
     os.replace(tmp, out)
-    return {"items": len(items), "parsed": parsed, "requests": getattr(judge, "requests_sent", None)}
+    return {"items": len(items), "parsed": parsed, "requests": getattr(judge, "requests_sent", None),
+            "rejected": getattr(judge, "rejected", None)}

@@ -101,6 +101,15 @@ def test_pairwise_trials_orders_formats_and_audio(protocol_dataset):
     assert media.snr_db(clean[None], noisy[None]) == pytest.approx(0.0, abs=0.05)  # 16-bit storage
     triplets = d[(d["task"] == "speaker") & (d["format"] == "native")]
     assert (triplets["n_audio"] == 3).all() and triplets["prompt"].str.contains("reference").all()
+    assert (triplets["clip_id"].str.count(r"\|") == 2).all()  # reference|A|B
+    for task in ("naturalness", "speaker"):  # no clip in two trials: trials are independent bootstrap units
+        ab = d[(d["task"] == task) & (d["format"] == "native") & (d["order"] == "AB")]
+        clips = [c for ids in ab["clip_id"] for c in ids.split("|")]
+        assert len(clips) == len(set(clips)) > 0
+    noisy = d[(d["task"] == "cleanness") & (d["format"] == "native") & (d["order"] == "AB")]
+    noise = [audio(r.audio_2 if r.gold == "A" else r.audio_1) - audio(r.audio_1 if r.gold == "A" else r.audio_2)
+             for r in noisy.itertuples()]
+    assert abs(np.corrcoef(noise[0][:4000], noise[1][:4000])[0, 1]) < 0.1  # each clip gets its own noise
 
 
 def test_cue_conflict_grid(protocol_dataset):

@@ -33,6 +33,14 @@ FAST = ProtocolAuditConfig(n_resamples=200)
     ("Answer: B", ["A", "B"], "B"),
     ("Clip A is cleaner.", ["A", "B"], "A"),
     ("A clip with less noise is better.", ["A", "B"], None),
+    ("The answer is a bit unclear.", ["A", "B"], None),
+    ("It depends on which clip a listener prefers.", ["A", "B"], None),
+    ("Clip A and clip B sound identical.", ["A", "B"], None),
+    ("Clip A is cleaner than clip B.", ["A", "B"], "A"),
+    ("**A**", ["A", "B"], "A"),
+    ("Answer: **B**", ["A", "B"], "B"),
+    ("I choose B.", ["A", "B"], "B"),
+    ("Candidate B sounds more like the reference.", ["A", "B"], "B"),
 ])
 def test_parse_answer(raw, options, label):
     assert parse_answer(raw, options) == label
@@ -96,6 +104,7 @@ class ChatServer:
         self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
         self.auth: list[str | None] = []
         self.garbage_prompts: set[str] = set()
+        self.rejected_prompts: set[str] = set()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -112,6 +121,11 @@ class ChatServer:
                     self.wfile.write(b'{"error": "overloaded"}')
                     return
                 text = body["messages"][-1]["content"][-1]["text"]
+                if text in server.rejected_prompts:
+                    self.send_response(400)
+                    self.end_headers()
+                    self.wfile.write(b'{"error": "audio too long"}')
+                    return
                 if text in server.garbage_prompts:
                     payload = b"<html>proxy error</html>"
                 else:
@@ -136,6 +150,7 @@ def test_openai_runner_against_a_real_server_that_fails_then_recovers(protocol_d
     cache = tmp_path / "cache"
     items = load_items(protocol_dataset, "cue_conflict")
     server.garbage_prompts = {items[0].prompt}
+    server.rejected_prompts = {items[1].prompt}
     try:
         spec = f"openai:tiny-judge@{server.url}"
         out = tmp_path / "pred.jsonl"
@@ -143,16 +158,28 @@ def test_openai_runner_against_a_real_server_that_fails_then_recovers(protocol_d
                            max_retries=4)
         rows = [json.loads(x) for x in out.read_text().splitlines()]
         assert counts["items"] == len(items) == len(rows)
-        n_unique = len({(i.prompt, i.system, tuple(i.audios)) for i in items})
-        assert server.requests == n_unique + 3  # every distinct request once, plus the three failed attempts
+        requests = {(i.prompt, i.system, tuple(i.audios)) for i in items}
+        assert server.requests == len(requests) + 3  # every distinct request once, plus the three failed attempts
         garbage = [r for r in rows if "proxy error" in r["raw"]]
-        assert garbage and not any(r["parsed"] for r in garbage)  # kept verbatim, counted unparseable
-        assert sum(r["parsed"] for r in rows) == len(rows) - len(garbage)
+        refused = [r for r in rows if r["raw"].startswith("[HTTP 400")]
+        assert garbage and refused and not any(r["parsed"] for r in garbage + refused)  # kept, counted unparseable
+        assert sum(r["parsed"] for r in rows) == len(rows) - len(garbage) - len(refused)
+        assert counts["rejected"] == len(refused)
         assert set(server.auth) == {"Bearer sk-test-secret"}
+        not_answered = {(i.prompt, i.system, tuple(i.audios)) for i in items
+                        if i.prompt in server.garbage_prompts | server.rejected_prompts}
         before = server.requests
         run_judge(protocol_dataset, "cue_conflict", spec, tmp_path / "again.jsonl", cache_dir=cache)
-        assert server.requests == before  # resumed entirely from the cache: nothing asked twice
+        # resumed from the cache: only what got no real answer is asked again
+        assert server.requests == before + len(not_answered)
         assert (tmp_path / "again.jsonl").read_text() == out.read_text()
+        other = ChatServer()
+        try:  # the cache is keyed by the server too: another server with the same model name is asked afresh
+            run_judge(protocol_dataset, "cue_conflict", f"openai:tiny-judge@{other.url}", tmp_path / "o.jsonl",
+                      cache_dir=cache, formats=None)
+            assert other.requests == len(requests)
+        finally:
+            other.close()
         stored = "".join(p.read_text() for p in cache.rglob("*.json")) + out.read_text()
         assert "sk-test-secret" not in stored  # the key is never written
     finally:
@@ -170,7 +197,7 @@ def test_openai_runner_errors_name_the_item(protocol_dataset, tmp_path, capsys):
         down.close()
     rejecting = ChatServer(always_fail=True, status=400)
     try:
-        with pytest.raises(InputError, match="the server rejected item 'cue_conflict/.*HTTP 400"):
+        with pytest.raises(InputError, match="the server rejected every request, e.g. item 'cue_conflict/.*HTTP 400"):
             run_judge(protocol_dataset, "cue_conflict", f"openai:m@{rejecting.url}", tmp_path / "p.jsonl",
                       cache_dir=tmp_path / "c2")
         rc = main(["judge", "--dataset", str(protocol_dataset), "--config", "cue_conflict", "--judge",
@@ -231,3 +258,31 @@ def test_audit_protocols_cli_end_to_end(protocol_dataset, tmp_path, capsys):
     assert main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions", str(bad), "--out",
                  str(tmp_path / "rep2")]) == 2
     assert "id not in the dataset" in capsys.readouterr().err
+
+
+def test_predictions_must_cover_whole_groups_and_name_their_judges(protocol_dataset, tmp_path):
+    items = load_items_meta(protocol_dataset)
+    full = tmp_path / "a" / "preds.jsonl"
+    full.parent.mkdir()
+    run_judge(protocol_dataset, "pairwise", "scripted:always-a", full)
+    rows = [json.loads(x) for x in full.read_text().splitlines()]
+    ab_only = tmp_path / "ab.jsonl"
+    ab_only.write_text("".join(json.dumps(r) + "\n" for r in rows if r["order"] == "AB"))
+    with pytest.raises(InputError, match="answers only part of a group"):
+        read_judge_predictions([str(ab_only)], items)  # lock needs both orders of every trial
+    other = tmp_path / "b" / "preds.jsonl"
+    other.parent.mkdir()
+    run_judge(protocol_dataset, "reference", "scripted:oracle", other)
+    with pytest.raises(InputError, match="two files would both be judge 'preds'"):
+        read_judge_predictions([str(full), str(other)], items)
+    assert set(read_judge_predictions([f"x={full}", f"y={other}"], items)) == {"x", "y"}
+    wrong = tmp_path / "wrong.jsonl"
+    wrong.write_text("".join(json.dumps({**r, "label": "C" if i == 3 else r["label"]}) + "\n"
+                             for i, r in enumerate(rows)))
+    with pytest.raises(InputError, match="not one of the item's options") as err:
+        read_judge_predictions([str(wrong)], items)
+    assert "row 4" in str(err.value)
+    unparsed = tmp_path / "unparsed.jsonl"
+    unparsed.write_text("".join(json.dumps({**r, "parsed": False}) + "\n" for r in rows))
+    res = audit_protocols(items, read_judge_predictions([str(unparsed)], items), FAST)
+    assert res["parse_rate"]["unparsed"]["pairwise"]["cleanness"]["concat"]["value"] == 0.0
