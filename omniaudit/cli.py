@@ -171,6 +171,15 @@ def cmd_audit_protocols(args: argparse.Namespace) -> None:
     print(f"metrics: {out / 'audit.json'}")
 
 
+def cmd_tiny_models(args: argparse.Namespace) -> None:
+    from omniaudit.tiny_models import build_tiny_suite
+
+    with progress_status("building tiny models and datasets") as progress:
+        paths = build_tiny_suite(args.out, progress)
+    for name, path in paths.items():
+        print(f"{name}: {path}")
+
+
 def cmd_push(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.hub import push_to_hub
 
@@ -335,6 +344,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shards", nargs="+", type=Path, help="shard folders")
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_merge)
+
+    p = jobs.add_parser(
+        "tiny-models", help="write tiny random models, a tokenizer and the datasets the tiny recipes use",
+        description="Build, offline and from configs: a tiny Qwen2 causal LM, a tiny sequence classifier, a tiny "
+                    "Qwen2.5-Omni thinker (audio + vision + text) and a locally trained tokenizer, plus the datasets "
+                    "of training/recipes/tiny/*.yaml (our builders' embedded defaults). Then, from the repository "
+                    "root: accelerate launch --config_file accelerate_configs/cpu.yaml training/dpo.py --config "
+                    "training/recipes/tiny/dpo.yaml --output_dir OUT")
+    p.add_argument("--out", default="runs/tiny", help="output folder (default runs/tiny, what the recipes expect)")
+    p.set_defaults(func=cmd_tiny_models)
 
     p = jobs.add_parser("push", help="push a built dataset folder to the Hugging Face Hub",
                         description="Upload a Hub-layout folder (Parquet + README card) as a dataset repo. Needs "

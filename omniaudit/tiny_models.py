@@ -12,13 +12,20 @@ from pathlib import Path
 
 from omniaudit.io import atomic_dir
 
-SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>"]
-# ChatML; list contents may hold {"type": "audio"} items (tests only content["type"], as Arrow adds None keys)
+SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>",
+            "<|IMAGE|>", "<|VIDEO|>", "<|vision_bos|>", "<|vision_eos|>"]
+# ChatML; list contents may hold audio / image / video items. It tests only content["type"] (Arrow adds None keys)
+# and marks assistant turns with {% generation %} so TRL can train on completions only.
 CHAT_TEMPLATE = (
-    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
-    "{% if message['content'] is string %}{{ message['content'] }}{% else %}{% for c in message['content'] %}"
+    "{% macro body(message) %}{% if message['content'] is string %}{{ message['content'] }}{% else %}"
+    "{% for c in message['content'] %}"
     "{% if c['type'] == 'audio' %}<|audio_bos|><|AUDIO|><|audio_eos|>\n"
-    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}<|im_end|>\n{% endfor %}"
+    "{% elif c['type'] == 'image' %}<|vision_bos|><|IMAGE|><|vision_eos|>\n"
+    "{% elif c['type'] == 'video' %}<|vision_bos|><|VIDEO|><|vision_eos|>\n"
+    "{% elif c['type'] == 'text' %}{{ c['text'] }}{% endif %}{% endfor %}{% endif %}{% endmacro %}"
+    "{% for message in messages %}<|im_start|>{{ message['role'] }}\n"
+    "{% if message['role'] == 'assistant' %}{% generation %}{{ body(message) }}<|im_end|>{% endgeneration %}"
+    "{% else %}{{ body(message) }}<|im_end|>{% endif %}{{ '\\n' }}{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 CORPUS = [
@@ -29,6 +36,7 @@ CORPUS = [
     "Audio blueprint: Transcript Metadata duration speaker Acoustic descriptors mean pitch is high low medium.",
     "Specialist: a classifier predicts. Reference label. Rubric hint: a correct answer for this clip is.",
     "The audio is synchronized delayed early not silent sound matches does not match 0123456789 .,:;!?'\"()-",
+    "Description A: Description B: Which description is better? happy sad angry surprised worried calm face voice",
 ]
 
 
@@ -47,7 +55,9 @@ def build_tokenizer():
     tok = Qwen2Tokenizer(vocab=bpe.get_vocab(), merges=merges, unk_token="<|endoftext|>", bos_token=None,
                          eos_token="<|im_end|>", pad_token="<|endoftext|>",
                          extra_special_tokens={"audio_token": "<|AUDIO|>", "audio_bos_token": "<|audio_bos|>",
-                                               "audio_eos_token": "<|audio_eos|>"},
+                                               "audio_eos_token": "<|audio_eos|>", "image_token": "<|IMAGE|>",
+                                               "video_token": "<|VIDEO|>", "vision_bos_token": "<|vision_bos|>",
+                                               "vision_eos_token": "<|vision_eos|>"},
                          model_max_length=4096)
     tok.add_special_tokens({"extra_special_tokens": ["<|im_start|>", "<|im_end|>"]},
                            replace_extra_special_tokens=False)
@@ -99,3 +109,110 @@ def tiny_audio_lm(out_dir: str | Path, seed: int = 0) -> Path:
         model.save_pretrained(tmp)
         processor.save_pretrained(tmp)
     return Path(out_dir)
+
+
+def tiny_sequence_classifier(out_dir: str | Path, num_labels: int = 2, seed: int = 0) -> Path:
+    """A tiny Qwen2 sequence classifier (``num_labels`` classes) + tokenizer."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForSequenceClassification
+
+    torch.manual_seed(seed)
+    tok = build_tokenizer()
+    model = Qwen2ForSequenceClassification(Qwen2Config(**_text_config(tok), num_labels=num_labels))
+    with atomic_dir(out_dir) as tmp:
+        model.save_pretrained(tmp)
+        tok.save_pretrained(tmp)
+    return Path(out_dir)
+
+
+# Frames of 112 x 112 px -> 8 x 8 patches of 14 px -> 16 tokens per 2-frame temporal patch after the 2 x 2 merge.
+VISION_SIZE = {"shortest_edge": 28 * 28 * 4, "longest_edge": 28 * 28 * 16}
+
+
+def tiny_omni(out_dir: str | Path, seed: int = 0) -> Path:
+    """A tiny Qwen2.5-Omni thinker (audio + vision + text) with its processor (shared/notes/tiny-omni-models.md)."""
+    import torch
+    from transformers import (
+        Qwen2_5OmniProcessor,
+        Qwen2_5OmniThinkerConfig,
+        Qwen2_5OmniThinkerForConditionalGeneration,
+        Qwen2VLImageProcessor,
+        Qwen2VLVideoProcessor,
+        WhisperFeatureExtractor,
+    )
+
+    torch.manual_seed(seed)
+    tok = build_tokenizer()
+    hidden = 64
+    ids = tok.convert_tokens_to_ids
+    config = Qwen2_5OmniThinkerConfig(
+        audio_config=dict(num_mel_bins=128, d_model=32, encoder_layers=1, encoder_attention_heads=2,
+                          encoder_ffn_dim=64, max_source_positions=1500, n_window=100, output_dim=hidden),
+        vision_config=dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, in_channels=3, patch_size=14,
+                           spatial_merge_size=2, temporal_patch_size=2, window_size=112, out_hidden_size=hidden,
+                           fullatt_block_indexes=[0]),
+        text_config=dict(**_text_config(tok), rope_parameters={"rope_type": "default", "rope_theta": 1e6,
+                                                               "mrope_section": [2, 3, 3]},
+                         tie_word_embeddings=False),
+        audio_token_index=ids("<|AUDIO|>"), image_token_index=ids("<|IMAGE|>"), video_token_index=ids("<|VIDEO|>"),
+        audio_start_token_id=ids("<|audio_bos|>"), audio_end_token_id=ids("<|audio_eos|>"),
+        vision_start_token_id=ids("<|vision_bos|>"), vision_end_token_id=ids("<|vision_eos|>"),
+        user_token_id=ids("user"), position_id_per_seconds=25, seconds_per_chunk=2)
+    model = Qwen2_5OmniThinkerForConditionalGeneration._from_config(config)
+    processor = Qwen2_5OmniProcessor(
+        image_processor=Qwen2VLImageProcessor(size=VISION_SIZE, patch_size=14, temporal_patch_size=2, merge_size=2),
+        video_processor=Qwen2VLVideoProcessor(size=VISION_SIZE, patch_size=14, temporal_patch_size=2, merge_size=2,
+                                              min_frames=2, max_frames=16),
+        feature_extractor=WhisperFeatureExtractor(feature_size=128, sampling_rate=16000, hop_length=160,
+                                                  chunk_length=30, n_fft=400, return_attention_mask=True),
+        tokenizer=tok, chat_template=CHAT_TEMPLATE)
+    with atomic_dir(out_dir) as tmp:
+        model.save_pretrained(tmp)
+        processor.save_pretrained(tmp)
+    return Path(out_dir)
+
+
+DEFAULT_OUT = Path("runs/tiny")
+
+
+def _text_chat_tables(interventions: Path) -> dict:
+    """Text-only chat records (the video items and column dropped) from the interventions' sft and dpo configs."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    def strip(messages: list[dict]) -> list[dict]:
+        return [{"role": m["role"], "content": [c for c in m["content"] if c["type"] == "text"]} for m in messages]
+
+    tables = {}
+    for config, columns in (("sft", ("messages",)), ("dpo", ("prompt", "chosen", "rejected"))):
+        rows = pq.read_table(sorted((interventions / config).glob("*.parquet"))).drop(["video"]).to_pylist()
+        tables[config] = {"train": pd.DataFrame([{**r, **{c: strip(r[c]) for c in columns}} for r in rows])}
+    return tables
+
+
+def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[str, Path]:
+    """Everything the tiny recipes need, under ``out_dir``: models, a tokenizer and datasets from our builders."""
+    from omniaudit.data_builders.hub import configs_metadata, write_hub_dataset
+    from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
+    from omniaudit.data_builders.preference import build_preference_dataset
+    from omniaudit.hub_cards import dataset_card
+
+    out = Path(out_dir)
+    say = progress or (lambda _m: None)
+    paths = {"causal_lm": out / "causal_lm", "seq_cls": out / "seq_cls", "omni": out / "omni",
+             "tokenizer": out / "tokenizer", "preference": out / "data" / "preference",
+             "interventions": out / "data" / "interventions", "chat": out / "data" / "chat"}
+    say("tiny models")
+    tiny_causal_lm(paths["causal_lm"])
+    tiny_sequence_classifier(paths["seq_cls"])
+    tiny_omni(paths["omni"])
+    with atomic_dir(paths["tokenizer"]) as tmp:
+        build_tokenizer().save_pretrained(tmp)
+    say("preference dataset")
+    build_preference_dataset(paths["preference"])
+    say("intervention dataset")
+    build_interventions_dataset(paths["interventions"], spec=SyntheticClipSpec(n_clips=4, width=112, height=112))
+    tables = _text_chat_tables(paths["interventions"])
+    card = dataset_card("tiny_chat.md.j2", {"configs": configs_metadata({c: ["train"] for c in tables})})
+    write_hub_dataset(paths["chat"], tables, card)
+    return paths

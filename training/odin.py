@@ -1,0 +1,87 @@
+"""The ODIN-style diagnostic reward model (EmoPrefer audit §3, eq. 1; appendix B).
+
+A shared trunk (LoRA-adapted) pools the last token of one description; three linear heads give the content, length
+and generator-prior rewards ``r_C, r_L, r_G``; their sum ``r`` enters the Bradley-Terry loss::
+
+    L = L_BT + lambda * L_dec + lambda_o * L_orth
+    L_BT   = -log sigmoid(r(d+) - r(d-))
+    L_dec  = |rho(r_C, len)| + |rho(r_C, prior)| - rho(r_L, len) - rho(r_G, prior)
+    L_orth = |<w_C, w_L>| + |<w_C, w_G>|
+
+``rho`` is the Pearson correlation over the scores of *both* candidates of every pair in the *global* batch: under
+data parallelism the scores, lengths and priors of all processes are gathered (differentiably) first, so the
+correlations equal those of one process on the same global batch. At inference only ``r_C`` is used:
+``p(d1 > d2) = sigmoid(r_C(d1) - r_C(d2))``.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+HEADS = ("content", "length", "prior")
+
+
+class Heads(nn.Module):
+    """Three linear heads; the orthogonality term is computed inside ``forward`` so that ZeRO-3, which gathers a
+    module's partitioned weights only while that module runs, sees the full weights."""
+
+    def __init__(self, hidden_size: int) -> None:
+        super().__init__()
+        self.linear = nn.Linear(hidden_size, len(HEADS))
+
+    def forward(self, pooled: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        w = self.linear.weight
+        orth = (w[0] @ w[1]).abs() + (w[0] @ w[2]).abs()
+        return self.linear(pooled), orth
+
+
+class OdinRewardModel(nn.Module):
+    def __init__(self, trunk: nn.Module, hidden_size: int) -> None:
+        super().__init__()
+        self.trunk = trunk
+        self.heads = Heads(hidden_size)
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scores (batch, 3) for content / length / prior, orthogonality term). Right-padded inputs."""
+        hidden = self.trunk(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+        last = attention_mask.sum(dim=1) - 1
+        pooled = hidden[torch.arange(hidden.size(0), device=hidden.device), last]
+        scores, orth = self.heads(pooled.to(self.heads.linear.weight.dtype))
+        return scores, orth
+
+
+def pearson(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
+    x, y = x.float() - x.float().mean(), y.float() - y.float().mean()
+    return (x * y).sum() / (x.norm() * y.norm() + eps)
+
+
+def gather(x: torch.Tensor) -> torch.Tensor:
+    """Concatenate ``x`` over all processes, keeping gradients (a no-op in a single process)."""
+    import torch.distributed as dist
+
+    if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+        from torch.distributed.nn.functional import all_gather
+
+        return torch.cat(all_gather(x.contiguous()), dim=0)
+    return x
+
+
+def correlations(scores: torch.Tensor, lengths: torch.Tensor, priors: torch.Tensor) -> dict[str, torch.Tensor]:
+    """The four head-confound correlations over the global batch (scores: (n, 3), both candidates stacked)."""
+    scores, lengths, priors = gather(scores), gather(lengths), gather(priors)
+    return {"rho_content_length": pearson(scores[:, 0], lengths), "rho_content_prior": pearson(scores[:, 0], priors),
+            "rho_length_head_length": pearson(scores[:, 1], lengths),
+            "rho_prior_head_prior": pearson(scores[:, 2], priors)}
+
+
+def odin_loss(chosen: torch.Tensor, rejected: torch.Tensor, orth: torch.Tensor, lengths: torch.Tensor,
+              priors: torch.Tensor, lambda_dec: float = 1.0, lambda_orth: float = 1.0) -> dict[str, torch.Tensor]:
+    """Eq. 1. ``chosen``/``rejected``: (B, 3) head scores; ``lengths``/``priors``: (2B,) for [chosen; rejected]."""
+    bt = -F.logsigmoid(chosen.sum(-1) - rejected.sum(-1)).mean()
+    rho = correlations(torch.cat([chosen, rejected]), lengths, priors)
+    dec = (rho["rho_content_length"].abs() + rho["rho_content_prior"].abs() - rho["rho_length_head_length"]
+           - rho["rho_prior_head_prior"])
+    loss = bt + lambda_dec * dec + lambda_orth * orth
+    return {"loss": loss, "bt": bt, "dec": dec, "orth": orth, **rho}

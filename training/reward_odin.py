@@ -1,0 +1,188 @@
+"""Train the ODIN-style diagnostic reward model on a preference dataset built by ``omniaudit build preference``.
+
+    accelerate launch --config_file accelerate_configs/zero3.yaml training/reward_odin.py \\
+        --config training/recipes/qwen2.5-7b/reward_odin.yaml [--lambda_dec 0 --output_dir runs/odin_control]
+
+Data: the ``pairs`` config (binary pairs; ``fold``, character lengths ``len1/len2`` and fold-exclusive generator priors
+``prior1/prior2``). For each held-out fold in ``eval_folds`` a model is trained on the other folds and scores the
+held-out pairs with its content head; ``eval_folds: all`` gives out-of-fold predictions for every pair.
+
+Writes ``OUTPUT_DIR/odin_metrics.json`` (``rho_content_length``, ``rho_content_prior``, ``rho_length_head_length``,
+``rho_prior_head_prior`` and content-head accuracy on the held-out pairs, per fold and averaged) and
+``OUTPUT_DIR/predictions.csv`` (``id, order, p_a1``) for ``omniaudit audit preference --judges``. The four
+correlations are logged (wandb, when ``report_to`` has it) at every evaluation.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import datasets
+import numpy as np
+import torch
+from transformers import Trainer, TrainingArguments
+
+from omniaudit.errors import InputError
+from omniaudit.training.common import (
+    DataArguments,
+    load_split,
+    load_tokenizer,
+    model_kwargs,
+    parse,
+    report_setup,
+    write_preference_predictions,
+)
+from omniaudit.training.odin import HEADS, OdinRewardModel, odin_loss, pearson
+
+PAIR_COLUMNS = ("id", "a1", "a2", "preference", "fold", "len1", "len2", "prior1", "prior2")
+
+
+@dataclass
+class OdinArguments:
+    lambda_dec: float = field(default=1.0, metadata={"help": "weight of L_dec (0: the no-decorrelation control)"})
+    lambda_orth: float = field(default=1.0, metadata={"help": "weight of L_orth"})
+    eval_folds: str = field(default="0", metadata={"help": "held-out folds, e.g. '0', '0,1' or 'all'"})
+    max_length: int = field(default=400, metadata={"help": "tokens per description (paper: 400)"})
+
+
+def records(ds, folds: set[int], held_out: bool) -> list[dict]:
+    """Training records (chosen = preferred description) or held-out records (slot 1 = a1)."""
+    out = []
+    for r in ds:
+        if r["preference"] not in ("a1", "a2") or (r["fold"] in folds) != held_out:
+            continue
+        p1 = 0.5 if r["prior1"] is None or r["prior1"] != r["prior1"] else r["prior1"]
+        p2 = 0.5 if r["prior2"] is None or r["prior2"] != r["prior2"] else r["prior2"]
+        first = held_out or r["preference"] == "a1"  # held out: keep dataset order; training: preferred first
+        a, b = (("a1", "len1", p1), ("a2", "len2", p2)) if first else (("a2", "len2", p2), ("a1", "len1", p1))
+        out.append({"id": r["id"], "text_1": r[a[0]], "text_2": r[b[0]], "len_1": float(r[a[1]]),
+                    "len_2": float(r[b[1]]), "prior_1": float(a[2]), "prior_2": float(b[2]),
+                    "label": float(r["preference"] == "a1")})
+    return out
+
+
+class PairCollator:
+    """Tokenise both descriptions of each pair into one right-padded batch [slot 1; slot 2]."""
+
+    def __init__(self, tokenizer, max_length: int) -> None:
+        self.tokenizer, self.max_length = tokenizer, max_length
+        self.tokenizer.padding_side = "right"
+
+    def __call__(self, batch: list[dict]) -> dict:
+        texts = [b["text_1"] for b in batch] + [b["text_2"] for b in batch]
+        enc = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+        col = lambda k: torch.tensor([b[k] for b in batch], dtype=torch.float32)  # noqa: E731
+        return {"input_ids": enc["input_ids"], "attention_mask": enc["attention_mask"],
+                "lengths": torch.cat([col("len_1"), col("len_2")]), "priors": torch.cat([col("prior_1"),
+                                                                                        col("prior_2")]),
+                "labels": torch.stack([col("len_1"), col("len_2"), col("prior_1"), col("prior_2"), col("label")], 1)}
+
+
+class OdinTrainer(Trainer):
+    def __init__(self, *args, lambda_dec: float = 1.0, lambda_orth: float = 1.0, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lambda_dec, self.lambda_orth = lambda_dec, lambda_orth
+
+    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
+        scores, orth = model(inputs["input_ids"], inputs["attention_mask"])
+        half = scores.size(0) // 2
+        terms = odin_loss(scores[:half], scores[half:], orth, inputs["lengths"], inputs["priors"],
+                          self.lambda_dec, self.lambda_orth)
+        if self.model.training and self.state.global_step % max(1, self.args.logging_steps) == 0:
+            self._terms = {f"train_{k}": float(v.detach()) for k, v in terms.items() if k != "loss"}
+        return (terms["loss"], {"scores": scores}) if return_outputs else terms["loss"]
+
+    def log(self, logs: dict, *args, **kwargs) -> None:
+        if "loss" in logs and getattr(self, "_terms", None):
+            logs = {**logs, **self._terms}
+        super().log(logs, *args, **kwargs)
+
+    def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
+        inputs = self._prepare_inputs(inputs)
+        with torch.no_grad():
+            scores, _ = model(inputs["input_ids"], inputs["attention_mask"])
+        half = scores.size(0) // 2
+        return None, torch.cat([scores[:half], scores[half:]], dim=1), inputs["labels"]
+
+
+def metrics(eval_pred) -> dict:
+    """Head-confound correlations over both candidates of the held-out pairs, and content-head accuracy."""
+    preds, labels = np.asarray(eval_pred.predictions), np.asarray(eval_pred.label_ids)
+    n_heads = len(HEADS)
+    scores = torch.tensor(np.concatenate([preds[:, :n_heads], preds[:, n_heads:]]))
+    lengths = torch.tensor(np.concatenate([labels[:, 0], labels[:, 1]]))
+    priors = torch.tensor(np.concatenate([labels[:, 2], labels[:, 3]]))
+    p_a1 = 1 / (1 + np.exp(-(preds[:, 0] - preds[:, n_heads])))
+    return {"rho_content_length": float(pearson(scores[:, 0], lengths)),
+            "rho_content_prior": float(pearson(scores[:, 0], priors)),
+            "rho_length_head_length": float(pearson(scores[:, 1], lengths)),
+            "rho_prior_head_prior": float(pearson(scores[:, 2], priors)),
+            "content_accuracy": float(np.mean((p_a1 >= 0.5) == (labels[:, 4] == 1)))}
+
+
+def build_model(model_args):
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoConfig, AutoModel
+
+    config = AutoConfig.from_pretrained(model_args.model_name_or_path)
+    trunk = AutoModel.from_pretrained(model_args.model_name_or_path, **model_kwargs(model_args))
+    if model_args.use_peft:
+        trunk = get_peft_model(trunk, LoraConfig(r=model_args.lora_r, lora_alpha=model_args.lora_alpha,
+                                                 lora_dropout=model_args.lora_dropout,
+                                                 target_modules=model_args.lora_target_modules or "all-linear",
+                                                 task_type="FEATURE_EXTRACTION"))
+    hidden = config.get_text_config().hidden_size
+    return OdinRewardModel(trunk, hidden)
+
+
+def main(data_args: DataArguments, training_args: TrainingArguments, model_args, odin_args: OdinArguments) -> dict:
+    report_setup(training_args)
+    training_args.remove_unused_columns = False  # the collator needs the raw text, lengths and priors
+    tokenizer = load_tokenizer(model_args, need_chat_template=False)
+    ds = load_split(data_args, PAIR_COLUMNS)
+    all_folds = sorted(set(ds["fold"]))
+    folds = all_folds if odin_args.eval_folds == "all" else [int(f) for f in odin_args.eval_folds.split(",")]
+    unknown = sorted(set(folds) - set(all_folds))
+    if unknown:
+        raise InputError(f"eval_folds {unknown} not in the dataset's folds {all_folds}", value=odin_args.eval_folds)
+    out_dir = Path(training_args.output_dir)
+    results, ids, p_a1 = {}, [], []
+    for fold in folds:
+        args = training_args
+        if len(folds) > 1:
+            args = copy.deepcopy(training_args)
+            args.output_dir = str(out_dir / f"fold{fold}")
+        train = datasets.Dataset.from_list(records(ds, {fold}, held_out=False))
+        held = datasets.Dataset.from_list(records(ds, {fold}, held_out=True))
+        trainer = OdinTrainer(model=build_model(model_args), args=args, train_dataset=train, eval_dataset=held,
+                              data_collator=PairCollator(tokenizer, odin_args.max_length), compute_metrics=metrics,
+                              lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)
+        trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+        out = trainer.predict(held)
+        results[f"fold{fold}"] = {k.removeprefix("test_"): v for k, v in out.metrics.items()
+                                  if k.startswith("test_rho") or k == "test_content_accuracy"}
+        ids += held["id"]
+        p_a1 += (1 / (1 + np.exp(-(out.predictions[:, 0] - out.predictions[:, len(HEADS)])))).tolist()
+        if trainer.is_world_process_zero():
+            trainer.save_model(args.output_dir)
+    summary = {k: float(np.mean([r[k] for r in results.values()])) for k in next(iter(results.values()))}
+    summary.update(folds=results, lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)
+    if int(os.environ.get("RANK", "0")) == 0:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "odin_metrics.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_preference_predictions(out_dir / "predictions.csv", ids, p_a1)
+    return summary
+
+
+if __name__ == "__main__":
+    from trl import ModelConfig
+
+    try:
+        main(*parse((DataArguments, TrainingArguments, ModelConfig, OdinArguments)))
+    except InputError as exc:
+        sys.exit(f"error: {exc}")

@@ -1,0 +1,75 @@
+"""Supervised fine-tuning with TRL's SFTTrainer on omniaudit chat records (text, or messages + an embedded video).
+
+    accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py \
+        --config training/recipes/qwen3-omni-30b-a3b/sft.yaml
+
+Data: a config with ``messages`` (e.g. ``omniaudit build interventions``' ``sft``). With a ``video`` column the omni
+collator feeds frames at ``fps`` and the audio track (``use_audio_in_video``) and trains on the answer only; without
+one, contents are flattened to text and TRL's own tokenisation is used. Full fine-tuning, or LoRA / QLoRA with
+``use_peft`` (+ ``load_in_4bit``).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+from omniaudit.errors import InputError
+from omniaudit.training.common import (
+    DataArguments,
+    as_text_messages,
+    load_omni,
+    load_split,
+    load_tokenizer,
+    media_column,
+    model_kwargs,
+    parse,
+    report_setup,
+    split_eval,
+)
+
+
+@dataclass
+class MediaArguments:
+    fps: float = field(default=1.0, metadata={"help": "video frames per second fed to the model"})
+    max_frames: int = field(default=12, metadata={"help": "most frames per video"})
+
+
+def main(data_args: DataArguments, training_args, model_args, media_args: MediaArguments):
+    from transformers import AutoModelForCausalLM
+    from trl import SFTTrainer
+    from trl.trainer.utils import get_peft_config
+
+    from omniaudit.training.collators import OmniSFTCollator
+
+    report_setup(training_args)
+    ds = load_split(data_args, ("messages",))
+    ds, media = media_column(ds)
+    if media:
+        model, processor = load_omni(model_args)
+        collator = OmniSFTCollator(processor, media_args.fps, media_args.max_frames, training_args.max_length,
+                                   video_column=media)
+        training_args.remove_unused_columns = False
+        training_args.dataset_kwargs = {"skip_prepare_dataset": True}  # the collator tokenises on the fly
+        processing_class = processor
+    else:
+        processing_class = load_tokenizer(model_args)
+        ds = ds.map(lambda r: {"messages": as_text_messages(r["messages"])})
+        model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **model_kwargs(model_args))
+        collator = None
+    train, held = split_eval(ds, data_args.eval_fraction, training_args.seed)
+    trainer = SFTTrainer(model=model, args=training_args, train_dataset=train, eval_dataset=held,
+                         processing_class=processing_class, data_collator=collator,
+                         peft_config=get_peft_config(model_args))
+    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    trainer.save_model(training_args.output_dir)
+    return trainer
+
+
+if __name__ == "__main__":
+    from trl import ModelConfig, SFTConfig
+
+    try:
+        main(*parse((DataArguments, SFTConfig, ModelConfig, MediaArguments)))
+    except InputError as exc:
+        sys.exit(f"error: {exc}")
