@@ -28,10 +28,31 @@ class DataArguments:
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N rows (smoke runs)"})
 
 
+def _deepspeed_requested(argv: list[str]) -> bool:
+    if "--deepspeed" in argv:
+        return True
+    if "--config" in argv:
+        import yaml
+
+        with open(argv[argv.index("--config") + 1]) as fh:
+            return bool((yaml.safe_load(fh) or {}).get("deepspeed"))
+    return False
+
+
 def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
-    """``TrlParser`` over ``--config recipe.yaml`` + command-line overrides; an unknown key names itself and exits."""
+    """``TrlParser`` over ``--config recipe.yaml`` + command-line overrides; an unknown key names itself and exits.
+
+    DeepSpeed without GPUs (tests, CPU smoke runs under torchrun): DeepSpeed's communication layer is initialised
+    on gloo before the training arguments are built; otherwise every process would believe it is alone.
+    """
+    import torch
     from trl import TrlParser
 
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if os.environ.get("WORLD_SIZE") and not torch.cuda.is_available() and _deepspeed_requested(argv):
+        import deepspeed
+
+        deepspeed.init_distributed(dist_backend="gloo")
     parser = TrlParser(dataclasses)
     try:
         return parser.parse_args_and_config(argv)
@@ -121,12 +142,19 @@ MEDIA_COLUMNS = ("video", "audio", "image")
 def media_column(ds) -> tuple[object, str | None]:
     """(dataset, media column): the embedded media column left encoded (the collator decodes it), or None."""
     import datasets
+    import pyarrow.compute as pc
 
     column = next((c for c in MEDIA_COLUMNS if c in ds.column_names), None)
     if column is not None:
         feature = type(ds.features[column])
         if feature in (datasets.Video, datasets.Audio, datasets.Image):
             ds = ds.cast_column(column, feature(decode=False))
+        cells = ds.data.column(column)
+        missing = pc.or_(pc.is_null(cells), pc.is_null(pc.struct_field(cells, "bytes")))
+        if pc.any(missing).as_py():  # a path-only cell would point at a file on the machine that built the dataset
+            first = int(pc.index(missing, True).as_py())
+            raise InputError(f"row {first} has no embedded {column} bytes (path {ds[first][column].get('path')!r} "
+                             f"is not resolvable here); rebuild the dataset with embedded media", column=column)
     return ds, column
 
 

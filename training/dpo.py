@@ -61,7 +61,7 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
         model, processor = load_omni(model_args)
         ref_model = None if peft_config else load_omni(model_args)[0]
         collator = OmniDPOCollator(processor, media_args.fps, media_args.max_frames, training_args.max_length,
-                                   video_column=media)
+                                   video_column=media, video_size=media_args.video_size())
         training_args.remove_unused_columns = False
         trainer_cls, processing_class = media_dpo_trainer(), processor
     else:

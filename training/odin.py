@@ -24,17 +24,19 @@ HEADS = ("content", "length", "prior")
 
 
 class Heads(nn.Module):
-    """Three linear heads; the orthogonality term is computed inside ``forward`` so that ZeRO-3, which gathers a
-    module's partitioned weights only while that module runs, sees the full weights."""
+    """Three linear heads whose weights are this module's own parameters: ZeRO-3 gathers a module's partitioned
+    parameters only while that module runs, so the orthogonality term, which reads the weights, is computed here."""
 
     def __init__(self, hidden_size: int) -> None:
         super().__init__()
-        self.linear = nn.Linear(hidden_size, len(HEADS))
+        reference = nn.Linear(hidden_size, len(HEADS))  # nn.Linear's initialisation
+        self.weight = nn.Parameter(reference.weight.detach().clone())
+        self.bias = nn.Parameter(reference.bias.detach().clone())
 
     def forward(self, pooled: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        w = self.linear.weight
+        w = self.weight
         orth = (w[0] @ w[1]).abs() + (w[0] @ w[2]).abs()
-        return self.linear(pooled), orth
+        return F.linear(pooled, w, self.bias), orth
 
 
 class OdinRewardModel(nn.Module):
@@ -48,7 +50,7 @@ class OdinRewardModel(nn.Module):
         hidden = self.trunk(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
         last = attention_mask.sum(dim=1) - 1
         pooled = hidden[torch.arange(hidden.size(0), device=hidden.device), last]
-        scores, orth = self.heads(pooled.to(self.heads.linear.weight.dtype))
+        scores, orth = self.heads(pooled.to(self.heads.weight.dtype))
         return scores, orth
 
 

@@ -107,8 +107,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
                                   "order_agreement": float(np.mean((p_first[0::2] >= 0.5) == (p_first[1::2] < 0.5)))}
         ids += [r["id"] for r in held_rows]
         p_a1 += p.tolist()
-        if trainer.is_world_process_zero():
-            trainer.save_model(args.output_dir)
+        trainer.save_model(args.output_dir)  # every process: ZeRO-3 gathers the shards to save them
     summary = {k: float(np.mean([r[k] for r in results.values()])) for k in next(iter(results.values()))}
     summary["folds"] = results
     if int(os.environ.get("RANK", "0")) == 0:

@@ -168,8 +168,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
                                   if k.startswith("test_rho") or k == "test_content_accuracy"}
         ids += held["id"]
         p_a1 += (1 / (1 + np.exp(-(out.predictions[:, 0] - out.predictions[:, len(HEADS)])))).tolist()
-        if trainer.is_world_process_zero():
-            trainer.save_model(args.output_dir)
+        trainer.save_model(args.output_dir)  # every process: ZeRO-3 gathers the shards to save them
     summary = {k: float(np.mean([r[k] for r in results.values()])) for k in next(iter(results.values()))}
     summary.update(folds=results, lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)
     if int(os.environ.get("RANK", "0")) == 0:

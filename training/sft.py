@@ -33,6 +33,12 @@ from omniaudit.training.common import (
 class MediaArguments:
     fps: float = field(default=1.0, metadata={"help": "video frames per second fed to the model"})
     max_frames: int = field(default=12, metadata={"help": "most frames per video"})
+    video_max_pixels: int | None = field(default=None, metadata={"help": "largest frame area after resizing "
+                                                                         "(default: the processor's)"})
+
+    def video_size(self) -> dict | None:
+        return None if self.video_max_pixels is None else {"shortest_edge": 56 * 56,
+                                                           "longest_edge": self.video_max_pixels}
 
 
 def main(data_args: DataArguments, training_args, model_args, media_args: MediaArguments):
@@ -48,7 +54,7 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
     if media:
         model, processor = load_omni(model_args)
         collator = OmniSFTCollator(processor, media_args.fps, media_args.max_frames, training_args.max_length,
-                                   video_column=media)
+                                   video_column=media, video_size=media_args.video_size())
         training_args.remove_unused_columns = False
         training_args.dataset_kwargs = {"skip_prepare_dataset": True}  # the collator tokenises on the fly
         processing_class = processor
