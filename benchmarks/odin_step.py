@@ -1,8 +1,9 @@
 """Training-step time of ``training/reward_odin.py`` vs TRL's ``RewardTrainer``, same tiny model and batches, one run.
 
-Both train a tiny Qwen2 trunk (the same weights, the same LoRA) on the same preference pairs with the same batch size
-for the same number of steps; ODIN adds its two extra heads, the global-batch correlations and the orthogonality term.
-The time of ``trainer.train()`` is measured after a warm-up run of each, best of ``--repeats``. Last line:
+Both train a tiny Qwen2 trunk (the same weights, the same LoRA) on the same preference pairs (those that fit in 256
+tokens, so neither trainer drops or truncates any) with the same batch size for the same number of steps. ODIN adds
+its two extra heads, the global-batch correlations and the orthogonality term. The time of ``trainer.train()`` is
+measured after a warm-up run of each, best of ``--repeats``. Last line:
 ``ratio=<odin_s / trl_s> odin_s=<s> trl_s=<s>`` (target: ratio <= 1.15).
 
     python benchmarks/odin_step.py [--steps 30] [--batch-size 8] [--repeats 3]
@@ -26,6 +27,7 @@ from omniaudit.training.odin import OdinRewardModel
 from omniaudit.training.reward_odin import OdinTrainer, PairCollator, records
 
 LORA = dict(r=8, lora_alpha=16, lora_dropout=0.0, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+MAX_LENGTH = 256
 COMMON = dict(learning_rate=1e-3, logging_steps=1000, save_strategy="no", report_to="none", use_cpu=True,
               bf16=False, seed=0, disable_tqdm=True, dataloader_num_workers=0)
 
@@ -37,7 +39,7 @@ def odin_seconds(model_dir: Path, tok, train, steps: int, batch: int, out: Path)
     model = OdinRewardModel(trunk, trunk.config.hidden_size)
     args = TrainingArguments(output_dir=str(out), max_steps=steps, per_device_train_batch_size=batch,
                              remove_unused_columns=False, **COMMON)
-    trainer = OdinTrainer(model=model, args=args, train_dataset=train, data_collator=PairCollator(tok, 64))
+    trainer = OdinTrainer(model=model, args=args, train_dataset=train, data_collator=PairCollator(tok, MAX_LENGTH))
     start = time.perf_counter()
     trainer.train()
     return time.perf_counter() - start
@@ -48,8 +50,8 @@ def trl_seconds(model_dir: Path, tok, train, steps: int, batch: int, out: Path) 
     model.config.pad_token_id = tok.pad_token_id
     pairs = train.map(lambda r: {"chosen": r["text_1"], "rejected": r["text_2"]},
                       remove_columns=train.column_names)
-    args = RewardConfig(output_dir=str(out), max_steps=steps, per_device_train_batch_size=batch, max_length=64,
-                        gradient_checkpointing=False, **COMMON)
+    args = RewardConfig(output_dir=str(out), max_steps=steps, per_device_train_batch_size=batch,
+                        max_length=MAX_LENGTH, gradient_checkpointing=False, **COMMON)
     trainer = RewardTrainer(model=model, args=args, train_dataset=pairs, processing_class=tok,
                             peft_config=LoraConfig(task_type="SEQ_CLS", **LORA))
     start = time.perf_counter()
@@ -67,8 +69,12 @@ def main() -> None:
     model_dir = tiny_causal_lm(root / "lm")
     data = build_preference_dataset(root / "pref")
     pairs = datasets.load_dataset(str(data), "pairs", split="train")
-    train = datasets.Dataset.from_list(records(pairs, {0}, held_out=False))
     tok = AutoTokenizer.from_pretrained(model_dir)
+    # only pairs that fit in MAX_LENGTH tokens: TRL drops longer ones and ODIN would truncate them, so keeping the
+    # rest makes both trainers see exactly the same sequences
+    fits = lambda t: len(tok(t).input_ids) < MAX_LENGTH - 4  # noqa: E731
+    train = datasets.Dataset.from_list([r for r in records(pairs, {0}, held_out=False)
+                                        if fits(r["text_1"]) and fits(r["text_2"])])
     timings = {"odin": [], "trl": []}
     for repeat in range(args.repeats + 1):  # the first round warms up both
         for name, fn in (("odin", odin_seconds), ("trl", trl_seconds)):
@@ -76,7 +82,8 @@ def main() -> None:
             if repeat:
                 timings[name].append(seconds)
     odin_s, trl_s = min(timings["odin"]), min(timings["trl"])
-    print(f"{args.steps} steps of batch {args.batch_size} pairs: ODIN {odin_s:.2f} s, TRL RewardTrainer {trl_s:.2f} s")
+    print(f"{len(train)} pairs, {args.steps} steps of batch {args.batch_size}: ODIN {odin_s:.2f} s, "
+          f"TRL RewardTrainer {trl_s:.2f} s")
     print(f"ratio={odin_s / trl_s:.2f} odin_s={odin_s:.2f} trl_s={trl_s:.2f}")
 
 
