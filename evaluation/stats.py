@@ -191,3 +191,45 @@ def percentile_ci(samples: np.ndarray, confidence: float = 0.95) -> tuple[np.nda
         warnings.simplefilter("ignore", RuntimeWarning)
         lo, hi = np.nanpercentile(samples, [lo_q, hi_q], axis=0)
     return lo, hi
+
+
+class ClusterRatios:
+    """Named ratio statistics (rates, means) over clustered items, bootstrapped together by cluster.
+
+    Each statistic is a per-cluster numerator and denominator sum; all share one resample matrix, so derived
+    quantities (differences, averages of two rates) keep their pairing.
+    """
+
+    def __init__(self, clusters: np.ndarray) -> None:
+        import pandas as pd
+
+        self.codes = pd.factorize(np.asarray(clusters))[0]
+        self.n = int(self.codes.max()) + 1 if self.codes.size else 0
+        self.keys: list = []
+        self.num: list[np.ndarray] = []
+        self.den: list[np.ndarray] = []
+
+    def add_weighted(self, key, values: np.ndarray, mask: np.ndarray) -> None:
+        """Mean of ``values`` over the items in ``mask``."""
+        self.keys.append(key)
+        self.num.append(np.bincount(self.codes, weights=np.where(mask, values, 0.0), minlength=self.n))
+        self.den.append(np.bincount(self.codes, weights=np.asarray(mask, float), minlength=self.n))
+
+    def add(self, key, hits: np.ndarray, mask: np.ndarray) -> None:
+        """Rate of ``hits`` among the items in ``mask``."""
+        self.add_weighted(key, np.asarray(hits & mask, float), mask)
+
+    def resample(self, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> tuple[dict, dict, dict]:
+        """(point value, resampled values (n_resamples,), item count) per key."""
+        if not self.keys:
+            return {}, {}, {}
+        point, samples = cluster_ratio_resamples(np.array(self.num), np.array(self.den), n_resamples, seed)
+        return (dict(zip(self.keys, point, strict=True)), {k: samples[:, i] for i, k in enumerate(self.keys)},
+                {k: int(d.sum()) for k, d in zip(self.keys, self.den, strict=True)})
+
+
+def estimate(point: float, samples: np.ndarray, n: int, scale: float = 1.0, confidence: float = 0.95) -> dict:
+    """``{value, ci: [lo, hi], n}`` with a percentile interval; non-finite values become None."""
+    lo, hi = percentile_ci(samples, confidence)
+    val = lambda x: None if x is None or not np.isfinite(x) else float(scale * x)  # noqa: E731
+    return {"value": val(point), "ci": [val(lo), val(hi)], "n": n}

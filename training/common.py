@@ -127,6 +127,30 @@ def report_setup(training_args) -> None:
         os.environ.setdefault("WANDB_PROJECT", "omniaudit")
 
 
+def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, dict], ids: list[str],
+                     p_a1: list[float], **extra) -> dict:
+    """Average the per-fold metrics; on the main process write them and the predictions (id, order, p_a1)."""
+    import json
+
+    import numpy as np
+
+    summary = {k: float(np.mean([r[k] for r in results.values()])) for k in next(iter(results.values()))}
+    summary.update(folds=results, **extra)
+    if int(os.environ.get("RANK", "0")) == 0:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / metrics_file).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        write_preference_predictions(out_dir / "predictions.csv", ids, p_a1)
+    return summary
+
+
+def train_and_save(trainer, training_args, output_dir: str | None = None):
+    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them)."""
+    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    trainer.save_model(output_dir or training_args.output_dir)
+    return trainer
+
+
 def write_preference_predictions(path: str | Path, ids: list[str], p_a1: list[float], order: str = "ab") -> Path:
     """The judge file ``omniaudit audit preference --judges`` reads: id, order, p_a1 (P that a1 is preferred)."""
     path = Path(path)

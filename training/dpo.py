@@ -26,6 +26,7 @@ from omniaudit.training.common import (
     parse,
     report_setup,
     split_eval,
+    train_and_save,
 )
 from omniaudit.training.sft import MediaArguments
 
@@ -76,9 +77,7 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
     trainer = trainer_cls(model=model, ref_model=ref_model, args=training_args, train_dataset=train,
                           eval_dataset=held, processing_class=processing_class, data_collator=collator,
                           peft_config=peft_config)
-    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
-    trainer.save_model(training_args.output_dir)
-    return trainer
+    return train_and_save(trainer, training_args)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ As in the ODIN script, ``eval_folds`` selects held-out folds (``all``: out-of-fo
 from __future__ import annotations
 
 import copy
-import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +25,13 @@ from transformers import Trainer, TrainingArguments
 from omniaudit.errors import InputError
 from omniaudit.training.common import (
     DataArguments,
+    finish_cross_fit,
     load_split,
     load_tokenizer,
     model_kwargs,
     parse,
     report_setup,
-    write_preference_predictions,
+    train_and_save,
 )
 
 PAIR_COLUMNS = ("id", "a1", "a2", "preference", "fold")
@@ -98,7 +97,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
                                                      target_modules=model_args.lora_target_modules or "all-linear"))
         trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=held,
                           data_collator=DataCollatorWithPadding(tokenizer))
-        trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+        train_and_save(trainer, training_args, args.output_dir)
         logits = trainer.predict(held).predictions
         p_first = torch.softmax(torch.tensor(logits), dim=-1)[:, 0].numpy()  # P(slot A preferred)
         p = dual_order_p_a1(p_first[0::2], p_first[1::2])  # rows alternate ab, ba per pair
@@ -107,15 +106,8 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
                                   "order_agreement": float(np.mean((p_first[0::2] >= 0.5) == (p_first[1::2] < 0.5)))}
         ids += [r["id"] for r in held_rows]
         p_a1 += p.tolist()
-        trainer.save_model(args.output_dir)  # every process: ZeRO-3 gathers the shards to save them
-    summary = {k: float(np.mean([r[k] for r in results.values()])) for k in next(iter(results.values()))}
-    summary["folds"] = results
-    if int(os.environ.get("RANK", "0")) == 0:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "judge_metrics.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        # one row per pair: the dual-order mean is already order-free
-        write_preference_predictions(out_dir / "predictions.csv", ids, p_a1)
-    return summary
+    # one prediction row per pair: the dual-order mean is already free of the presentation order
+    return finish_cross_fit(out_dir, "judge_metrics.json", results, ids, p_a1)
 
 
 if __name__ == "__main__":

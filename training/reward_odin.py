@@ -16,8 +16,6 @@ correlations are logged (wandb, when ``report_to`` has it) at every evaluation.
 from __future__ import annotations
 
 import copy
-import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +28,13 @@ from transformers import Trainer, TrainingArguments
 from omniaudit.errors import InputError
 from omniaudit.training.common import (
     DataArguments,
+    finish_cross_fit,
     load_split,
     load_tokenizer,
     model_kwargs,
     parse,
     report_setup,
-    write_preference_predictions,
+    train_and_save,
 )
 from omniaudit.training.odin import HEADS, OdinRewardModel, odin_loss, pearson
 
@@ -162,20 +161,14 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         trainer = OdinTrainer(model=build_model(model_args), args=args, train_dataset=train, eval_dataset=held,
                               data_collator=PairCollator(tokenizer, odin_args.max_length), compute_metrics=metrics,
                               lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)
-        trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+        train_and_save(trainer, training_args, args.output_dir)
         out = trainer.predict(held)
         results[f"fold{fold}"] = {k.removeprefix("test_"): v for k, v in out.metrics.items()
                                   if k.startswith("test_rho") or k == "test_content_accuracy"}
         ids += held["id"]
         p_a1 += (1 / (1 + np.exp(-(out.predictions[:, 0] - out.predictions[:, len(HEADS)])))).tolist()
-        trainer.save_model(args.output_dir)  # every process: ZeRO-3 gathers the shards to save them
-    summary = {k: float(np.mean([r[k] for r in results.values()])) for k in next(iter(results.values()))}
-    summary.update(folds=results, lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)
-    if int(os.environ.get("RANK", "0")) == 0:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "odin_metrics.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        write_preference_predictions(out_dir / "predictions.csv", ids, p_a1)
-    return summary
+    return finish_cross_fit(out_dir, "odin_metrics.json", results, ids, p_a1, lambda_dec=odin_args.lambda_dec,
+                            lambda_orth=odin_args.lambda_orth)
 
 
 if __name__ == "__main__":

@@ -152,35 +152,6 @@ def _correct(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
     return np.where(dim == "sync", sync_ok, np.where(dim == "existence", exist_ok, cons_ok)).astype(bool)
 
 
-class _Ratios:
-    """Collect named ratio statistics as per-clip (numerator, denominator) sums; bootstrap them all at once."""
-
-    def __init__(self, clusters: np.ndarray) -> None:
-        self.codes = pd.factorize(clusters)[0]
-        self.n = int(self.codes.max()) + 1 if self.codes.size else 0
-        self.names: list[str] = []
-        self.num: list[np.ndarray] = []
-        self.den: list[np.ndarray] = []
-
-    def add(self, name: str, hits: np.ndarray, mask: np.ndarray) -> None:
-        self.names.append(name)
-        self.num.append(np.bincount(self.codes, weights=(hits & mask).astype(float), minlength=self.n))
-        self.den.append(np.bincount(self.codes, weights=mask.astype(float), minlength=self.n))
-
-    def run(self, config: InterventionAuditConfig) -> tuple[dict[str, float], dict[str, np.ndarray], dict[str, int]]:
-        num, den = np.array(self.num), np.array(self.den)
-        point, samples = stats.cluster_ratio_resamples(num, den, config.n_resamples, config.seed)
-        counts = {n: int(d.sum()) for n, d in zip(self.names, den, strict=True)}
-        return (dict(zip(self.names, point, strict=True)),
-                {n: samples[:, i] for i, n in enumerate(self.names)}, counts)
-
-
-def _estimate(point: float, samples: np.ndarray, n: int, scale: float = 1.0) -> dict:
-    lo, hi = stats.percentile_ci(samples)
-    val = lambda x: None if x is None or not np.isfinite(x) else float(scale * x)  # noqa: E731
-    return {"value": val(point), "ci": [val(lo), val(hi)], "n": n}
-
-
 def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
                         config: InterventionAuditConfig = InterventionAuditConfig()) -> dict:
     """All metrics of one model. Accuracies and gaps in percent, failure-mode rates in [0, 1]."""
@@ -189,7 +160,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     correct = _correct(diag, pred)
     dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
     orig = iv == "original"
-    r = _Ratios(diag["source_id"].to_numpy())
+    r = stats.ClusterRatios(diag["source_id"].to_numpy())
     # paired: only clips that have both conditions of a dimension (e.g. not a clip whose shifts were all skipped)
     paired = {}
     for d, intervention in INTERVENTION_OF.items():
@@ -237,12 +208,10 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     pred_off = pd.to_numeric(pred["offset_s"], errors="coerce").to_numpy(float)
     has_off = flagged & np.isfinite(pred_off)
     err = np.where(has_off, np.abs(np.nan_to_num(pred_off) - diag["offset_s"].to_numpy(float)), 0.0)
-    r.names.append("offset_mae")
-    r.num.append(np.bincount(r.codes, weights=err, minlength=r.n))
-    r.den.append(np.bincount(r.codes, weights=has_off.astype(float), minlength=r.n))
+    r.add_weighted("offset_mae", err, has_off)
 
-    point, samples, counts = r.run(config)
-    est = lambda name, scale=1.0: _estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
+    point, samples, counts = r.resample(config.n_resamples, config.seed)
+    est = lambda name, scale=1.0: stats.estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
     dimensions, gap_samples, gap_points = {}, [], []
     for d in INTERVENTION_OF:
         if not counts[f"answered.{d}"] or not point[f"answered.{d}"]:  # no predictions for this dimension
@@ -252,17 +221,17 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
         n_clips = int(diag.loc[paired[d], "source_id"].nunique())
         cells = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
-                 "gap": _estimate(g_point, g_samples, n_clips, 100)}
+                 "gap": stats.estimate(g_point, g_samples, n_clips, 100)}
         dimensions[d] = {**{k: e["value"] for k, e in cells.items()}, "ci": {k: e["ci"] for k, e in cells.items()},
                          "n": {"orig": cells["orig"]["n"], "interv": cells["interv"]["n"]},
                          "intervention": INTERVENTION_OF[d], "n_clips": n_clips}
         gap_points.append(g_point)
         gap_samples.append(g_samples)
     available = all(dimensions[d]["gap"] is not None for d in INTERVENTION_OF)
-    avg_gap = (_estimate(float(np.mean(gap_points)), np.mean(gap_samples, axis=0), int(r.n), 100)
+    avg_gap = (stats.estimate(float(np.mean(gap_points)), np.mean(gap_samples, axis=0), int(r.n), 100)
                if available else {"value": None, "ci": [None, None], "n": 0})  # eq. 10 needs all three dimensions
     failure = {name: est(name) for name in FAILURE_MODES if name != "audio_dodge"}
-    failure["audio_dodge"] = _estimate((point["dodge_muted"] + point["dodge_real"]) / 2,
+    failure["audio_dodge"] = stats.estimate((point["dodge_muted"] + point["dodge_real"]) / 2,
                                        (samples["dodge_muted"] + samples["dodge_real"]) / 2,
                                        counts["dodge_muted"] + counts["dodge_real"])
     return {

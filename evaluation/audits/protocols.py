@@ -133,35 +133,9 @@ def _check_whole_groups(name: str, pred: pd.DataFrame, items: pd.DataFrame) -> N
                          f"mislead", value=first["id"])
 
 
-class _Cells:
-    """Named ratio statistics over cluster sums, bootstrapped together (one resample matrix per config)."""
-
-    def __init__(self, clusters: np.ndarray) -> None:
-        self.codes = pd.factorize(clusters)[0]
-        self.n = int(self.codes.max()) + 1 if self.codes.size else 0
-        self.keys: list[tuple] = []
-        self.num: list[np.ndarray] = []
-        self.den: list[np.ndarray] = []
-
-    def add(self, key: tuple, hits: np.ndarray, mask: np.ndarray) -> None:
-        if not mask.any():
-            return
-        self.keys.append(key)
-        self.num.append(np.bincount(self.codes, weights=(hits & mask).astype(float), minlength=self.n))
-        self.den.append(np.bincount(self.codes, weights=mask.astype(float), minlength=self.n))
-
-    def estimates(self, config: ProtocolAuditConfig) -> dict[tuple, dict]:
-        if not self.keys:
-            return {}
-        point, samples = stats.cluster_ratio_resamples(np.array(self.num), np.array(self.den), config.n_resamples,
-                                                       config.seed)
-        lo, hi = stats.percentile_ci(samples)
-        return {key: {"value": float(point[i]), "ci": [_f(lo[i]), _f(hi[i])], "n": int(self.den[i].sum())}
-                for i, key in enumerate(self.keys)}
-
-
-def _f(x: float) -> float | None:
-    return float(x) if np.isfinite(x) else None
+def _estimates(cells: stats.ClusterRatios, config: ProtocolAuditConfig) -> dict[tuple, dict]:
+    point, samples, counts = cells.resample(config.n_resamples, config.seed)
+    return {key: stats.estimate(point[key], samples[key], counts[key]) for key in point}
 
 
 def _nest(out: dict, keys: tuple, value: object) -> None:
@@ -186,7 +160,7 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
         if name == "pairwise":
             _pairwise(part, label, parsed, correct, config, result)
             continue
-        cells = _Cells(part["clip_id"].to_numpy())
+        cells = stats.ClusterRatios(part["clip_id"].to_numpy())
         group = [part["attribute"].to_numpy(), part["condition"].to_numpy(),
                  part["placement"].fillna("").to_numpy()]
         for key in sorted(set(zip(*group, strict=True))):
@@ -200,7 +174,7 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
             if name == "cue_conflict":
                 cells.add(("follow_cue", attribute, condition), parsed & (label == cue), mask)
         k_of = part.groupby("attribute")["k"].first().to_dict()
-        for key, est in cells.estimates(config).items():
+        for key, est in _estimates(cells, config).items():
             _nest(result, key, est)
             if key[0] == "rf":
                 k = int(k_of[key[1]])
@@ -214,7 +188,7 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
 def _pairwise(part: pd.DataFrame, label: np.ndarray, parsed: np.ndarray, correct: np.ndarray,
               config: ProtocolAuditConfig, result: dict) -> None:
     task, fmt, order = (part[c].to_numpy() for c in ("task", "format", "order"))
-    cells = _Cells(part["trial"].to_numpy())
+    cells = stats.ClusterRatios(part["trial"].to_numpy())
     for t, f in sorted(set(zip(task, fmt, strict=True))):
         mask = (task == t) & (fmt == f)
         cells.add(("parse_rate", "pairwise", t, f), parsed, mask)
@@ -232,7 +206,7 @@ def _pairwise(part: pd.DataFrame, label: np.ndarray, parsed: np.ndarray, correct
     for t, f in sorted(set(zip(task, fmt, strict=True))):
         if t != "identical":
             cells.add(("lock", f, t), locked, is_ab & (task == t) & (fmt == f))
-    for key, est in cells.estimates(config).items():
+    for key, est in _estimates(cells, config).items():
         _nest(result, key, est)
 
 
