@@ -118,6 +118,15 @@ def cmd_build_protocols(args: argparse.Namespace) -> None:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
 
 
+def cmd_build_composition(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.composition import CompositionBuildOptions, build_composition_dataset
+
+    options = CompositionBuildOptions(target=args.target, seed=args.seed)
+    with console.status("building composition dataset"):
+        out = build_composition_dataset(args.out, args.samples, options, args.synthetic, args.push_to_hub)
+    print(f"dataset written to {out} (configs samples, ablations)")
+
+
 def cmd_judge(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.judges import run_judge
 
@@ -178,6 +187,15 @@ def cmd_tiny_models(args: argparse.Namespace) -> None:
         paths = build_tiny_suite(args.out, progress)
     for name, path in paths.items():
         print(f"{name}: {path}")
+
+
+def cmd_audit_composition(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.audits.composition import run_composition_audit
+
+    with console.status("grading answers"):
+        out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, cache_dir=args.cache)
+    print(f"report: {out / 'report.md'}")
+    print(f"metrics: {out / 'audit.json'}")
 
 
 def cmd_push(args: argparse.Namespace) -> None:
@@ -261,6 +279,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_protocols)
 
+    p = builders.add_parser(
+        "composition", help="composition / counterfactual QA: bucketed selection and bypass-test ablations",
+        description="Read C3PO-style samples (id, template_id, template_name, category IC|CC, tier, video / audio / "
+                    "image, question, answer, evidence_modality, generation_confidence, auditor_decision, "
+                    "difficulty), keep auditor-accepted ones, select up to --target per category x difficulty "
+                    "bucket with template diversity, and write configs samples and ablations (each grounded "
+                    "modality removed in turn, and text only). Without --samples, synthetic samples (a picture "
+                    "of coloured squares + a spoken instruction) are built offline.")
+    p.add_argument("--samples", help="samples file (JSONL/CSV/Parquet); omitted: embedded synthetic samples")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.add_argument("--target", type=int, default=25, help="samples per category x difficulty bucket (25)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the selection (0)")
+    p.add_argument("--synthetic", type=int, default=48, help="synthetic samples when --samples is omitted (48)")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    p.set_defaults(func=cmd_build_composition)
+
     p = jobs.add_parser(
         "judge", help="run a judge over a dataset config and write its predictions",
         description="Put a judge in front of every item of a config and write PRED.jsonl (id, order, raw, label, "
@@ -337,6 +371,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bootstrap(p)
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_protocols)
+
+    p = audits.add_parser(
+        "composition", help="graded accuracy of free-form answers by template, category and tier",
+        description="Grade each run's answers (id, prediction or response) against the samples: normalised exact "
+                    "match (case, punctuation, articles, whitespace, number words), then an optional judge for "
+                    "semantic equivalence (Yes/No). Accuracy overall and by template, category and tier, mean and "
+                    "sd over runs. Writes OUT/audit.json, OUT/graded.csv, OUT/report.md and a figure.")
+    p.add_argument("--dataset", required=True, help="composition dataset folder or Hub repo id")
+    p.add_argument("--predictions", nargs="+", required=True, help="one file per inference run")
+    p.add_argument("--judge", metavar="SPEC", help="judge for non-exact answers: hf:PATH | openai:MODEL@URL | "
+                                                   "scripted:NAME")
+    p.add_argument("--cache", help="openai judge: response cache folder")
+    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    p.set_defaults(func=cmd_audit_composition)
 
     p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
                         description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "

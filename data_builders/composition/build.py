@@ -1,0 +1,164 @@
+"""Build the composition / counterfactual dataset: samples -> selection -> bypass-test ablations -> Hub layout.
+
+Configs (split ``train``): ``samples`` (the selected samples, media embedded) and ``ablations`` (per sample, one copy
+per grounded modality with that modality removed: ``mute_audio`` (digital silence of the same length),
+``drop_image``, ``blank_video`` (black frames, audio kept), plus ``text_only``). A model that still answers an
+ablated copy correctly did not need the removed modality: the sample fails the bypass test for that model.
+Without ``--samples`` an embedded synthetic set is built offline: a picture of coloured squares and a spoken
+instruction (espeak-ng), whose answer needs both.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from omniaudit.data_builders.composition.samples import MEDIA, read_samples, select
+from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
+from omniaudit.errors import InputError
+from omniaudit.hub_cards import dataset_card
+from omniaudit.io import atomic_dir
+
+SPLIT = "train"
+ABLATIONS = {"audio": "mute_audio", "image": "drop_image", "video": "blank_video"}
+
+
+@dataclass(frozen=True)
+class CompositionBuildOptions:
+    target: int = 25  # per category x difficulty bucket
+    seed: int = 0
+
+
+def features(ablations: bool) -> object:
+    from datasets import Audio, Features, Image, Value, Video
+
+    s, i = Value("string"), Value("int32")
+    cols = {"id": s, "template_id": s, "template_name": s, "category": s, "tier": i, "bucket": i, "question": s,
+            "answer": s, "evidence_modality": s, "generation_confidence": i, "auditor_decision": s, "difficulty": i,
+            "video": Video(), "audio": Audio(), "image": Image()}
+    if ablations:
+        cols = {"id": s, "sample_id": s, "ablation": s, **{k: v for k, v in cols.items() if k != "id"}}
+    return Features(cols)
+
+
+def _cell(path: str | None, data: bytes | None = None) -> dict | None:
+    if path is None and data is None:
+        return None
+    return {"bytes": data if data is not None else Path(path).read_bytes(), "path": Path(path).name}
+
+
+def _silent_wav(path: str) -> bytes:
+    import soundfile as sf
+
+    info = sf.info(path)
+    buf = io.BytesIO()
+    sf.write(buf, np.zeros((info.frames, info.channels), np.float32), info.samplerate, format="WAV",
+             subtype="PCM_16")
+    return buf.getvalue()
+
+
+def _black_video(path: str, out: Path) -> bytes:
+    """The same clip with every frame black (re-encoded H.264) and its audio track kept (AAC)."""
+    import av
+
+    from omniaudit.data_builders.interventions import media
+
+    info = media.probe(path)
+    with av.open(path) as src:
+        n_frames = sum(1 for p in src.demux(video=0) if p.size)
+    fps = max(1, round(info.fps))
+    width, height = info.width - info.width % 2, info.height - info.height % 2
+    with av.open(str(out), "w", format="mp4") as dst:
+        stream = dst.add_stream("libx264", rate=fps)
+        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+        stream.codec_context.thread_count = 1
+        audio_stream = None
+        if info.has_audio:
+            track, _ = media.timeline_audio(info)
+            audio_stream = media.add_audio_stream(dst, track.shape[0], info.audio_rate, "aac")
+        black = np.zeros((height, width, 3), np.uint8)
+        for k in range(n_frames):
+            frame = av.VideoFrame.from_ndarray(black, format="rgb24")
+            frame.pts = k
+            for packet in stream.encode(frame):
+                dst.mux(packet)
+        for packet in stream.encode(None):
+            dst.mux(packet)
+        if audio_stream is not None:
+            media.mux_audio(dst, audio_stream, track, start_pts=0)
+    return out.read_bytes()
+
+
+def sample_rows(chosen: pd.DataFrame, work: Path) -> tuple[list[dict], list[dict]]:
+    samples, ablations = [], []
+    keys = ("template_id", "template_name", "category", "tier", "bucket", "question", "answer", "evidence_modality",
+            "generation_confidence", "auditor_decision", "difficulty")
+    for r in chosen.to_dict("records"):
+        base = {k: r[k] for k in keys}
+        cells = {m: _cell(r[m]) for m in MEDIA}
+        samples.append({"id": r["id"], **base, **cells})
+        present = [m for m in MEDIA if r[m] is not None]
+        variants = {}
+        for m in present:
+            changed = dict(cells)
+            if m == "audio":
+                changed["audio"] = _cell(r["audio"], _silent_wav(r["audio"]))
+            elif m == "image":
+                changed["image"] = None
+            else:
+                changed["video"] = _cell(r["video"], _black_video(r["video"], work / f"{len(ablations)}_black.mp4"))
+            variants[ABLATIONS[m]] = changed
+        if len(present) > 0:
+            variants["text_only"] = {m: None for m in MEDIA}
+        for name, media_cells in variants.items():
+            ablations.append({"id": f"{r['id']}/{name}", "sample_id": r["id"], "ablation": name, **base,
+                              **media_cells})
+    return samples, ablations
+
+
+def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = None,
+                              options: CompositionBuildOptions = CompositionBuildOptions(),
+                              n_synthetic: int = 48, push_repo: str | None = None) -> Path:
+    from omniaudit.data_builders.composition.synthetic import synthesize_samples
+
+    out = Path(out_dir)
+    with tempfile.TemporaryDirectory(prefix="omniaudit-composition-") as tmp:
+        if samples is None:
+            samples_path, source = synthesize_samples(Path(tmp) / "synthetic", n_synthetic, options.seed), \
+                "embedded synthetic samples"
+        else:
+            samples_path, source = Path(samples), str(samples)
+        table = read_samples(samples_path)
+        chosen = select(table, options.target, options.seed)
+        if chosen.empty:
+            raise InputError("no sample is auditor-accepted with a difficulty score", file=samples_path)
+        rows, ablation_rows = sample_rows(chosen, Path(tmp))
+        summary = {
+            "read": len(table), "accepted": int((table["auditor_decision"] == "ACCEPT").sum()),
+            "selected": len(chosen), "ablations": len(ablation_rows),
+            "per_bucket": {f"{c}/bucket {b}": int(n) for (c, b), n in chosen.groupby(["category", "bucket"]).size()
+                           .items()},
+            "per_template": {t: int(n) for t, n in chosen["template_name"].value_counts().sort_index().items()},
+        }
+        with atomic_dir(out) as dest:
+            for config, data, abl in (("samples", rows, False), ("ablations", ablation_rows, True)):
+                (dest / config).mkdir()
+                sink = ParquetSink(dest / config / shard_name(SPLIT), features(abl))
+                sink.add(data)
+                sink.close()
+            metadata = {"pretty_name": "omniaudit composition and counterfactual QA",
+                        "tags": ["omniaudit", "omni", "composition", "counterfactual", "c3po"],
+                        "configs": configs_metadata({"samples": [SPLIT], "ablations": [SPLIT]})}
+            card = dataset_card("composition.md.j2", metadata, source=source, summary=summary,
+                                options={"target": options.target, "seed": options.seed})
+            (dest / "README.md").write_text(card, encoding="utf-8")
+            (dest / "build_info.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    if push_repo:
+        push_to_hub(out, push_repo)
+    return out
