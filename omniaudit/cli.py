@@ -193,7 +193,8 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.composition import run_composition_audit
 
     with console.status("grading answers"):
-        out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, cache_dir=args.cache)
+        out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, args.attention,
+                                    cache_dir=args.cache)
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
 
@@ -383,6 +384,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", metavar="SPEC", help="judge for non-exact answers: hf:PATH | openai:MODEL@URL | "
                                                    "scripted:NAME")
     p.add_argument("--cache", help="openai judge: response cache folder")
+    p.add_argument("--attention", nargs="+", metavar="MODEL",
+                   help="omni models (eager attention) to probe: mid-layer entropy gap between correct and "
+                        "incorrect samples, per model and pooled")
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_composition)
 

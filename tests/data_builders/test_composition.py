@@ -145,3 +145,98 @@ def test_audit_composition_cli(tmp_path, capsys):
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(bad), "--out",
                  str(tmp_path / "r2")]) == 2
     assert "not a sample of the dataset" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("full", "ablated", "mode"), [
+    ("four", {"text_only": "Four.", "mute_audio": "three", "drop_image": "two"}, "text_dominance"),
+    ("four", {"text_only": "no idea", "mute_audio": "three", "drop_image": "four"}, "audio_dominance"),
+    ("four", {"text_only": "no idea", "mute_audio": "four", "drop_image": "two"}, "image_dominance"),
+    ("four", {"text_only": "no idea", "mute_audio": "three", "drop_image": "two"}, "incomplete_fusion"),
+    ("four", {"text_only": "no idea", "mute_audio": "four", "drop_image": "four"}, "incomplete_fusion"),
+])
+def test_failure_mode_classification(full, ablated, mode):
+    from omniaudit.evaluation.failure_modes import classify
+
+    assert classify(full, ablated) == mode
+
+
+def test_failure_modes_from_a_run_with_ablation_answers(tmp_path):
+    out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer"])
+    ablations = pd.read_parquet(next((out / "ablations").glob("*.parquet")), columns=["id", "sample_id", "ablation"])
+    # a model that trusts the speech: always wrong "seven" on the full input, another answer without the audio
+    rows = [{"id": i, "prediction": "seven"} for i in samples["id"]]
+    rows += [{"id": r.id, "prediction": "two" if r.ablation in ("mute_audio", "text_only") else "seven"}
+             for r in ablations.itertuples()]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(path), "--out",
+                 str(tmp_path / "rep")]) == 0
+    fm = json.loads((tmp_path / "rep" / "audit.json").read_text())["failure_modes"]
+    wrong = (samples["answer"] != "seven").sum()
+    assert fm["overall"]["n_failures"] == wrong and fm["overall"]["rates"] == {"audio_dominance": 1.0}
+    assert "Failure modes" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_entropy_of_a_uniform_split_is_log2_3_and_of_a_point_mass_is_0():
+    from omniaudit.evaluation.attention import entropy, mid_layer_mean
+
+    assert entropy(np.full(3, 1 / 3)) == pytest.approx(np.log2(3))
+    assert entropy(np.array([1.0, 0.0, 0.0])) == 0.0
+    assert mid_layer_mean(np.array([9.0, 1.0, 2.0, 3.0, 9.0]), (0.25, 0.75)) == 2.0
+
+
+def test_entropy_gap_bootstrap_and_pooling():
+    from omniaudit.evaluation.attention import entropy_gap, pooled_gap
+
+    rng = np.random.default_rng(0)
+    h = np.concatenate([rng.normal(1.4, 0.05, 40), rng.normal(1.2, 0.05, 40)])
+    ok = np.array([True] * 40 + [False] * 40)
+    gap = entropy_gap(h, ok, 500, 0)
+    assert gap["value"] == pytest.approx(h[:40].mean() - h[40:].mean())
+    assert 0 < gap["ci"][0] < gap["value"] < gap["ci"][1]
+    pooled = pooled_gap({"m1": (h, ok), "m2": (h * 10 + 3, ok)}, 500, 0)  # scale-free after z-normalisation
+    assert pooled["value"] == pytest.approx(entropy_gap((h - h.mean()) / h.std(ddof=1), ok)["value"])
+    assert entropy_gap(h, np.ones(80, bool))["value"] is None
+
+
+def test_attention_probe_on_the_tiny_omni_model(tmp_path, tiny_models):
+    from omniaudit.evaluation.attention import AttentionProbe, span_masks
+    from omniaudit.tiny_models import tiny_omni
+
+    model = tiny_omni(tmp_path / "omni")
+    out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
+    row = pd.read_parquet(next((out / "samples").glob("*.parquet"))).iloc[0]
+    probe = AttentionProbe(str(model))
+    result = probe.sample(row["id"], row["question"], row["image"]["bytes"], row["audio"]["bytes"])
+    masses = result["masses"]
+    spans = masses["text"] + masses["audio"] + masses["image"]
+    np.testing.assert_allclose(spans, masses["total"], rtol=1e-5)  # the spans partition the row
+    np.testing.assert_allclose(masses["total"], 1.0, rtol=1e-4)  # an attention row sums to 1
+    assert result["alpha"].shape == (2, 3) and 0 < result["h_mid"] <= np.log2(3)
+    from transformers import AutoTokenizer
+
+    text_only = AutoTokenizer.from_pretrained(tiny_models["text"])
+    text_only.image_token = None
+    import torch
+
+    with pytest.raises(InputError, match="no placeholder token for image"):
+        span_masks(torch.tensor([[1, 2]]), text_only, ["image"], "text-model")
+
+
+def test_audit_composition_with_attention(tmp_path):
+    from omniaudit.tiny_models import tiny_omni
+
+    model = tiny_omni(tmp_path / "omni")
+    out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer"])
+    rows = [{"id": i, "prediction": a if k % 2 else "no idea"}
+            for k, (i, a) in enumerate(zip(samples["id"], samples["answer"], strict=True))]
+    path = tmp_path / "run.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(path), "--attention",
+                 str(model), "--out", str(tmp_path / "rep")]) == 0
+    gap = json.loads((tmp_path / "rep" / "audit.json").read_text())["entropy_gap"]
+    overall = gap["models"][str(model)]["overall"]
+    assert overall["n_correct"] + overall["n_incorrect"] == len(samples) and overall["value"] is not None
+    assert (tmp_path / "rep" / "entropy_gap.png").exists()

@@ -1,0 +1,142 @@
+"""Modality-attention probes (C3PO §4.2): where the answer position looks, per layer, and how spread out it is.
+
+For a Transformers model run with eager attention, the attention row of the answer position (the first position the
+model would generate from) is split over the token spans of each modality: audio, image (and video) spans are the
+processor's placeholder tokens, text is everything else (question and chat template). Per layer the masses (mean over
+heads) sum to the row's total, 1; the allocation ``alpha`` over {text, audio, image} is renormalised over those three
+(videos are excluded, as in the paper), and its Shannon entropy ``H = -sum alpha log2 alpha``. The mid-layer entropy
+is the mean of ``H`` over layers whose relative depth (layer / (L - 1)) lies in ``depth_range``.
+``entropy_gap``: ``dH = mean H_mid(correct) - mean H_mid(incorrect)`` with a two-sample bootstrap CI; ``pooled_gap``
+z-normalises ``H_mid`` within each model before pooling models.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+
+import numpy as np
+
+from omniaudit.errors import InputError
+
+MODALITIES = ("text", "audio", "image")
+PLACEHOLDERS = {"audio": "audio_token", "image": "image_token", "video": "video_token"}
+
+
+@dataclass(frozen=True)
+class ProbeConfig:
+    depth_range: tuple[float, float] = (0.25, 0.75)
+    n_resamples: int = 2000
+    seed: int = 0
+
+
+def entropy(alpha: np.ndarray) -> np.ndarray:
+    """Shannon entropy in bits over the last axis (0 log 0 = 0)."""
+    alpha = np.asarray(alpha, np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(alpha > 0, alpha * np.log2(alpha), 0.0)
+    return -terms.sum(axis=-1)
+
+
+def span_masks(input_ids, tokenizer, present: list[str], model: str):
+    """Boolean masks (one per modality in ``present`` + text) over the sequence, from the placeholder token ids."""
+    import torch
+
+    masks = {}
+    for modality in present:
+        token = getattr(tokenizer, PLACEHOLDERS[modality], None)
+        token_id = tokenizer.convert_tokens_to_ids(token) if token else None
+        if token_id is None or token_id == tokenizer.unk_token_id:
+            raise InputError(f"the processor of {model} exposes no placeholder token for {modality}, so its "
+                             f"{modality} span cannot be found")
+        masks[modality] = input_ids == token_id
+    media = torch.zeros_like(input_ids, dtype=torch.bool)
+    for m in masks.values():
+        media |= m
+    masks["text"] = ~media
+    return masks
+
+
+def layer_masses(attentions, masks: dict, query: int = -1) -> dict[str, np.ndarray]:
+    """Per layer, the attention mass of row ``query`` (mean over heads) on each span: {modality: (layers,)}."""
+    rows = np.stack([a[0, :, query, :].float().mean(dim=0).detach().cpu().numpy() for a in attentions])  # (L, T)
+    return {m: rows[:, mask[0].cpu().numpy()].sum(axis=1) for m, mask in masks.items()} | {"total": rows.sum(axis=1)}
+
+
+def mid_layer_mean(per_layer: np.ndarray, depth_range: tuple[float, float]) -> float:
+    n = len(per_layer)
+    depth = np.arange(n) / max(n - 1, 1)
+    keep = (depth >= depth_range[0]) & (depth <= depth_range[1])
+    return float(np.mean(per_layer[keep] if keep.any() else per_layer))
+
+
+class AttentionProbe:
+    """Runs one model (eager attention) over samples with image / audio and text; video inputs are left out."""
+
+    def __init__(self, model_path: str, config: ProbeConfig = ProbeConfig()) -> None:
+        from transformers import AutoModelForMultimodalLM, AutoProcessor
+
+        self.path, self.config = str(model_path), config
+        try:
+            self.processor = AutoProcessor.from_pretrained(self.path)
+            self.model = AutoModelForMultimodalLM.from_pretrained(self.path, attn_implementation="eager")
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot load a multimodal model with eager attention: {exc}", file=model_path) from exc
+        self.model.eval()
+
+    def sample(self, sample_id: str, question: str, image: bytes | None, audio: bytes | None) -> dict:
+        import torch
+        from PIL import Image
+
+        from omniaudit.evaluation.judges.items import decode
+
+        content, kwargs, present = [], {}, []
+        if image is not None:
+            content.append({"type": "image"})
+            kwargs["images"] = [Image.open(io.BytesIO(image)).convert("RGB")]
+            present.append("image")
+        if audio is not None:
+            content.append({"type": "audio"})
+            rate = self.processor.feature_extractor.sampling_rate
+            kwargs.update(audio=[decode(audio, rate)])
+            present.append("audio")
+        content.append({"type": "text", "text": question})
+        text = self.processor.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
+                                                  add_generation_prompt=True)
+        inputs = self.processor(text=[text], return_tensors="pt", **kwargs)
+        masks = span_masks(inputs["input_ids"], self.processor.tokenizer, present, self.path)
+        with torch.no_grad():
+            out = self.model(**inputs, output_attentions=True)
+        if not out.attentions:
+            raise InputError(f"{self.path} returned no attentions for sample '{sample_id}' (eager attention needed)")
+        masses = layer_masses(out.attentions, masks)
+        three = np.stack([masses.get(m, np.zeros_like(masses["total"])) for m in MODALITIES], axis=1)  # (L, 3)
+        alpha = three / three.sum(axis=1, keepdims=True)
+        h = entropy(alpha)
+        return {"id": sample_id, "alpha": alpha, "entropy": h, "masses": masses,
+                "h_mid": mid_layer_mean(h, self.config.depth_range)}
+
+
+def entropy_gap(h_mid: np.ndarray, correct: np.ndarray, n_resamples: int = 2000, seed: int = 0) -> dict:
+    """dH = mean H_mid(correct) - mean H_mid(incorrect), with a two-sample percentile bootstrap 95% CI."""
+    h, ok = np.asarray(h_mid, float), np.asarray(correct, bool)
+    a, b = h[ok], h[~ok]
+    if not a.size or not b.size:
+        return {"value": None, "ci": [None, None], "n_correct": int(a.size), "n_incorrect": int(b.size)}
+    rng = np.random.default_rng(seed)
+    boot = (a[rng.integers(0, a.size, (n_resamples, a.size))].mean(1)
+            - b[rng.integers(0, b.size, (n_resamples, b.size))].mean(1))
+    lo, hi = np.percentile(boot, [2.5, 97.5])
+    return {"value": float(a.mean() - b.mean()), "ci": [float(lo), float(hi)], "n_correct": int(a.size),
+            "n_incorrect": int(b.size)}
+
+
+def pooled_gap(per_model: dict[str, tuple[np.ndarray, np.ndarray]], n_resamples: int = 2000, seed: int = 0) -> dict:
+    """dH in within-model standard deviations: H_mid z-normalised per model, then pooled over models."""
+    hs, oks = [], []
+    for h, ok in per_model.values():
+        h = np.asarray(h, float)
+        sd = h.std(ddof=1) if h.size > 1 else 0.0
+        hs.append((h - h.mean()) / sd if sd > 0 else h - h.mean())
+        oks.append(np.asarray(ok, bool))
+    return entropy_gap(np.concatenate(hs), np.concatenate(oks), n_resamples, seed)
