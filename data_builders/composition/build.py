@@ -36,12 +36,12 @@ class CompositionBuildOptions:
 
 
 def features(ablations: bool) -> object:
-    from datasets import Audio, Features, Image, Value, Video
+    from datasets import Audio, Features, Image, List, Value, Video
 
     s, i = Value("string"), Value("int32")
     cols = {"id": s, "template_id": s, "template_name": s, "category": s, "tier": i, "bucket": i, "question": s,
             "answer": s, "evidence_modality": s, "generation_confidence": i, "auditor_decision": s, "difficulty": i,
-            "video": Video(), "audio": Audio(), "image": Image()}
+            "prompt": s, "options": List(s), "gold": s, "video": Video(), "audio": Audio(), "image": Image()}
     if ablations:
         cols = {"id": s, "sample_id": s, "ablation": s, **{k: v for k, v in cols.items() if k != "id"}}
     return Features(cols)
@@ -95,12 +95,19 @@ def _black_video(path: str, out: Path) -> bytes:
     return out.read_bytes()
 
 
+ANSWER_INSTRUCTION = "Answer as specifically as possible in a few words."
+
+
 def sample_rows(chosen: pd.DataFrame, work: Path) -> tuple[list[dict], list[dict]]:
+    """Rows of both configs. ``prompt`` / ``options`` / ``gold`` make them judge items too: ``options`` is the answer
+    vocabulary of the sample's template (what ``scripted:random`` draws from); graders use the free-form answer."""
     samples, ablations = [], []
     keys = ("template_id", "template_name", "category", "tier", "bucket", "question", "answer", "evidence_modality",
             "generation_confidence", "auditor_decision", "difficulty")
+    vocabulary = chosen.groupby("template_id")["answer"].apply(lambda a: sorted(set(a))).to_dict()
     for r in chosen.to_dict("records"):
-        base = {k: r[k] for k in keys}
+        base = {k: r[k] for k in keys} | {"prompt": f"{r['question']} {ANSWER_INSTRUCTION}",
+                                          "options": vocabulary[r["template_id"]], "gold": r["answer"]}
         cells = {m: _cell(r[m]) for m in MEDIA}
         samples.append({"id": r["id"], **base, **cells})
         present = [m for m in MEDIA if r[m] is not None]

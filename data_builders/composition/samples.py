@@ -71,6 +71,12 @@ def read_samples(path: str | Path) -> pd.DataFrame:
     if dup.any():
         i = int(np.argmax(dup.to_numpy()))
         raise InputError("duplicate id", file=path, row=rows[i], column="id", value=out["id"].iloc[i])
+    names = out.groupby("template_id")["template_name"].nunique()
+    clash = out["template_id"].isin(names[names > 1].index)
+    if clash.any():
+        i = int(np.argmax(clash.to_numpy()))
+        raise InputError("template_id is used with more than one template_name (an unknown or mistyped template?)",
+                         file=path, row=rows[i], column="template_name", value=out["template_name"].iloc[i])
     out["tier"] = _number(raw, "tier", path, rows, 0, 4).astype(int)
     out["generation_confidence"] = _number(raw, "generation_confidence", path, rows, 1, 5).astype(int)
     out["difficulty"] = _number(raw, "difficulty", path, rows, 1, 10, allowed=(-1,)).astype(int)

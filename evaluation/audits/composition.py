@@ -27,10 +27,10 @@ def read_run(path: str | Path, known: pd.Series) -> pd.DataFrame:
     """``id, prediction`` of one run; every id must be a sample or an ablation of the dataset."""
     path = Path(path)
     raw, rows = read_records(path)
-    column = next((c for c in ("prediction", "response") if c in raw.columns), None)
+    column = next((c for c in ("prediction", "response", "raw") if c in raw.columns), None)
     if "id" not in raw.columns or column is None:
-        raise InputError(f"expected columns id and prediction (or response); the file has {list(raw.columns)}",
-                         file=path)
+        raise InputError(f"expected columns id and prediction (or response, or raw as `omniaudit judge` writes); the "
+                         f"file has {list(raw.columns)}", file=path)
     ids = raw["id"].astype(str)
     unknown = ~ids.isin(known)
     if unknown.any():

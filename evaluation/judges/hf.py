@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.judges.items import JudgeItem, decode
+from omniaudit.evaluation.judges.items import JudgeItem, decode, refuse_unsent_media
 
 AUTO_CLASSES = ("AutoModelForMultimodalLM", "AutoModelForImageTextToText", "AutoModelForCausalLM")
 
@@ -83,6 +83,7 @@ class HFJudge:
         return inputs.to(self.device)
 
     def answer(self, items: list[JudgeItem], progress=None) -> list[str]:
+        refuse_unsent_media(items, "hf")
         out: list[str] = []
         for start in range(0, len(items), self.batch_size):
             batch = items[start : start + self.batch_size]

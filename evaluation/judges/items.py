@@ -30,6 +30,7 @@ class JudgeItem:
     reference: str | None = None
     specialist: str | None = None
     condition: str | None = None
+    unsent_media: list[str] = field(default_factory=list)  # media columns a model runner cannot send (yet)
 
 
 def load_items(dataset: str | Path, config: str, conditions: list[str] | None = None,
@@ -45,23 +46,32 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
     missing = [c for c in JUDGE_COLUMNS if c not in ds.column_names]
     if missing:
         raise InputError(f"config '{config}' has no judge columns {missing}; it has {ds.column_names}", file=dataset)
-    for col in AUDIO_COLUMNS:
-        if col in ds.column_names:
-            ds = ds.cast_column(col, datasets.Audio(decode=False))
+    for col, feature in ds.features.items():  # media stay encoded: runners decode what they send
+        if isinstance(feature, datasets.Audio | datasets.Image | datasets.Video):
+            ds = ds.cast_column(col, type(feature)(decode=False))
     items = []
     for row in ds:
         selector = row.get("condition") or row.get("task")
         if (conditions and selector not in conditions) or (formats and row.get("format") not in formats):
             continue
         audios = [row[c]["bytes"] for c in AUDIO_COLUMNS if c in row and row[c] is not None]
+        unsent = [c for c in ("audio", "image", "video") if row.get(c) is not None]
         items.append(JudgeItem(id=row["id"], prompt=row["prompt"], options=list(row["options"]),
                                system=row.get("system"), audios=audios, order=row.get("order"),
                                gold=row.get("gold"), reference=row.get("reference"),
-                               specialist=row.get("specialist"), condition=selector))
+                               specialist=row.get("specialist"), condition=selector, unsent_media=unsent))
     if not items:
         raise InputError(f"no items in config '{config}' with condition in {conditions} and format in {formats}",
                          file=dataset)
     return items
+
+
+def refuse_unsent_media(items: list[JudgeItem], runner: str) -> None:
+    """Model runners send audio_1..audio_3 only; an item with other media would be judged blind, so refuse it."""
+    for item in items:
+        if item.unsent_media:
+            raise InputError(f"item '{item.id}' has {', '.join(item.unsent_media)} input(s) that the {runner} runner "
+                             f"cannot send yet; a model would answer without them (scripted judges work)")
 
 
 def decode(audio: bytes, rate: int = 16000):

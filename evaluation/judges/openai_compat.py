@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from omniaudit.errors import InputError, ServiceError
-from omniaudit.evaluation.judges.items import JudgeItem, to_wav
+from omniaudit.evaluation.judges.items import JudgeItem, refuse_unsent_media, to_wav
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
@@ -53,6 +53,7 @@ class OpenAIJudge:
         return self.cache / key[:2] / f"{key}.json"
 
     def answer(self, items: list[JudgeItem], progress=None) -> list[str]:
+        refuse_unsent_media(items, "openai")
         self.cache.mkdir(parents=True, exist_ok=True)
         done = [0]
         rejected: list[str] = []

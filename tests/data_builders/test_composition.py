@@ -240,3 +240,43 @@ def test_audit_composition_with_attention(tmp_path):
     overall = gap["models"][str(model)]["overall"]
     assert overall["n_correct"] + overall["n_incorrect"] == len(samples) and overall["value"] is not None
     assert (tmp_path / "rep" / "entropy_gap.png").exists()
+
+
+def test_scripted_judges_answer_samples_and_ablations(tmp_path):
+    from omniaudit.evaluation.judges import run_judge
+
+    out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
+    oracle = tmp_path / "oracle.jsonl"
+    run_judge(out, "samples", "scripted:oracle", oracle)
+    runs = [str(oracle)]
+    for seed in (1, 2):
+        path = tmp_path / f"random{seed}.jsonl"
+        run_judge(out, "samples", "scripted:random", path, seed=seed)
+        run_judge(out, "ablations", "scripted:random", tmp_path / f"abl{seed}.jsonl", seed=seed)
+        path.write_text(path.read_text() + (tmp_path / f"abl{seed}.jsonl").read_text())
+        runs.append(str(path))
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(oracle), "--out",
+                 str(tmp_path / "o")]) == 0
+    assert json.loads((tmp_path / "o" / "audit.json").read_text())["accuracy"]["overall"]["mean"] == 100.0
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", *runs[1:], "--out",
+                 str(tmp_path / "r")]) == 0
+    result = json.loads((tmp_path / "r" / "audit.json").read_text())
+    assert 0 < result["accuracy"]["overall"]["mean"] < 100 and result["failure_modes"]["overall"]["n_failures"] > 0
+
+
+def test_a_template_id_with_two_names_is_refused(tmp_path):
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(tmp_path / "i.png")
+    base = {"template_id": "T", "category": "IC", "tier": 1, "image": "i.png", "question": "q", "answer": "a",
+            "evidence_modality": "image", "generation_confidence": 3, "auditor_decision": "ACCEPT", "difficulty": 4}
+    rows = [{**base, "id": "a", "template_name": "Count"}, {**base, "id": "b", "template_name": "Colour"}]
+    (tmp_path / "s.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError, match="more than one template_name"):
+        read_samples(tmp_path / "s.jsonl")
+
+
+def test_model_runners_refuse_media_they_cannot_send(tmp_path, tiny_models):
+    from omniaudit.evaluation.judges import run_judge
+
+    out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
+    with pytest.raises(InputError, match="cannot send yet"):
+        run_judge(out, "samples", f"hf:{tiny_models['audio']}", tmp_path / "p.jsonl")
