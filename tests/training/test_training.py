@@ -275,5 +275,6 @@ def test_omni_training_updates_every_tower(tiny_root):
     model = AutoModelForMultimodalLM.from_pretrained(tiny_root / "runs/tiny/omni")
     batch = OmniSFTCollator(processor, fps=1.0, max_frames=4)(sft)
     model(**batch).loss.backward()
-    grads = {name.split(".")[0] for name, p in model.named_parameters() if p.grad is not None and p.grad.abs().sum()}
-    assert {"audio_tower", "visual", "model"} <= grads or {"audio_tower", "visual"} <= grads, grads
+    grads = {name for name, p in model.named_parameters() if p.grad is not None and p.grad.abs().sum() > 0}
+    for tower in ("audio_tower", "visual", "language_model"):  # audio, vision and text all receive gradient
+        assert any(f".{tower}." in f".{name}" for name in grads), tower
