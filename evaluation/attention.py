@@ -38,18 +38,25 @@ def entropy(alpha: np.ndarray) -> np.ndarray:
     return -terms.sum(axis=-1)
 
 
-def span_masks(input_ids, tokenizer, present: list[str], model: str):
-    """Boolean masks (one per modality in ``present`` + text) over the sequence, from the placeholder token ids."""
+def span_masks(input_ids, tokenizer, present: list[str], model: str, processor=None):
+    """Boolean masks (one per modality in ``present`` + text) over the sequence, from the placeholder token ids
+    (the processor's own, else the tokenizer's); a modality whose span is empty is an error, not a zero."""
     import torch
 
     masks = {}
     for modality in present:
-        token = getattr(tokenizer, PLACEHOLDERS[modality], None)
-        token_id = tokenizer.convert_tokens_to_ids(token) if token else None
+        token_id = getattr(processor, f"{PLACEHOLDERS[modality]}_id", None) if processor is not None else None
+        if token_id is None:
+            token = getattr(processor, PLACEHOLDERS[modality], None) or getattr(tokenizer, PLACEHOLDERS[modality],
+                                                                                 None)
+            token_id = tokenizer.convert_tokens_to_ids(token) if token else None
         if token_id is None or token_id == tokenizer.unk_token_id:
             raise InputError(f"the processor of {model} exposes no placeholder token for {modality}, so its "
                              f"{modality} span cannot be found")
         masks[modality] = input_ids == token_id
+        if not masks[modality].any():
+            raise InputError(f"{model}: no {modality} placeholder token in the encoded input, although a {modality} "
+                             f"was given; its span cannot be measured")
     media = torch.zeros_like(input_ids, dtype=torch.bool)
     for m in masks.values():
         media |= m
@@ -73,16 +80,19 @@ def mid_layer_mean(per_layer: np.ndarray, depth_range: tuple[float, float]) -> f
 class AttentionProbe:
     """Runs one model (eager attention) over samples with image / audio and text; video inputs are left out."""
 
-    def __init__(self, model_path: str, config: ProbeConfig = ProbeConfig()) -> None:
+    def __init__(self, model_path: str, config: ProbeConfig = ProbeConfig(), dtype: str = "auto") -> None:
+        import torch
         from transformers import AutoModelForMultimodalLM, AutoProcessor
 
         self.path, self.config = str(model_path), config
+        device = "cuda" if torch.cuda.is_available() else "cpu"
         try:
             self.processor = AutoProcessor.from_pretrained(self.path)
-            self.model = AutoModelForMultimodalLM.from_pretrained(self.path, attn_implementation="eager")
+            model = AutoModelForMultimodalLM.from_pretrained(self.path, attn_implementation="eager", dtype=dtype)
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot load a multimodal model with eager attention: {exc}", file=model_path) from exc
-        self.model.eval()
+        # full Qwen-Omni checkpoints load as talker + thinker; the thinker is the model that reads the inputs
+        self.model = getattr(model, "thinker", model).to(device).eval()
 
     def sample(self, sample_id: str, question: str, image: bytes | None, audio: bytes | None) -> dict:
         import torch
@@ -103,8 +113,8 @@ class AttentionProbe:
         content.append({"type": "text", "text": question})
         text = self.processor.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
                                                   add_generation_prompt=True)
-        inputs = self.processor(text=[text], return_tensors="pt", **kwargs)
-        masks = span_masks(inputs["input_ids"], self.processor.tokenizer, present, self.path)
+        inputs = self.processor(text=[text], return_tensors="pt", **kwargs).to(self.model.device)
+        masks = span_masks(inputs["input_ids"], self.processor.tokenizer, present, self.path, self.processor)
         with torch.no_grad():
             out = self.model(**inputs, output_attentions=True)
         if not out.attentions:

@@ -30,20 +30,28 @@ def classify(full: str, ablated: dict[str, str]) -> str:
     return f"{moved[0]}_dominance" if len(moved) == 1 else "incomplete_fusion"
 
 
-def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame) -> dict:
+def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
+              expected: dict[str, set[str]] | None = None) -> dict:
     """Counts and rates of each failure mode, overall and per template.
 
     ``graded``: one run's graded samples (``id``, ``template_name``, ``prediction``, ``correct``);
-    ``ablation_answers``: ``sample_id``, ``ablation``, ``prediction`` of the same run. Failed samples without any
-    ablation answer are counted as ``unclassified``.
+    ``ablation_answers``: ``sample_id``, ``ablation``, ``prediction`` of the same run; ``expected``: the ablations
+    each sample has in the dataset. A failed sample with an empty answer is ``unanswered``; one whose ablations were
+    not all answered is ``unclassified`` (a dominance call on a partial set could be wrong).
     """
     by_sample = {sid: dict(zip(g["ablation"], g["prediction"], strict=True))
                  for sid, g in ablation_answers.groupby("sample_id")}
     modes = []
     for r in graded[~graded["correct"]].itertuples():
-        ablated = by_sample.get(r.id)
-        modes.append({"id": r.id, "template_name": r.template_name,
-                      "mode": classify(r.prediction, ablated) if ablated else "unclassified"})
+        ablated = by_sample.get(r.id, {})
+        needed = expected.get(r.id, set()) if expected is not None else set(ablated)
+        if not str(r.prediction).strip():
+            mode = "unanswered"
+        elif not ablated or not needed <= set(ablated):
+            mode = "unclassified"  # without every ablation answered, a dominance call could be wrong
+        else:
+            mode = classify(r.prediction, ablated)
+        modes.append({"id": r.id, "template_name": r.template_name, "mode": mode})
     table = pd.DataFrame(modes, columns=["id", "template_name", "mode"])
     return {**rates_by_template(table), "samples": table.to_dict("records")}
 

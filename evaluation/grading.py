@@ -31,7 +31,8 @@ def normalize(text: str) -> str:
             out[-1] = str(int(out[-1]) + value)  # "twenty one" -> 21
         else:
             out.append(str(value) if value is not None else w)
-    return " ".join(out)
+    # an answer made only of articles ("A") must not normalise to nothing
+    return " ".join(out) or " ".join(str(text).lower().split())
 
 
 def exact_match(prediction: str, answer: str) -> bool:

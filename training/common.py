@@ -145,8 +145,16 @@ def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, 
 
 
 def train_and_save(trainer, training_args, output_dir: str | None = None):
-    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them)."""
-    trainer.train(resume_from_checkpoint=training_args.resume_from_checkpoint)
+    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them).
+
+    With ``output_dir`` (one of several folds), a resume continues that fold from its own last checkpoint.
+    """
+    from transformers.trainer_utils import get_last_checkpoint
+
+    resume = training_args.resume_from_checkpoint
+    if resume and output_dir and Path(output_dir) != Path(training_args.output_dir):
+        resume = get_last_checkpoint(output_dir) if Path(output_dir).is_dir() else None
+    trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(output_dir or training_args.output_dir)
     return trainer
 
@@ -204,4 +212,5 @@ def load_omni(model_args):
     if not hasattr(processor, "video_processor") or not hasattr(processor, "feature_extractor"):
         raise InputError("the model's processor takes no video and audio; the dataset has videos", file=path)
     model = AutoModelForMultimodalLM.from_pretrained(path, **model_kwargs(model_args))
-    return model, processor
+    # full Qwen-Omni checkpoints load as talker + thinker whose outer forward is not implemented: train the thinker
+    return getattr(model, "thinker", model), processor

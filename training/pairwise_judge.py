@@ -98,6 +98,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=held,
                           data_collator=DataCollatorWithPadding(tokenizer))
         train_and_save(trainer, training_args, args.output_dir)
+        trainer.args.train_sampling_strategy = "random"  # predictions must come back in dataset order (ab, ba, ...)
         logits = trainer.predict(held).predictions
         p_first = torch.softmax(torch.tensor(logits), dim=-1)[:, 0].numpy()  # P(slot A preferred)
         p = dual_order_p_a1(p_first[0::2], p_first[1::2])  # rows alternate ab, ba per pair

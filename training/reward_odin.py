@@ -3,9 +3,10 @@
     accelerate launch --config_file accelerate_configs/zero3.yaml training/reward_odin.py \\
         --config training/recipes/qwen2.5-7b/reward_odin.yaml [--lambda_dec 0 --output_dir runs/odin_control]
 
-Data: the ``pairs`` config (binary pairs; ``fold``, character lengths ``len1/len2`` and fold-exclusive generator priors
-``prior1/prior2``). For each held-out fold in ``eval_folds`` a model is trained on the other folds and scores the
-held-out pairs with its content head; ``eval_folds: all`` gives out-of-fold predictions for every pair.
+Data: the ``pairs`` config (binary pairs; ``fold``, character lengths ``len1/len2``, generators ``model1/model2``).
+For each held-out fold in ``eval_folds`` a model is trained on the other folds and scores the held-out pairs with its
+content head; the generator prior of every candidate is the win rate over the training folds only, recomputed per
+held-out fold. ``eval_folds: all`` gives out-of-fold predictions for every pair.
 
 Writes ``OUTPUT_DIR/odin_metrics.json`` (``rho_content_length``, ``rho_content_prior``, ``rho_length_head_length``,
 ``rho_prior_head_prior`` and content-head accuracy on the held-out pairs, per fold and averaged) and
@@ -38,7 +39,7 @@ from omniaudit.training.common import (
 )
 from omniaudit.training.odin import HEADS, OdinRewardModel, odin_loss, pearson
 
-PAIR_COLUMNS = ("id", "a1", "a2", "preference", "fold", "len1", "len2", "prior1", "prior2")
+PAIR_COLUMNS = ("id", "a1", "a2", "preference", "fold", "len1", "len2", "model1", "model2")
 
 
 @dataclass
@@ -49,14 +50,28 @@ class OdinArguments:
     max_length: int = field(default=400, metadata={"help": "tokens per description (paper: 400)"})
 
 
+def training_prior(ds, held: set[int]) -> dict[str, float]:
+    """Generator win rates over the binary pairs of the training folds only (the held-out folds never enter)."""
+    wins: dict[str, float] = {}
+    apps: dict[str, int] = {}
+    for r in ds:
+        if r["preference"] not in ("a1", "a2") or r["fold"] in held:
+            continue
+        for g, won in ((r["model1"], r["preference"] == "a1"), (r["model2"], r["preference"] == "a2")):
+            apps[g] = apps.get(g, 0) + 1
+            wins[g] = wins.get(g, 0) + won
+    return {g: wins[g] / apps[g] for g in apps}
+
+
 def records(ds, folds: set[int], held_out: bool) -> list[dict]:
-    """Training records (chosen = preferred description) or held-out records (slot 1 = a1)."""
+    """Training records (chosen = preferred description) or held-out records (slot 1 = a1), each candidate with its
+    character length and the training-fold prior of its generator (0.5 when unseen in the training folds)."""
+    prior = training_prior(ds, folds)
     out = []
     for r in ds:
         if r["preference"] not in ("a1", "a2") or (r["fold"] in folds) != held_out:
             continue
-        p1 = 0.5 if r["prior1"] is None or r["prior1"] != r["prior1"] else r["prior1"]
-        p2 = 0.5 if r["prior2"] is None or r["prior2"] != r["prior2"] else r["prior2"]
+        p1, p2 = prior.get(r["model1"], 0.5), prior.get(r["model2"], 0.5)
         first = held_out or r["preference"] == "a1"  # held out: keep dataset order; training: preferred first
         a, b = (("a1", "len1", p1), ("a2", "len2", p2)) if first else (("a2", "len2", p2), ("a1", "len1", p1))
         out.append({"id": r["id"], "text_1": r[a[0]], "text_2": r[b[0]], "len_1": float(r[a[1]]),

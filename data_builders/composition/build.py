@@ -98,6 +98,22 @@ def _black_video(path: str, out: Path) -> bytes:
 ANSWER_INSTRUCTION = "Answer as specifically as possible in a few words."
 
 
+def _has_audio(path: str) -> bool:
+    from omniaudit.data_builders.interventions import media
+
+    return media.probe(path).has_audio
+
+
+def _muted_video(path: str, out: Path) -> bytes:
+    """The clip with its video stream copied and its audio track replaced by digital silence."""
+    from omniaudit.data_builders.interventions import media
+
+    info = media.probe(path)
+    track, _ = media.timeline_audio(info)
+    media.write_with_audio(info, out.with_suffix(media.output_suffix(info)), media.mute(track), info.audio_rate)
+    return out.with_suffix(media.output_suffix(info)).read_bytes()
+
+
 def sample_rows(chosen: pd.DataFrame, work: Path) -> tuple[list[dict], list[dict]]:
     """Rows of both configs. ``prompt`` / ``options`` / ``gold`` make them judge items too: ``options`` is the answer
     vocabulary of the sample's template (what ``scripted:random`` draws from); graders use the free-form answer."""
@@ -112,6 +128,10 @@ def sample_rows(chosen: pd.DataFrame, work: Path) -> tuple[list[dict], list[dict
         samples.append({"id": r["id"], **base, **cells})
         present = [m for m in MEDIA if r[m] is not None]
         variants = {}
+        if r["video"] is not None and r["audio"] is None and _has_audio(r["video"]):
+            muted = dict(cells)  # the audio the sample has is the video's own track: silence it, keep the pictures
+            muted["video"] = _cell(r["video"], _muted_video(r["video"], work / f"{len(ablations)}_muted.mp4"))
+            variants["mute_audio"] = muted
         for m in present:
             changed = dict(cells)
             if m == "audio":

@@ -79,7 +79,13 @@ def read_samples(path: str | Path) -> pd.DataFrame:
                          file=path, row=rows[i], column="template_name", value=out["template_name"].iloc[i])
     out["tier"] = _number(raw, "tier", path, rows, 0, 4).astype(int)
     out["generation_confidence"] = _number(raw, "generation_confidence", path, rows, 1, 5).astype(int)
-    out["difficulty"] = _number(raw, "difficulty", path, rows, 1, 10, allowed=(-1,)).astype(int)
+    difficulty = _number(raw, "difficulty", path, rows, 1, 10, allowed=(-1,))
+    fractional = difficulty != difficulty.round()
+    if fractional.any():
+        i = int(np.argmax(fractional.to_numpy()))
+        raise InputError("expected an integer difficulty (the auditor's score)", file=path, row=rows[i],
+                         column="difficulty", value=raw["difficulty"].iloc[i])
+    out["difficulty"] = difficulty.astype(int)
     for m in MEDIA:
         cells = raw[m] if m in raw.columns else pd.Series("", index=raw.index)
         out[m] = [str(resolve_media_path(str(v), path, r, m)) if str(v).strip() else None
@@ -100,7 +106,7 @@ def select(samples: pd.DataFrame, target: int = 25, seed: int = 0) -> pd.DataFra
     chosen = []
     for (_, _), cell in kept.groupby(["category", "bucket"], sort=True):
         queues = {t: list(g.index[rng.permutation(len(g))]) for t, g in cell.groupby("template_id", sort=True)}
-        order = sorted(queues)
+        order = [sorted(queues)[k] for k in rng.permutation(len(queues))]  # seeded: no template always last
         picked: list[int] = []
         while len(picked) < target and any(queues.values()):
             for t in order:

@@ -23,8 +23,8 @@ from omniaudit.tables import read_records
 SAMPLE_COLUMNS = ["id", "template_name", "category", "tier", "question", "answer"]
 
 
-def read_run(path: str | Path, known: pd.Series) -> pd.DataFrame:
-    """``id, prediction`` of one run; every id must be a sample or an ablation of the dataset."""
+def read_run(path: str | Path, known: pd.Series, samples_ids: pd.Series) -> pd.DataFrame:
+    """``id, prediction`` of one run; every id must be a sample or an ablation, every sample must be answered."""
     path = Path(path)
     raw, rows = read_records(path)
     column = next((c for c in ("prediction", "response", "raw") if c in raw.columns), None)
@@ -41,6 +41,10 @@ def read_run(path: str | Path, known: pd.Series) -> pd.DataFrame:
         i = int(np.argmax(dup.to_numpy()))
         raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
     answers = raw[column].where(raw[column].notna(), "").astype(str)
+    missing = ~samples_ids.isin(ids)
+    if missing.any():
+        raise InputError(f"{int(missing.sum())} sample(s) have no prediction (every run must answer every sample; "
+                         f"write an empty prediction for a refusal)", file=path, value=samples_ids[missing].iloc[0])
     return pd.DataFrame({"id": ids, "prediction": answers})
 
 
@@ -68,6 +72,9 @@ def attention_gaps(dataset: str | Path, models: list[str], correct: pd.Series, c
                             for c in sorted(set(category))},
             "mean_h_mid": float(h.mean())}
     out["pooled_z"] = pooled_gap(per_model, config.n_resamples, config.seed)
+    out["pooled_z_by_category"] = {
+        c: pooled_gap({m: (h[category == c], o[category == c]) for m, (h, o) in per_model.items()},
+                      config.n_resamples, config.seed) for c in sorted(set(category))}
     out["depth_range"] = list(config.depth_range)
     out["correctness"] = "majority over runs of the graded answers"
     return out
@@ -80,17 +87,18 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
 
     samples = load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
     ablations = load_config(dataset, "ablations", columns=["id", "sample_id", "ablation"])
-    runs = [read_run(p, pd.concat([samples["id"], ablations["id"]])) for p in predictions]
+    runs = [read_run(p, pd.concat([samples["id"], ablations["id"]]), samples["id"]) for p in predictions]
     graded = [grade(samples, run, judge, **judge_options).assign(run=Path(p).stem)
               for p, run in zip(predictions, runs, strict=True)]
     accuracy = accuracy_table(graded)
-    per_run = [decompose(g, ablations.merge(run, on="id")) for g, run in zip(graded, runs, strict=True)]
+    expected = ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
+    per_run = [decompose(g, ablations.merge(run, on="id"), expected) for g, run in zip(graded, runs, strict=True)]
     pooled = pd.DataFrame([s for d in per_run for s in d["samples"]], columns=["id", "template_name", "mode"])
     failure_modes = rates_by_template(pooled)
     if attention:
         from omniaudit.evaluation.attention import ProbeConfig
 
-        majority = pd.concat(graded).groupby("id")["correct"].mean() >= 0.5
+        majority = pd.concat(graded).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
         entropy = attention_gaps(dataset, attention, majority, ProbeConfig())
     result = {"dataset": str(dataset), "runs": [Path(p).stem for p in predictions], "judge": judge,
               "accuracy": accuracy, "failure_modes": failure_modes,

@@ -280,3 +280,53 @@ def test_model_runners_refuse_media_they_cannot_send(tmp_path, tiny_models):
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
     with pytest.raises(InputError, match="cannot send yet"):
         run_judge(out, "samples", f"hf:{tiny_models['audio']}", tmp_path / "p.jsonl")
+
+
+def test_review_fixes_selection_difficulty_and_modes(tmp_path):
+    from omniaudit.evaluation.failure_modes import decompose
+
+    many = pd.concat([fake_samples(1, 1).assign(template_id=f"T{k}", template_name=f"T{k}", id=f"s{k}")
+                      for k in range(30)], ignore_index=True)
+    picked = [set(select(many, target=25, seed=s)["template_id"]) for s in range(4)]
+    assert len(set.union(*picked)) == 30  # no template is always left out: the order is seeded
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(tmp_path / "i.png")
+    base = {"id": "s1", "template_id": "T", "template_name": "T", "category": "IC", "tier": 1, "image": "i.png",
+            "question": "q", "answer": "a", "evidence_modality": "image", "generation_confidence": 3,
+            "auditor_decision": "ACCEPT", "difficulty": 2.7}
+    (tmp_path / "s.jsonl").write_text(json.dumps(base) + "\n")
+    with pytest.raises(InputError, match="integer difficulty"):
+        read_samples(tmp_path / "s.jsonl")
+    graded = pd.DataFrame({"id": ["a", "b", "c"], "template_name": "T", "prediction": ["", "four", "four"],
+                           "correct": False})
+    answers = pd.DataFrame({"sample_id": ["b", "c", "c"], "ablation": ["text_only", "text_only", "mute_audio"],
+                            "prediction": ["x", "x", "three"]})
+    expected = {k: {"text_only", "mute_audio"} for k in "abc"}
+    modes = {s["id"]: s["mode"] for s in decompose(graded, answers, expected)["samples"]}
+    assert modes == {"a": "unanswered", "b": "unclassified", "c": "audio_dominance"}
+
+
+def test_video_with_its_own_audio_gets_a_muted_copy(tmp_path):
+    from omniaudit.data_builders.interventions import media
+
+    write_clip(tmp_path / "v.mp4", seconds=2.0, audio=noise_audio(2.0, 3))
+    row = {"id": "v1", "template_id": "T", "template_name": "T", "category": "CC", "tier": 1, "video": "v.mp4",
+           "question": "q", "answer": "a", "evidence_modality": "audio", "generation_confidence": 5,
+           "auditor_decision": "ACCEPT", "difficulty": 6}
+    (tmp_path / "s.jsonl").write_text(json.dumps(row) + "\n")
+    out = build_composition_dataset(tmp_path / "ds", tmp_path / "s.jsonl")
+    table = pd.read_parquet(next((out / "ablations").glob("*.parquet")))
+    assert set(table["ablation"]) == {"mute_audio", "blank_video", "text_only"}
+    (tmp_path / "m.mp4").write_bytes(table[table["ablation"] == "mute_audio"].iloc[0]["video"]["bytes"])
+    audio, _ = media.timeline_audio(media.probe(tmp_path / "m.mp4"))
+    assert np.abs(audio).max() == 0 and media.video_packets(tmp_path / "m.mp4") == media.video_packets(
+        tmp_path / "v.mp4")
+
+
+def test_a_run_must_answer_every_sample(tmp_path, capsys):
+    out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
+    first = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id"])["id"].iloc[0]
+    path = tmp_path / "partial.jsonl"
+    path.write_text(json.dumps({"id": first, "prediction": "x"}) + "\n")
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(path), "--out",
+                 str(tmp_path / "r")]) == 2
+    assert "have no prediction" in capsys.readouterr().err

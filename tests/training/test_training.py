@@ -131,7 +131,7 @@ def length_dataset(root: Path) -> Path:
             n2 = rng.integers(2, 40)
         a1, a2 = (" ".join(rng.choice(words, n)) for n in (n1, n2))
         rows.append({"id": f"p{i}", "a1": a1, "a2": a2, "preference": "a1" if len(a1) > len(a2) else "a2",
-                     "fold": i % 5, "len1": len(a1), "len2": len(a2), "prior1": 0.5, "prior2": 0.5})
+                     "fold": i % 5, "len1": len(a1), "len2": len(a2), "model1": "g1", "model2": "g2"})
     out = root / "length_pairs"
     card = dataset_card("tiny_chat.md.j2", {"configs": configs_metadata({"pairs": ["train"]})})
     write_hub_dataset(out, {"pairs": {"train": pd.DataFrame(rows)}}, card)
@@ -278,3 +278,15 @@ def test_omni_training_updates_every_tower(tiny_root):
     grads = {name for name, p in model.named_parameters() if p.grad is not None and p.grad.abs().sum() > 0}
     for tower in ("audio_tower", "visual", "language_model"):  # audio, vision and text all receive gradient
         assert any(f".{tower}." in f".{name}" for name in grads), tower
+
+
+def test_odin_priors_come_from_the_training_folds_only():
+    from omniaudit.training.reward_odin import records, training_prior
+
+    rows = [{"id": "a", "a1": "x", "a2": "y", "preference": "a1", "fold": 0, "len1": 1, "len2": 1, "model1": "g",
+             "model2": "h"},
+            {"id": "b", "a1": "x", "a2": "y", "preference": "a2", "fold": 1, "len1": 1, "len2": 1, "model1": "g",
+             "model2": "h"}]
+    assert training_prior(rows, {1}) == {"g": 1.0, "h": 0.0}  # fold 1 (held out) never counts
+    held = records(rows, {1}, held_out=True)
+    assert held[0]["prior_1"] == 1.0 and held[0]["prior_2"] == 0.0
