@@ -41,10 +41,20 @@ def env(**extra) -> dict:
 
 def launch(root: Path, recipe: str, out: Path, *extra: str, config: str = "cpu.yaml", timeout: int = 600,
            **env_extra) -> subprocess.CompletedProcess:
-    cmd = [str(BIN / "accelerate"), "launch", "--config_file", str(REPO / "accelerate_configs" / config),
+    port = ["--main_process_port", free_port()] if config != "cpu.yaml" else []  # several processes: a free port
+    cmd = [str(BIN / "accelerate"), "launch", "--config_file", str(REPO / "accelerate_configs" / config), *port,
            str(REPO / "training" / SCRIPTS[recipe]), "--config", str(RECIPES / f"{recipe}.yaml"),
            "--output_dir", str(out), *extra]
     return subprocess.run(cmd, cwd=root, env=env(**env_extra), capture_output=True, text=True, timeout=timeout)
+
+
+def free_port() -> str:
+    """A free local port, so parallel test runs never collide on torchrun's default 29500."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return str(sock.getsockname()[1])
 
 
 def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -153,7 +163,8 @@ def test_decorrelation_drives_the_content_head_off_length(tiny_root, tmp_path):
 
 def test_odin_correlations_under_two_processes_equal_one_process(tmp_path):
     out = tmp_path / "ddp.json"
-    cmd = [str(BIN / "torchrun"), "--nproc_per_node", "2", str(REPO / "tests/training/odin_ddp_check.py"), str(out)]
+    cmd = [str(BIN / "torchrun"), "--nproc_per_node", "2", "--master_port", free_port(),
+           str(REPO / "tests/training/odin_ddp_check.py"), str(out)]
     result = subprocess.run(cmd, env=env(), capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     check = json.loads(out.read_text())
@@ -216,7 +227,8 @@ def test_wandb_offline_tracking(tiny_root, tmp_path):
 @pytest.mark.parametrize("recipe", ["dpo", "reward_odin"])
 def test_deepspeed_zero3_two_cpu_processes(tiny_root, tmp_path, recipe, ds_config):
     out = tmp_path / f"{recipe}_{ds_config}"
-    cmd = [str(BIN / "torchrun"), "--nproc_per_node", "2", str(REPO / "training" / SCRIPTS[recipe]), "--config",
+    cmd = [str(BIN / "torchrun"), "--nproc_per_node", "2", "--master_port", free_port(),
+           str(REPO / "training" / SCRIPTS[recipe]), "--config",
            str(RECIPES / f"{recipe}.yaml"), "--output_dir", str(out), "--save_strategy", "no",
            "--deepspeed", str(REPO / "tests/training/fixtures" / ds_config), "--max_steps", "2"]
     result = subprocess.run(cmd, cwd=tiny_root, env=env(TRANSFORMERS_VERBOSITY="info"), capture_output=True,
