@@ -110,3 +110,47 @@ EXTRACTORS = {"sync": extract_sync, "existence": extract_existence, "consistency
 def extract(dimension: str, response: str) -> dict:
     """Structured fields of one response to the question of ``dimension``."""
     return EXTRACTORS[dimension](response)
+
+
+# LLM extraction (Thud appendix G.3: a judge turns each free-form answer into a structured prediction). The judge sees
+# only the answer and the question it answered, never the target.
+LLM_PROMPTS = {
+    "sync": ("A model was asked whether the sound of a video is synchronized with its pictures. Its answer:\n"
+             "\"{response}\"\nWhat does the answer claim? Answer with exactly one of: {options}."),
+    "existence": ("A model was asked: \"Describe the audio you hear in this video.\" Its answer:\n\"{response}\"\n"
+                  "Does it describe audio content, report silence, or only describe the pictures? Answer with exactly "
+                  "one of: {options}."),
+    "consistency": ("A model was asked: \"Describe what you see in the video and what you hear in the audio.\" Its "
+                    "answer:\n\"{response}\"\nDoes it treat the sound as a natural match for the pictures? Answer "
+                    "with exactly one of: {options}."),
+}
+LLM_OPTIONS = {"sync": ["synchronized", "audio delayed", "audio early", "unclear"],
+               "existence": ["audio_described", "muted", "visual_only"],
+               "consistency": ["match", "mismatch", "none"]}
+
+
+def llm_fields(dimension: str, label: str | None, response: str) -> dict:
+    """Structured fields from the judge's label (None: unparseable); the offset magnitude still comes from the text."""
+    if label is None:
+        return {}
+    if dimension == "sync":
+        if label in ("synchronized", "unclear"):
+            return {"synced": True, "direction": "none", "offset_s": 0.0} if label == "synchronized" else {}
+        direction = "delay" if label == "audio delayed" else "early"
+        magnitude = _offset(response.lower())
+        offset = None if magnitude is None else (magnitude if direction == "delay" else -magnitude)
+        return {"synced": False, "direction": direction, "offset_s": offset}
+    if dimension == "existence":
+        return {"audio_state": label}
+    return {"match": label}
+
+
+def llm_extract(rows: list[tuple[str, str, str]], judge: str, **judge_options) -> dict[str, dict]:
+    """``(id, dimension, response)`` -> structured fields per id, through any ``omniaudit judge`` SPEC."""
+    from omniaudit.evaluation.judges import JudgeItem, make_judge, parse_answer
+
+    items = [JudgeItem(id=i, prompt=LLM_PROMPTS[d].format(response=r, options=", ".join(LLM_OPTIONS[d])),
+                       options=LLM_OPTIONS[d]) for i, d, r in rows]
+    raws = make_judge(judge, **judge_options).answer(items) if items else []
+    return {i: llm_fields(d, parse_answer(raw, LLM_OPTIONS[d]), r)
+            for (i, d, r), raw in zip(rows, raws, strict=True)}

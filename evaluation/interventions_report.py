@@ -80,7 +80,7 @@ def interventions_report(result: dict, figure: str) -> str:
         f"Model **{result['model']}** on `{result['dataset']}`: {result['n_rows']} diagnostic rows from "
         f"{result['n_source_clips']} source clips. Accuracies in percent. Avg Gap (eq. 10) is the mean drop from "
         "Original to intervention over the three dimensions; large gaps mean the answers follow the pictures, not "
-        "the sound.",
+        f"the sound. Free-form answers were read by the {result.get('extractor', 'rule-based')} extractor.",
         "",
         "## Paired diagnostic accuracy (Table 1 layout)",
         "",

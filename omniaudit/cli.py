@@ -163,7 +163,8 @@ def cmd_merge(args: argparse.Namespace) -> None:
 def cmd_audit_interventions(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.interventions import InterventionAuditConfig, run_interventions_audit
 
-    config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed)
+    config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed, extractor=args.extractor,
+                                     extractor_cache=args.cache)
     with progress_status("auditing audio grounding") as progress:
         out = run_interventions_audit(args.out, args.dataset, args.predictions, config, progress)
     print(f"report: {out / 'report.md'}")
@@ -356,6 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "and OUT/failure_modes.png.")
     p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")
     p.add_argument("--predictions", required=True, help="the model's predictions (JSONL/CSV)")
+    p.add_argument("--extractor", metavar="SPEC", help="judge that turns free-form responses into fields "
+                                                       "(openai:MODEL@URL, hf:PATH, scripted:NAME); default: rules")
+    p.add_argument("--cache", help="openai extractor: response cache folder")
     _add_bootstrap(p)
     p.add_argument("--out", required=True, help="output folder (replaced atomically)")
     p.set_defaults(func=cmd_audit_interventions)

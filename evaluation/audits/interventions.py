@@ -22,7 +22,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.extract import extract
+from omniaudit.evaluation.extract import extract, llm_extract
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import read_records
 
@@ -48,6 +48,8 @@ class InterventionAuditConfig:
     n_resamples: int = stats.N_RESAMPLES
     seed: int = stats.BOOTSTRAP_SEED
     offset_bands: tuple[float, ...] = OFFSET_BANDS
+    extractor: str | None = None  # judge SPEC for free-form answers (default: the rule-based extractor)
+    extractor_cache: str | None = None
 
 
 def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
@@ -63,8 +65,10 @@ def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
     raise InputError("expected true/false", file=path, row=row, column=column, value=value)
 
 
-def read_predictions(path: str | Path, diagnostic: pd.DataFrame) -> pd.DataFrame:
-    """One row per diagnostic row: structured fields from the file, or extracted from its free-form ``response``.
+def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str | None = None,
+                     **judge_options) -> pd.DataFrame:
+    """One row per diagnostic row: structured fields from the file, or extracted from its free-form ``response``
+    (rule-based, or by the judge ``extractor``, any ``omniaudit judge`` SPEC, as the paper's GPT extractor).
 
     Every prediction id must exist in the dataset (a mismatch names the id); dataset rows without a prediction get
     all fields None and ``answered`` False.
@@ -87,7 +91,7 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame) -> pd.DataFrame
     if dup.any():
         i = int(np.argmax(dup.to_numpy()))
         raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
-    records = []
+    records, free_form = [], []
     for row_no, (_, rec) in zip(rows, raw.iterrows(), strict=True):
         dim = dims[str(rec["id"])]
         fields = _structured(rec, dim, path, row_no)
@@ -96,8 +100,14 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame) -> pd.DataFrame
             if not isinstance(response, str):
                 response = "" if response is None or response != response else str(response)
             # an empty answer is unparseable, not a visual-only one
-            fields = extract(dim, response) if response.strip() else {}
+            fields = {} if not response.strip() else (extract(dim, response) if extractor is None else None)
+            if fields is None:
+                free_form.append((str(rec["id"]), dim, response))
+                fields = {}
         records.append({"id": str(rec["id"]), **fields})
+    if free_form:
+        extracted = llm_extract(free_form, extractor, **judge_options)
+        records = [{**r, **extracted.get(r["id"], {})} for r in records]
     pred = pd.DataFrame(records, columns=["id", "synced", "direction", "offset_s", "audio_state", "match"])
     out = diagnostic[["id"]].merge(pred, on="id", how="left")
     out["answered"] = out["id"].isin(pred["id"])
@@ -267,10 +277,11 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
     say("loading dataset")
     diag = load_diagnostic(dataset)
     say("reading predictions")
-    pred = read_predictions(predictions, diag)
+    pred = read_predictions(predictions, diag, config.extractor, cache_dir=config.extractor_cache)
     say("bootstrapping")
     result = audit_interventions(diag, pred, config)
-    result = {"model": Path(predictions).stem, "dataset": str(dataset), **result}
+    result = {"model": Path(predictions).stem, "dataset": str(dataset),
+              "extractor": config.extractor or "rule-based", **result}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")

@@ -95,7 +95,7 @@ def to_wav(audio: bytes) -> bytes:
     return buf.getvalue()
 
 
-_MARKUP = re.compile(r"[*_`#]")
+_MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _LEADING_SLOT = re.compile(r"^\W*([AB])\s*(?:[.):,;!\-]|$)")  # "B", "A.", "(A)", "B - ..."; not "A clip ..."
 # the letter is case-sensitive ("a bit" is not slot A); the cue words are not
 _CHOICE = re.compile(r"(?i:\b(?:answer|choice|choose|chose|pick|select|prefer)(?:\s+is)?\s*:?\s*(?:clip|option)?\s*)"

@@ -278,3 +278,22 @@ def test_cli_end_to_end_on_a_built_dataset(intervention_dataset, tmp_path, capsy
     rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
                str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "rep2")])
     assert rc == 2 and "file not found" in capsys.readouterr().err
+
+
+def test_llm_extractor_through_the_judge_runners(tmp_path):
+    from omniaudit.evaluation.extract import llm_fields
+
+    assert llm_fields("sync", "audio early", "It comes about 1.5 seconds too soon.") == {
+        "synced": False, "direction": "early", "offset_s": -1.5}
+    assert llm_fields("sync", "unclear", "hmm") == {} and llm_fields("existence", None, "x") == {}
+    diag = diagnostic(3)
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"id": i, "response": "free text"}) + "\n" for i in diag["id"]))
+    # scripted:always-a picks the first option: synchronized / audio_described / match, the visual shortcut
+    shortcut = audit_interventions(diag, read_predictions(path, diag, "scripted:always-a"))
+    assert shortcut["avg_gap"] == 100.0 and shortcut["failure_modes"]["mute_hallucination"] == 1.0
+    # scripted:always-b picks the second: audio delayed / muted / mismatch
+    denial = audit_interventions(diag, read_predictions(path, diag, "scripted:always-b"))
+    assert denial["failure_modes"]["false_silence"] == 1.0 and denial["failure_modes"]["false_sync_alarm"] == 1.0
+    rules = read_predictions(path, diag)  # the rule-based extractor cannot read "free text"
+    assert rules["synced"].isna().all()

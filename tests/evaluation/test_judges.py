@@ -41,6 +41,8 @@ FAST = ProtocolAuditConfig(n_resamples=200)
     ("Answer: **B**", ["A", "B"], "B"),
     ("I choose B.", ["A", "B"], "B"),
     ("Candidate B sounds more like the reference.", ["A", "B"], "B"),
+    ("audio_described", ["audio_described", "muted", "visual_only"], "audio_described"),
+    ("_A_", ["A", "B"], "A"),
 ])
 def test_parse_answer(raw, options, label):
     assert parse_answer(raw, options) == label
