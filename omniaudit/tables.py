@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -17,6 +18,23 @@ import pyarrow.parquet as pq
 from omniaudit.errors import InputError
 
 SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
+
+
+def fail_at(mask, message: str, file: str | Path, rows: list[int], column: str | None = None,
+            values=None) -> None:
+    """Raise an InputError naming the first row where ``mask`` is true (with its column and value); else nothing."""
+    flags = np.asarray(mask, dtype=bool)
+    if flags.any():
+        i = int(np.argmax(flags))
+        raise InputError(message, file=file, row=rows[i], column=column,
+                         value=None if values is None else np.asarray(values, dtype=object)[i])
+
+
+def check_ids(ids: pd.Series, known, file: str | Path, rows: list[int], unknown_message: str) -> None:
+    """Every id is ``known`` (``unknown_message`` may use ``{n}``, the number of unknown ids) and none repeats."""
+    unknown = ~ids.isin(known)
+    fail_at(unknown, unknown_message.format(n=int(unknown.sum())), file, rows, "id", ids)
+    fail_at(ids.duplicated(), "duplicate id", file, rows, "id", ids)
 
 
 def resolve_media_path(value: str, manifest: Path, row: int, column: str) -> Path:

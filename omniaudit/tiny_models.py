@@ -71,6 +71,14 @@ def _text_config(tok, **extra) -> dict:
                 eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id, bos_token_id=None, **extra)
 
 
+def _save(out_dir: str | Path, model, processing) -> Path:
+    """Save a model with its tokenizer or processor as one checkpoint folder, atomically."""
+    with atomic_dir(out_dir) as tmp:
+        model.save_pretrained(tmp)
+        processing.save_pretrained(tmp)
+    return Path(out_dir)
+
+
 def tiny_causal_lm(out_dir: str | Path, seed: int = 0) -> Path:
     """A tiny Qwen2 causal LM + tokenizer (chat template included)."""
     import torch
@@ -79,10 +87,7 @@ def tiny_causal_lm(out_dir: str | Path, seed: int = 0) -> Path:
     torch.manual_seed(seed)
     tok = build_tokenizer()
     model = Qwen2ForCausalLM(Qwen2Config(**_text_config(tok), tie_word_embeddings=True))
-    with atomic_dir(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        tok.save_pretrained(tmp)
-    return Path(out_dir)
+    return _save(out_dir, model, tok)
 
 
 def tiny_audio_lm(out_dir: str | Path, seed: int = 0) -> Path:
@@ -105,10 +110,7 @@ def tiny_audio_lm(out_dir: str | Path, seed: int = 0) -> Path:
     model = Qwen2AudioForConditionalGeneration(config)
     processor = Qwen2AudioProcessor(feature_extractor=WhisperFeatureExtractor(feature_size=128), tokenizer=tok,
                                     chat_template=CHAT_TEMPLATE)
-    with atomic_dir(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        processor.save_pretrained(tmp)
-    return Path(out_dir)
+    return _save(out_dir, model, processor)
 
 
 def tiny_sequence_classifier(out_dir: str | Path, num_labels: int = 2, seed: int = 0) -> Path:
@@ -119,10 +121,7 @@ def tiny_sequence_classifier(out_dir: str | Path, num_labels: int = 2, seed: int
     torch.manual_seed(seed)
     tok = build_tokenizer()
     model = Qwen2ForSequenceClassification(Qwen2Config(**_text_config(tok), num_labels=num_labels))
-    with atomic_dir(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        tok.save_pretrained(tmp)
-    return Path(out_dir)
+    return _save(out_dir, model, tok)
 
 
 # Frames of 112 x 112 px -> 8 x 8 patches of 14 px -> 16 tokens per 2-frame temporal patch after the 2 x 2 merge.
@@ -166,10 +165,7 @@ def tiny_omni(out_dir: str | Path, seed: int = 0) -> Path:
         feature_extractor=WhisperFeatureExtractor(feature_size=128, sampling_rate=16000, hop_length=160,
                                                   chunk_length=30, n_fft=400, return_attention_mask=True),
         tokenizer=tok, chat_template=CHAT_TEMPLATE)
-    with atomic_dir(out_dir) as tmp:
-        model.save_pretrained(tmp)
-        processor.save_pretrained(tmp)
-    return Path(out_dir)
+    return _save(out_dir, model, processor)
 
 
 DEFAULT_OUT = Path("runs/tiny")

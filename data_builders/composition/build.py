@@ -75,21 +75,12 @@ def _black_video(path: str, out: Path) -> bytes:
     fps = max(1, round(info.fps))
     width, height = info.width - info.width % 2, info.height - info.height % 2
     with av.open(str(out), "w", format="mp4") as dst:
-        stream = dst.add_stream("libx264", rate=fps)
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        stream.codec_context.thread_count = 1
+        stream = media.add_video_stream(dst, fps, width, height)
         audio_stream = None
         if info.has_audio:
             track, _ = media.timeline_audio(info)
             audio_stream = media.add_audio_stream(dst, track.shape[0], info.audio_rate, "aac")
-        black = np.zeros((height, width, 3), np.uint8)
-        for k in range(n_frames):
-            frame = av.VideoFrame.from_ndarray(black, format="rgb24")
-            frame.pts = k
-            for packet in stream.encode(frame):
-                dst.mux(packet)
-        for packet in stream.encode(None):
-            dst.mux(packet)
+        media.mux_frames(dst, stream, [np.zeros((height, width, 3), np.uint8)] * n_frames)
         if audio_stream is not None:
             media.mux_audio(dst, audio_stream, track, start_pts=0)
     return out.read_bytes()

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.tables import read_records, resolve_media_path
+from omniaudit.tables import fail_at, read_records, resolve_media_path
 
 CATEGORIES = ("IC", "CC")
 MEDIA = ("video", "audio", "image")
@@ -33,10 +33,8 @@ def _number(raw: pd.DataFrame, column: str, path: Path, rows: list[int], low: fl
             allowed: tuple = ()) -> pd.Series:
     values = pd.to_numeric(raw[column].replace("", np.nan), errors="coerce")
     bad = values.isna() | ~(values.between(low, high) | values.isin(allowed))
-    if bad.any():
-        i = int(np.argmax(bad.to_numpy()))
-        span = f"a number in [{low:g}, {high:g}]" + (f" or {allowed}" if allowed else "")
-        raise InputError(f"expected {span}", file=path, row=rows[i], column=column, value=raw[column].iloc[i])
+    span = f"a number in [{low:g}, {high:g}]" + (f" or {allowed}" if allowed else "")
+    fail_at(bad, f"expected {span}", path, rows, column, raw[column])
     return values
 
 
@@ -54,46 +52,29 @@ def read_samples(path: str | Path) -> pd.DataFrame:
     for col in ("id", "template_id", "template_name", "question", "answer", "evidence_modality",
                 "auditor_decision", "category"):
         out[col] = raw[col].astype(str).str.strip()
-        empty = out[col] == ""
-        if empty.any():
-            i = int(np.argmax(empty.to_numpy()))
-            raise InputError("expected a non-empty value" + (" (an answer)" if col == "answer" else ""), file=path,
-                             row=rows[i], column=col)
+        fail_at(out[col] == "", "expected a non-empty value" + (" (an answer)" if col == "answer" else ""), path,
+                rows, col)
     out["category"] = out["category"].str.upper()
     for col, allowed in (("category", CATEGORIES), ("auditor_decision", ("ACCEPT", "REJECT"))):
-        bad = ~out[col].str.upper().isin(allowed)
-        if bad.any():
-            i = int(np.argmax(bad.to_numpy()))
-            raise InputError(f"expected one of {', '.join(allowed)}", file=path, row=rows[i], column=col,
-                             value=raw[col].iloc[i])
+        fail_at(~out[col].str.upper().isin(allowed), f"expected one of {', '.join(allowed)}", path, rows, col,
+                raw[col])
     out["auditor_decision"] = out["auditor_decision"].str.upper()
-    dup = out["id"].duplicated()
-    if dup.any():
-        i = int(np.argmax(dup.to_numpy()))
-        raise InputError("duplicate id", file=path, row=rows[i], column="id", value=out["id"].iloc[i])
+    fail_at(out["id"].duplicated(), "duplicate id", path, rows, "id", out["id"])
     names = out.groupby("template_id")["template_name"].nunique()
-    clash = out["template_id"].isin(names[names > 1].index)
-    if clash.any():
-        i = int(np.argmax(clash.to_numpy()))
-        raise InputError("template_id is used with more than one template_name (an unknown or mistyped template?)",
-                         file=path, row=rows[i], column="template_name", value=out["template_name"].iloc[i])
+    fail_at(out["template_id"].isin(names[names > 1].index),
+            "template_id is used with more than one template_name (an unknown or mistyped template?)", path, rows,
+            "template_name", out["template_name"])
     out["tier"] = _number(raw, "tier", path, rows, 0, 4).astype(int)
     out["generation_confidence"] = _number(raw, "generation_confidence", path, rows, 1, 5).astype(int)
     difficulty = _number(raw, "difficulty", path, rows, 1, 10, allowed=(-1,))
-    fractional = difficulty != difficulty.round()
-    if fractional.any():
-        i = int(np.argmax(fractional.to_numpy()))
-        raise InputError("expected an integer difficulty (the auditor's score)", file=path, row=rows[i],
-                         column="difficulty", value=raw["difficulty"].iloc[i])
+    fail_at(difficulty != difficulty.round(), "expected an integer difficulty (the auditor's score)", path, rows,
+            "difficulty", raw["difficulty"])
     out["difficulty"] = difficulty.astype(int)
     for m in MEDIA:
         cells = raw[m] if m in raw.columns else pd.Series("", index=raw.index)
         out[m] = [str(resolve_media_path(str(v), path, r, m)) if str(v).strip() else None
                   for v, r in zip(cells, rows, strict=True)]
-    no_media = out[list(MEDIA)].isna().all(axis=1)
-    if no_media.any():
-        i = int(np.argmax(no_media.to_numpy()))
-        raise InputError("a sample needs at least one of video, audio, image", file=path, row=rows[i])
+    fail_at(out[list(MEDIA)].isna().all(axis=1), "a sample needs at least one of video, audio, image", path, rows)
     return out
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.tables import read_records, resolve_media_path
+from omniaudit.tables import fail_at, read_records, resolve_media_path
 
 EPS_VISUAL = 0.8
 EPS_AUDIO = 0.5
@@ -47,10 +47,7 @@ def _times(raw: pd.DataFrame, kind: str, path: Path, rows: list[int]) -> pd.Data
     for col in cols:
         values = pd.to_numeric(raw[col].replace("", np.nan), errors="coerce")
         bad = (values.isna() & raw[col].notna() & (raw[col].astype(str).str.strip() != "")) | (values < 0)
-        if bad.any():
-            i = int(np.argmax(bad.to_numpy()))
-            raise InputError("expected a time in seconds >= 0", file=path, row=rows[i], column=col,
-                             value=raw[col].iloc[i])
+        fail_at(bad, "expected a time in seconds >= 0", path, rows, col, raw[col])
         out[col] = values.astype(float)
     return out
 
@@ -69,10 +66,7 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
     for i, value in enumerate(ids):
         if not value:
             raise InputError("expected a non-empty id", file=path, row=rows[i], column="id")
-    dup = ids.duplicated()
-    if dup.any():
-        i = int(np.argmax(dup.to_numpy()))
-        raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
+    fail_at(ids.duplicated(), "duplicate id", path, rows, "id", ids)
     videos = [str(resolve_media_path(str(v), path, r, "video")) for v, r in zip(raw["video"], rows, strict=True)]
     clips = pd.DataFrame({"id": ids, "row": rows, "video": videos})
     for col in TEXT_FIELDS:

@@ -10,6 +10,8 @@ I/O (``probe``, ``timeline_audio``, ``write_with_audio``, ``concat_clips``), so 
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -246,6 +248,28 @@ def mux_audio(out, stream, audio: np.ndarray, start_pts: int) -> None:
         out.mux(packet)
 
 
+def add_video_stream(out, fps: int, width: int, height: int):
+    """An H.264 stream (yuv420p, crf 23, one encoder thread, so the same frames always give the same bytes)."""
+    stream = out.add_stream("libx264", rate=fps)
+    stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
+    stream.options = {"preset": "veryfast", "crf": "23"}
+    stream.codec_context.thread_count = 1
+    return stream
+
+
+def mux_frames(out, stream, frames: Iterable[np.ndarray]) -> None:
+    """Encode RGB frames (H, W, 3) uint8, one per time step, then flush the encoder."""
+    import av
+
+    for index, image in enumerate(frames):
+        frame = av.VideoFrame.from_ndarray(image, format="rgb24")
+        frame.pts = index
+        for packet in stream.encode(frame):
+            out.mux(packet)
+    for packet in stream.encode(None):
+        out.mux(packet)
+
+
 def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: int, codec: str = "aac") -> Path:
     """Copy the video stream of ``info.path`` packet for packet into ``dst`` with ``audio`` as its only audio track.
 
@@ -297,23 +321,12 @@ def concat_clips(first: str | Path, second: str | Path, dst: str | Path, fps: in
               for i in infos]
     audio = concat_with_tone(tracks[0], tracks[1], rate)
     with av.open(str(dst), "w", format="mp4") as out:
-        vout = out.add_stream("libx264", rate=fps)
-        vout.width, vout.height, vout.pix_fmt = width, height, "yuv420p"
-        vout.options = {"preset": "veryfast", "crf": "23"}
-        vout.codec_context.thread_count = 1  # deterministic output
+        vout = add_video_stream(out, fps, width, height)
         aout = add_audio_stream(out, 2, rate, "aac")
-        index = 0
         black = np.zeros((height, width, 3), np.uint8)
-        for segment in (infos[0], None, infos[1]):
-            frames = _frames_at_fps(segment, fps, width, height) if segment else [black] * n_samples(TONE_S, fps)
-            for image in frames:
-                frame = av.VideoFrame.from_ndarray(image, format="rgb24")
-                frame.pts = index
-                index += 1
-                for packet in vout.encode(frame):
-                    out.mux(packet)
-        for packet in vout.encode(None):
-            out.mux(packet)
+        mux_frames(out, vout, itertools.chain(_frames_at_fps(infos[0], fps, width, height),
+                                              [black] * n_samples(TONE_S, fps),
+                                              _frames_at_fps(infos[1], fps, width, height)))
         mux_audio(out, aout, audio, start_pts=0)
     return Path(dst)
 

@@ -88,25 +88,13 @@ def _frames(kind: str, spec: SyntheticClipSpec, contact: float) -> np.ndarray:
 def _write_clip(path: Path, frames: np.ndarray, audio: np.ndarray, spec: SyntheticClipSpec) -> None:
     import av
 
+    from omniaudit.data_builders.interventions import media
+
     with av.open(str(path), "w", format="mp4") as out:
-        v = out.add_stream("libx264", rate=spec.fps)
-        v.width, v.height, v.pix_fmt = spec.width, spec.height, "yuv420p"
-        v.options = {"preset": "veryfast", "crf": "23"}
-        v.codec_context.thread_count = 1  # deterministic bytes
-        a = out.add_stream("aac", rate=spec.sample_rate, layout="mono")
-        for i, image in enumerate(frames):
-            frame = av.VideoFrame.from_ndarray(image, format="rgb24")
-            frame.pts = i
-            for packet in v.encode(frame):
-                out.mux(packet)
-        for packet in v.encode(None):
-            out.mux(packet)
-        frame = av.AudioFrame.from_ndarray(audio[None], format="fltp", layout="mono")
-        frame.sample_rate, frame.pts = spec.sample_rate, 0
-        for packet in a.encode(frame):
-            out.mux(packet)
-        for packet in a.encode(None):
-            out.mux(packet)
+        video = media.add_video_stream(out, spec.fps, spec.width, spec.height)
+        sound = media.add_audio_stream(out, 1, spec.sample_rate, "aac")
+        media.mux_frames(out, video, frames)
+        media.mux_audio(out, sound, audio[None], start_pts=0)
 
 
 def synthesize_clips(out_dir: str | Path, spec: SyntheticClipSpec = SyntheticClipSpec()) -> Path:

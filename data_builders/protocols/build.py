@@ -84,9 +84,9 @@ def audio_cell(audio: np.ndarray, name: str) -> dict:
 
 
 def _row(**fields) -> dict:
+    """One item; columns left out are written as nulls (Parquet rows are built against the full schema)."""
     audios = fields.pop("audios", [])
-    row = {name: None for name in features()}
-    row.update(fields)
+    row = dict(fields)
     row["n_audio"] = len(audios)
     for i, cell in enumerate(audios, start=1):
         row[f"audio_{i}"] = cell

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.tables import read_records, resolve_media_path
+from omniaudit.tables import fail_at, read_records, resolve_media_path
 
 ATTRIBUTES = ("emotion", "language", "naturalness", "speaker", "gender", "accent", "age")
 OPTIONAL = ("transcript", "speaker", "mos", "specialist")
@@ -33,38 +33,22 @@ def read_clip_manifest(path: str | Path) -> pd.DataFrame:
     for col in ("id", "attribute", "label", "transcript", "speaker", "specialist"):
         out[col] = raw[col].astype(str).str.strip() if col in raw.columns else ""
     for col in ("id", "label"):
-        empty = out[col] == ""
-        if empty.any():
-            i = int(np.argmax(empty.to_numpy()))
-            raise InputError(f"expected a non-empty {col}", file=path, row=rows[i], column=col)
+        fail_at(out[col] == "", f"expected a non-empty {col}", path, rows, col)
     out["attribute"] = out["attribute"].str.lower()
-    unknown = ~out["attribute"].isin(ATTRIBUTES)
-    if unknown.any():
-        i = int(np.argmax(unknown.to_numpy()))
-        raise InputError(f"unknown attribute; expected one of {', '.join(ATTRIBUTES)}", file=path, row=rows[i],
-                         column="attribute", value=raw["attribute"].iloc[i])
-    dup = out.duplicated(["id", "attribute"])
-    if dup.any():
-        i = int(np.argmax(dup.to_numpy()))
-        raise InputError("duplicate (id, attribute)", file=path, row=rows[i], column="id", value=out["id"].iloc[i])
+    fail_at(~out["attribute"].isin(ATTRIBUTES), f"unknown attribute; expected one of {', '.join(ATTRIBUTES)}", path,
+            rows, "attribute", raw["attribute"])
+    fail_at(out.duplicated(["id", "attribute"]), "duplicate (id, attribute)", path, rows, "id", out["id"])
     out["audio"] = [str(resolve_media_path(str(v), path, r, "audio")) for v, r in zip(raw["audio"], rows, strict=True)]
     mos = pd.to_numeric(raw["mos"].replace("", np.nan), errors="coerce") if "mos" in raw.columns else np.nan
     out["mos"] = mos
     if "mos" in raw.columns:
-        bad = out["mos"].isna() & (raw["mos"].astype(str).str.strip() != "")
-        if bad.any():
-            i = int(np.argmax(bad.to_numpy()))
-            raise InputError("expected a number", file=path, row=rows[i], column="mos", value=raw["mos"].iloc[i])
-    need_mos = (out["attribute"] == "naturalness") & out["mos"].isna()
-    if need_mos.any():
-        i = int(np.argmax(need_mos.to_numpy()))
-        raise InputError("naturalness rows need a numeric mos (the pairwise gold score)", file=path, row=rows[i],
-                         column="mos")
-    for attribute, group in out[out["specialist"] != ""].groupby("attribute"):
+        fail_at(out["mos"].isna() & (raw["mos"].astype(str).str.strip() != ""), "expected a number", path, rows,
+                "mos", raw["mos"])
+    fail_at((out["attribute"] == "naturalness") & out["mos"].isna(),
+            "naturalness rows need a numeric mos (the pairwise gold score)", path, rows, "mos")
+    for attribute in sorted(set(out.loc[out["specialist"] != "", "attribute"])):
         labels = set(out.loc[out["attribute"] == attribute, "label"])
-        stray = ~group["specialist"].isin(labels)
-        if stray.any():
-            i = group.index[int(np.argmax(stray.to_numpy()))]
-            raise InputError(f"specialist label is not a {attribute} label of this manifest ({sorted(labels)})",
-                             file=path, row=rows[i], column="specialist", value=out["specialist"].iloc[i])
+        stray = (out["attribute"] == attribute) & (out["specialist"] != "") & ~out["specialist"].isin(labels)
+        fail_at(stray, f"specialist label is not a {attribute} label of this manifest ({sorted(labels)})", path, rows,
+                "specialist", out["specialist"])
     return out

@@ -18,7 +18,7 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.failure_modes import decompose, rates_by_template
 from omniaudit.evaluation.grading import accuracy_table, grade
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.tables import read_records
+from omniaudit.tables import check_ids, read_records
 
 SAMPLE_COLUMNS = ["id", "template_name", "category", "tier", "question", "answer"]
 
@@ -32,14 +32,7 @@ def read_run(path: str | Path, known: pd.Series, samples_ids: pd.Series) -> pd.D
         raise InputError(f"expected columns id and prediction (or response, or raw as `omniaudit judge` writes); the "
                          f"file has {list(raw.columns)}", file=path)
     ids = raw["id"].astype(str)
-    unknown = ~ids.isin(known)
-    if unknown.any():
-        i = int(np.argmax(unknown.to_numpy()))
-        raise InputError("id is not a sample of the dataset", file=path, row=rows[i], column="id", value=ids.iloc[i])
-    dup = ids.duplicated()
-    if dup.any():
-        i = int(np.argmax(dup.to_numpy()))
-        raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
+    check_ids(ids, known, path, rows, "id is not a sample of the dataset")
     answers = raw[column].where(raw[column].notna(), "").astype(str)
     missing = ~samples_ids.isin(ids)
     if missing.any():

@@ -24,7 +24,7 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.extract import extract, llm_extract
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.tables import read_records
+from omniaudit.tables import check_ids, read_records
 
 INTERVENTION_OF = {"sync": "shift", "existence": "mute", "consistency": "swap"}
 DIAGNOSTIC_COLUMNS = ["id", "source_id", "intervention", "offset_s", "dimension", "target_synced",
@@ -82,15 +82,8 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
                          f"{list(raw.columns)}", file=path)
     ids = raw["id"].astype(str)
     dims = diagnostic.set_index("id")["dimension"]
-    unknown = ~ids.isin(dims.index)
-    if unknown.any():
-        i = int(np.argmax(unknown.to_numpy()))
-        raise InputError(f"id not in the dataset ({int(unknown.sum())} unknown id(s); do the predictions belong to "
-                         f"this dataset?)", file=path, row=rows[i], column="id", value=ids.iloc[i])
-    dup = ids.duplicated()
-    if dup.any():
-        i = int(np.argmax(dup.to_numpy()))
-        raise InputError("duplicate id", file=path, row=rows[i], column="id", value=ids.iloc[i])
+    check_ids(ids, dims.index, path, rows,
+              "id not in the dataset ({n} unknown id(s); do the predictions belong to this dataset?)")
     records, free_form = [], []
     for row_no, (_, rec) in zip(rows, raw.iterrows(), strict=True):
         dim = dims[str(rec["id"])]

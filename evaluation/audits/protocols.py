@@ -24,7 +24,7 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.tables import read_records
+from omniaudit.tables import fail_at, read_records
 
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
 META = ["id", "attribute", "task", "condition", "placement", "clip_id", "trial", "order", "format", "options", "k",
@@ -103,10 +103,7 @@ def _read_one(path: Path, options: pd.Series) -> pd.DataFrame:
                          f"label, parsed)", file=path)
     ids = raw["id"].astype(str)
     unknown = ~ids.isin(options.index)
-    if unknown.any():
-        i = int(np.argmax(unknown.to_numpy()))
-        raise InputError(f"id not in the dataset ({int(unknown.sum())} unknown id(s))", file=path, row=rows[i],
-                         column="id", value=ids.iloc[i])
+    fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s))", path, rows, "id", ids)
     labels = []
     parsed = raw["parsed"] if "parsed" in raw.columns else pd.Series(True, index=raw.index)
     for row, item, label, ok in zip(rows, ids, raw["label"], parsed, strict=True):
