@@ -30,6 +30,11 @@ def classify(full: str, ablated: dict[str, str]) -> str:
     return f"{moved[0]}_dominance" if len(moved) == 1 else "incomplete_fusion"
 
 
+def _blank(answer: object) -> bool:
+    """No answer: None, NaN (a missing cell) or only whitespace."""
+    return answer is None or (isinstance(answer, float) and answer != answer) or not str(answer).strip()
+
+
 def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
               expected: dict[str, set[str]] | None = None) -> dict:
     """Counts and rates of each failure mode, overall and per template.
@@ -37,7 +42,8 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
     ``graded``: one run's graded samples (``id``, ``template_name``, ``prediction``, ``correct``);
     ``ablation_answers``: ``sample_id``, ``ablation``, ``prediction`` of the same run; ``expected``: the ablations
     each sample has in the dataset. A failed sample with an empty answer is ``unanswered``; one whose ablations were
-    not all answered is ``unclassified`` (a dominance call on a partial set could be wrong).
+    not all answered (missing, or an empty answer, which says nothing about what moved it) is ``unclassified`` (a
+    dominance call on a partial set could be wrong).
     """
     by_sample = {sid: dict(zip(g["ablation"], g["prediction"], strict=True))
                  for sid, g in ablation_answers.groupby("sample_id")}
@@ -45,9 +51,9 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
     for r in graded[~graded["correct"]].itertuples():
         ablated = by_sample.get(r.id, {})
         needed = expected.get(r.id, set()) if expected is not None else set(ablated)
-        if not str(r.prediction).strip():
+        if _blank(r.prediction):
             mode = "unanswered"
-        elif not ablated or not needed <= set(ablated):
+        elif not ablated or not needed <= set(ablated) or any(_blank(a) for a in ablated.values()):
             mode = "unclassified"  # without every ablation answered, a dominance call could be wrong
         else:
             mode = classify(r.prediction, ablated)

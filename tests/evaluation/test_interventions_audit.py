@@ -10,7 +10,12 @@ from omniaudit.cli import main
 from omniaudit.data_builders.interventions import answers
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.audits.interventions import audit_interventions, load_diagnostic, read_predictions
+from omniaudit.evaluation.audits.interventions import (
+    InterventionAuditConfig,
+    audit_interventions,
+    load_diagnostic,
+    read_predictions,
+)
 from omniaudit.evaluation.extract import extract_consistency, extract_existence, extract_sync
 from omniaudit.evaluation.interventions_report import PAPER_TABLE1, avg_gap
 
@@ -115,12 +120,112 @@ def test_failure_modes_and_temporal_metrics_by_hand():
     assert fm["audio_dodge"] == (1 / 4 + 0 / 4) / 2
     assert fm["swap_false_match"] == 1 / 4 and fm["swap_false_mismatch"] == 1 / 4
     assert res["dimensions"]["sync"]["orig"] == 75.0
-    assert res["dimensions"]["sync"]["interv"] == 100 * 6 / 8
+    # Shift as Table 1 scores it: not synced AND the right direction -> c1/+2, c2/+2, c3/-1 only
+    assert res["dimensions"]["sync"]["interv"] == 100 * 3 / 8
+    assert res["shift_yes_no"]["value"] == 100 * 6 / 8 and res["shift_yes_no"]["n"] == 8
+    # Fig. 6a over the 4 originals + 8 shifts: binary 3 + 6 right, three-way 3 + 3 right
+    assert res["sync_binary_accuracy"]["value"] == 100 * 9 / 12 and res["sync_binary_accuracy"]["n"] == 12
+    assert res["sync_three_way_accuracy"]["value"] == 100 * 6 / 12
+    # Fig. 6b, +-0.5 s: c1/+2 (2.0) and c3/-1 (-1.0) are within; c2/+2 (3.0) is 1 s off, c1/-1 (+1.0) 2 s off
+    assert res["offset_within_tolerance"]["value"] == 100 * 2 / 8
+    assert res["offset_within_tolerance"]["tolerance_s"] == 0.5 and res["offset_within_tolerance"]["n"] == 8
     assert res["direction_accuracy"]["value"] == pytest.approx(100 * 3 / 6)
     # MAE over flagged shifts with a stated offset: |2-2|, |1-(-1)|, |3-2|, |-2-2|, |-1-(-1)| -> (0+2+1+4+0)/5
     assert res["offset_mae"]["value"] == pytest.approx(7 / 5) and res["offset_mae"]["n"] == 5
     assert list(res["sync_by_offset"]) == ["(0.5, 1]", "(1, 2]"]
-    assert res["sync_by_offset"]["(1, 2]"]["value"] == 75.0
+    assert res["sync_by_offset"]["(1, 2]"]["value"] == 50.0  # c1, c2 right; c0 blind, c3 wrong direction
+    assert res["sync_by_offset"]["(0.5, 1]"]["value"] == 25.0  # only c3
+    wide = audit_interventions(diag, structured(diag, rule), InterventionAuditConfig(offset_tolerance_s=1.0))
+    assert wide["offset_within_tolerance"]["value"] == 100 * 3 / 8  # c2/+2 is exactly 1 s off: inclusive
+    for bad in (float("nan"), -0.1, float("inf")):
+        with pytest.raises(InputError, match="offset_tolerance_s"):
+            audit_interventions(diag, structured(diag, rule), InterventionAuditConfig(offset_tolerance_s=bad))
+
+
+def test_a_model_that_calls_every_shift_delayed_gets_half_of_them(tmp_path):
+    """Issue 11: yes/no scoring gave this model 100% on Shift; with the direction required it gets 50%."""
+    diag = diagnostic(6, shifts=(2.0, -2.0))
+    path = tmp_path / "p.jsonl"
+    rows = [{"id": r.id, "response": "The audio is not synchronized: it is delayed." if r.intervention == "shift"
+             else "The audio is synchronized with the video."} for r in diag[diag["dimension"] == "sync"].itertuples()]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = audit_interventions(diag, read_predictions(path, diag), InterventionAuditConfig(n_resamples=300))
+    assert res["dimensions"]["sync"]["orig"] == 100.0
+    assert res["dimensions"]["sync"]["interv"] == 50.0 and res["dimensions"]["sync"]["gap"] == 50.0
+    assert res["shift_yes_no"]["value"] == 100.0
+    assert res["sync_binary_accuracy"]["value"] == 100.0
+    assert res["sync_three_way_accuracy"]["value"] == pytest.approx(100 * (6 + 6) / 18)  # 6 originals + 6 of 12
+    assert res["direction_accuracy"]["value"] == 50.0 and res["failure_modes"]["direction_confusion"] == 0.5
+    assert res["offset_within_tolerance"]["value"] == 0.0  # no offset stated
+    lo, hi = res["dimensions"]["sync"]["ci"]["interv"]
+    assert lo == hi == 50.0  # every clip has one right and one wrong shift: the cluster bootstrap cannot move it
+
+
+def test_the_builders_wrong_direction_shortcut_answer_is_a_wrong_shift_answer(tmp_path):
+    """The DPO 'rejected' answer with the right offset in the wrong direction used to score as a correct Shift."""
+    diag = diagnostic(3, shifts=(2.0, -1.5))
+    ev = answers.Event("a ball hits the floor", 2.0, "a bounce", 2.0)
+    path = tmp_path / "p.jsonl"
+    rows = [{"id": r.id, "response": answers.shortcut_answer(ev, "shift", r.offset_s, wrong_direction=True)}
+            for r in diag[(diag["dimension"] == "sync") & (diag["intervention"] == "shift")].itertuples()]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = audit_interventions(diag, read_predictions(path, diag), InterventionAuditConfig(n_resamples=200))
+    assert res["dimensions"]["sync"]["interv"] == 0.0 and res["shift_yes_no"]["value"] == 100.0
+    assert res["failure_modes"]["direction_confusion"] == 1.0 and res["offset_within_tolerance"]["value"] == 0.0
+
+
+def test_paper_minicpm_shift_arithmetic():
+    """Thud §3.2: MiniCPM misses ~3/4 of the offsets and gets the sign wrong about half the time it flags one.
+    Direction-aware scoring gives ~12.5% (Table 1 prints 13.7%); yes/no scoring would give 25%."""
+    diag = diagnostic(400, shifts=(2.0, -2.0))
+
+    def rule(r):
+        k = int(r["source_id"][1:])
+        if r["intervention"] != "shift":
+            return {"synced": True, "direction": "none"}
+        if k % 4:  # 3 clips in 4: offset missed
+            return {"synced": True, "direction": "none"}
+        return {"synced": False, "direction": "delay"}  # flagged, always "delay": right on +2, wrong on -2
+
+    res = audit_interventions(diag, structured(diag, rule), InterventionAuditConfig(n_resamples=300))
+    shift, yes_no = res["dimensions"]["sync"]["interv"], res["shift_yes_no"]["value"]
+    assert shift == 12.5 and yes_no == 25.0
+    printed = PAPER_TABLE1["MiniCPM-o-4.5"][1]
+    assert abs(shift - printed) < 1.5 < 10 < abs(yes_no - printed)
+
+
+def test_unparsed_shift_answers_are_wrong_in_the_offset_bands_too(tmp_path):
+    diag = diagnostic(2)
+    path = tmp_path / "p.jsonl"
+    rows = [{"id": "c0/shift+2.00/sync", "response": "The audio is delayed by about 2 s."},
+            {"id": "c1/shift+2.00/sync", "response": "Hard to tell."}]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    res = audit_interventions(diag, read_predictions(path, diag), InterventionAuditConfig(n_resamples=200))
+    assert res["dimensions"]["sync"]["interv"] == 50.0
+    assert res["sync_by_offset"]["(1, 2]"]["value"] == 50.0 and res["sync_by_offset"]["(1, 2]"]["n"] == 2
+    assert res["offset_within_tolerance"]["value"] == 50.0
+
+
+def test_structured_sync_fields_direction_offset_and_contradictions(tmp_path):
+    diag = diagnostic(2, shifts=(2.0, -1.0))
+    path = tmp_path / "p.csv"
+    pd.DataFrame({"id": ["c0/shift+2.00/sync", "c0/shift-1.00/sync", "c1/shift+2.00/sync"],
+                  "synced": ["false", "", "false"], "direction": ["", "early", ""], "offset_s": ["2", "", ""]}
+                 ).to_csv(path, index=False)
+    pred = read_predictions(path, diag).set_index("id")
+    # no direction: the signed offset gives it; a direction alone is a "not synchronized" answer
+    assert pred.loc["c0/shift+2.00/sync", "direction"] == "delay"
+    assert pred.loc["c0/shift-1.00/sync", "synced"] is False and pred.loc["c0/shift-1.00/sync", "direction"] == "early"
+    assert pred.loc["c1/shift+2.00/sync", "direction"] == "none"  # flagged without direction: wrong on Shift
+    res = audit_interventions(diag, read_predictions(path, diag), InterventionAuditConfig(n_resamples=200))
+    assert res["dimensions"]["sync"]["interv"] == 100 * 2 / 4
+    for row, match in [({"synced": "true", "direction": "delay"}, "synced is true but direction"),
+                       ({"synced": "false", "offset_s": "nan"}, "finite"),
+                       ({"synced": "false", "direction": "sideways"}, "expected delay, early or none")]:
+        pd.DataFrame([{"id": "c0/shift+2.00/sync", **row}]).to_csv(path, index=False)
+        with pytest.raises(InputError, match=match) as err:
+            read_predictions(path, diag)
+        assert err.value.row == 1
 
 
 def test_missing_and_unparseable_answers_count_as_wrong_and_are_reported(tmp_path):
@@ -150,6 +255,9 @@ def test_a_dimension_without_predictions_is_not_available_and_empty_answers_are_
     assert res["dimensions"]["sync"]["ci"]["gap"] == [None, None]
     assert res["avg_gap"] is None and res["avg_gap_ci"] == [None, None]  # eq. 10 needs all three dimensions
     assert res["failure_modes"]["offset_blindness"] is None and res["failure_modes"]["false_sync_alarm"] is None
+    for key in ("shift_yes_no", "sync_binary_accuracy", "sync_three_way_accuracy", "offset_within_tolerance"):
+        assert res[key]["value"] is None, key  # no sync answers: not available, not 0%
+    assert all(v["value"] is None for v in res["sync_by_offset"].values())
     assert res["coverage"]["sync"]["answered"]["value"] == 0.0
     assert res["coverage"]["existence"]["parsed"]["value"] == pytest.approx(5 / 6)
     assert res["dimensions"]["existence"]["orig"] == pytest.approx(200 / 3)
@@ -264,20 +372,30 @@ def test_cli_end_to_end_on_a_built_dataset(intervention_dataset, tmp_path, capsy
         for r in full.itertuples():
             f.write(json.dumps({"id": r.id, "response": r.target}) + "\n")
     rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
-               str(tmp_path / "oracle.jsonl"), "--out", str(tmp_path / "rep"), "--n-resamples", "200"])
+               str(tmp_path / "oracle.jsonl"), "--out", str(tmp_path / "rep"), "--n-resamples", "200",
+               "--offset-tolerance", "0.25"])
     assert rc == 0
     result = json.loads((tmp_path / "rep" / "audit.json").read_text())
     assert set(result["dimensions"]) == {"sync", "existence", "consistency"}
     assert all(result["dimensions"][d][c] == 100.0 for d in result["dimensions"] for c in ("orig", "interv"))
     assert result["avg_gap"] == 0.0 and result["offset_mae"]["value"] == 0.0
     assert all(v == 0.0 for v in result["failure_modes"].values())
+    for key in ("shift_yes_no", "sync_binary_accuracy", "sync_three_way_accuracy", "offset_within_tolerance"):
+        assert result[key]["value"] == 100.0, key
+    assert result["offset_within_tolerance"]["tolerance_s"] == 0.25
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "Table 1 layout" in report and "Qwen3-Omni (paper)" in report
+    assert "Shift, yes/no only" in report and "Sync three-way (Fig. 6a)" in report
+    assert "Offset within ±0.25 s (Fig. 6b)" in report
+    assert "| \\|Δ\\| band (s) |" in report  # escaped: a bare | in a header splits the column
     assert (tmp_path / "rep" / "failure_modes.png").stat().st_size > 1000
     assert len(diag) == 42
     rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
                str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "rep2")])
     assert rc == 2 and "file not found" in capsys.readouterr().err
+    rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
+               str(tmp_path / "oracle.jsonl"), "--out", str(tmp_path / "rep3"), "--offset-tolerance", "nan"])
+    assert rc == 2 and "offset_tolerance_s" in capsys.readouterr().err and not (tmp_path / "rep3").exists()
 
 
 def test_llm_extractor_through_the_judge_runners(tmp_path):
