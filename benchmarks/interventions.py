@@ -90,6 +90,11 @@ def main() -> None:
     parser.add_argument("--workdir", type=Path, default=None)
     args = parser.parse_args()
     root = Path(args.workdir or tempfile.mkdtemp(prefix="omniaudit-bench-"))
+    stamp = root / ".omniaudit-benchmark"  # its subfolders below are deleted on a rerun: only ever our own
+    if root.is_dir() and any(root.iterdir()) and not stamp.exists():
+        parser.error(f"--workdir {root} holds files this benchmark did not write; give a new or empty folder")
+    root.mkdir(parents=True, exist_ok=True)
+    stamp.touch()
     spec = SyntheticClipSpec(n_clips=args.clips, duration=10.0, width=1280, height=720, sample_rate=48000)
     manifest = root / "clips" / "manifest.jsonl"
     if not manifest.exists() or len(manifest.read_text().splitlines()) != args.clips:  # reuse a --workdir

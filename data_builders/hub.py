@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from omniaudit.errors import InputError
-from omniaudit.io import atomic_dir
+from omniaudit.io import MARKER, atomic_dir, read_marker
 
 
 def shard_name(split: str, index: int = 0, count: int = 1) -> str:
@@ -119,14 +119,65 @@ def load_config(path_or_repo: str | Path, config: str, split: str = "train",
     return ds.to_pandas()
 
 
+def check_dataset_folder(folder: str | Path) -> list[str]:
+    """The config names of a dataset folder written by omniaudit; InputError naming the folder otherwise.
+
+    Checked: the folder exists; its README.md card has YAML ``configs`` whose data files all match Parquet files
+    in the folder; and it was written by omniaudit (the ``.omniaudit.json`` marker, or for folders written before
+    the marker existed, a card that says so).
+    """
+    import yaml
+
+    folder = Path(folder)
+    build = "build one with `omniaudit build ...`"
+    if not folder.exists():
+        raise InputError("folder not found", file=folder)
+    if not folder.is_dir():
+        raise InputError(f"not a folder; expected a dataset folder written by omniaudit ({build})", file=folder)
+    card = folder / "README.md"
+    if not card.is_file():
+        hint = (f"; the dataset of a preference audit is in {folder / 'dataset'}"
+                if (folder / "dataset" / "README.md").is_file() else f" ({build})")
+        raise InputError(f"no README.md dataset card: not a dataset folder written by omniaudit{hint}", file=folder)
+    text = card.read_text(encoding="utf-8", errors="replace")
+    head, sep, _ = text.removeprefix("---\n").partition("\n---")
+    try:
+        meta = yaml.safe_load(head) if text.startswith("---\n") and sep else None
+    except yaml.YAMLError:
+        meta = None
+    configs = meta.get("configs") if isinstance(meta, dict) else None
+    if not isinstance(configs, list) or not configs:
+        raise InputError("README.md has no YAML 'configs' list: not a dataset card written by omniaudit", file=card)
+    names = []
+    for entry in configs:
+        name = entry.get("config_name") if isinstance(entry, dict) else None
+        files = entry.get("data_files") if isinstance(entry, dict) else None
+        if not name or not isinstance(files, list) or not files:
+            raise InputError("a config of the card lacks config_name or data_files", file=card, value=entry)
+        for spec in files:
+            pattern = spec.get("path") if isinstance(spec, dict) else spec
+            if not isinstance(pattern, str) or not [f for f in folder.glob(pattern) if f.suffix == ".parquet"]:
+                raise InputError(f"config '{name}': no Parquet file matches the card's data file {pattern!r}; "
+                                 f"the folder is incomplete", file=folder)
+        names.append(name)
+    if read_marker(folder) is None and "omniaudit" not in text:
+        raise InputError(f"not written by omniaudit (no {MARKER} marker, and the card does not name omniaudit)",
+                         file=folder)
+    return names
+
+
 class HubUnavailable(RuntimeError):
     """Pushing was requested but the Hub cannot be reached (offline mode, no network or no credentials)."""
 
 
 def push_to_hub(out_dir: str | Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
-    """Upload a Hub-layout folder as a dataset repo (card included); fails fast with a clear message offline."""
+    """Upload a dataset folder written by omniaudit (card included, local marker left out) as a dataset repo.
+
+    The folder is checked first (:func:`check_dataset_folder`); offline, it fails fast with a clear message.
+    """
     from huggingface_hub import HfApi, constants
 
+    check_dataset_folder(out_dir)  # before any Hub call
     where = f"The dataset is complete in {out_dir}; push it later with `omniaudit push {out_dir} {repo_id}`."
     if constants.HF_HUB_OFFLINE:
         raise HubUnavailable(f"cannot push to '{repo_id}': HF_HUB_OFFLINE is set. {where}")
@@ -134,7 +185,7 @@ def push_to_hub(out_dir: str | Path, repo_id: str, private: bool = False, token:
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
         commit = api.upload_folder(folder_path=str(out_dir), repo_id=repo_id, repo_type="dataset",
-                                   commit_message="Upload with omniaudit")
+                                   commit_message="Upload with omniaudit", ignore_patterns=[MARKER])
     except Exception as exc:  # network, auth and permission errors all end the same way for the user
         raise HubUnavailable(f"cannot push to '{repo_id}': {type(exc).__name__}: {exc}. {where}") from exc
     return str(getattr(commit, "commit_url", commit))

@@ -45,6 +45,13 @@ def _add_data_source(p: argparse.ArgumentParser) -> None:
     g.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic benchmark (default 0)")
 
 
+def _add_out(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", required=True, help="output folder (replaced atomically; refused when it holds files "
+                                                "omniaudit did not write, unless --overwrite)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace --out even when it is not an earlier output of this command (deletes its contents)")
+
+
 def _add_bootstrap(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
@@ -92,13 +99,17 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
 
     options = InterventionBuildOptions(shifts=tuple(args.shift), seed=args.seed, audio_codec=args.audio_codec,
                                        num_proc=args.num_proc, shard_index=args.shard[0], shard_count=args.shard[1],
-                                       skip_invalid=args.skip_invalid)
+                                       skip_invalid=args.skip_invalid, swap_max_similarity=args.swap_max_similarity)
     spec = SyntheticClipSpec(n_clips=args.clips, seed=args.synthetic_seed)
     with progress_status("building intervention dataset") as progress:
         out = build_interventions_dataset(args.out, args.manifest, options, spec, args.push_to_hub, progress)
-    info = json.loads((out / "build_info.json").read_text(encoding="utf-8"))["manifest"]
+    built = json.loads((out / "build_info.json").read_text(encoding="utf-8"))
+    info, swap = built["manifest"], built["media"]["swap"]
     reasons = "; ".join(f"{n} {reason}" for reason, n in info["rejected_by_reason"].items())
     print(f"clips: {info['used']} used, {info['rejected']} rejected" + (f" ({reasons})" if reasons else ""))
+    if swap["refused_partners"]:
+        print(f"swap: {swap['refused_partners']} partner(s) refused as too similar to the clip's own audio, "
+              f"{swap['clips_without_partner']} clip(s) left without a Swap")
     print(f"dataset written to {out} (configs diagnostic, sft, dpo: datasets.load_dataset('{out}', 'dpo'))")
     if args.push_to_hub:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
@@ -113,6 +124,10 @@ def cmd_build_protocols(args: argparse.Namespace) -> None:
     spec = SpeechSetSpec(sentences_per_cell=args.sentences)
     with progress_status("building judge-protocol probes") as progress:
         out = build_protocols_dataset(args.out, args.clips, options, spec, args.push_to_hub, progress)
+    summary = json.loads((Path(out) / "build_info.json").read_text(encoding="utf-8"))["summary"]
+    for kind, messages in (("warning", summary["warnings"]), ("note", summary["notes"])):
+        for message in messages:
+            console.print(Text(f"{kind}: ", style="bold yellow") + Text(message), highlight=False, soft_wrap=True)
     print(f"dataset written to {out} (configs blueprint, reference, pairwise, cue_conflict)")
     if args.push_to_hub:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
@@ -121,7 +136,7 @@ def cmd_build_protocols(args: argparse.Namespace) -> None:
 def cmd_build_composition(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.composition import CompositionBuildOptions, build_composition_dataset
 
-    options = CompositionBuildOptions(target=args.target, seed=args.seed)
+    options = CompositionBuildOptions(target=args.target, seed=args.seed, templates=args.templates)
     with console.status("building composition dataset"):
         out = build_composition_dataset(args.out, args.samples, options, args.synthetic, args.push_to_hub)
     print(f"dataset written to {out} (configs samples, ablations)")
@@ -146,7 +161,7 @@ def cmd_audit_preference(args: argparse.Namespace) -> None:
 
     config = PreferenceAuditConfig(n_resamples=args.n_resamples, seed=args.seed, reference=args.reference,
                                    source_classifier=not args.no_source_classifier, controls=not args.no_controls,
-                                   judges=[Path(j) for j in args.judges or []])
+                                   judges=list(args.judges or []), judged_only=args.judged_only)
     with progress_status("auditing preference benchmark") as progress:
         out = run_preference_audit(args.out, args.data, _columns(args), args.config, config, _spec(args), progress)
     print(f"report: {out / 'report.md'}")
@@ -164,7 +179,7 @@ def cmd_audit_interventions(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.interventions import InterventionAuditConfig, run_interventions_audit
 
     config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed, extractor=args.extractor,
-                                     extractor_cache=args.cache)
+                                     extractor_cache=args.cache, offset_tolerance_s=args.offset_tolerance)
     with progress_status("auditing audio grounding") as progress:
         out = run_interventions_audit(args.out, args.dataset, args.predictions, config, progress)
     print(f"report: {out / 'report.md'}")
@@ -225,7 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "preference in {a1, a2, same}) and write it in the Hub layout with 5-fold assignment (seed 42), "
                     "fold-exclusive generator priors and slice flags; optional remedy configs.")
     _add_data_source(p)
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.add_argument("--source-balanced", action="store_true", help="add config source_balanced (balanced winners "
                                                                   "within each source pairing)")
     p.add_argument("--length-control", type=float, metavar="TOL",
@@ -245,7 +260,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "visual_time_<name> / audio_time_<name> (agreement filter: 0.8 s visual, 0.5 s audio). "
                     "Interrupted builds resume.")
     p.add_argument("--manifest", help="video manifest (JSONL/CSV/TSV/Parquet); omitted: embedded synthetic clips")
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.add_argument("--shift", type=float, nargs="+", default=[-2.0, 2.0], metavar="SECONDS",
                    help="Shift offsets in seconds, + = audio delayed (default: -2 2)")
     p.add_argument("--seed", type=int, default=0, help="seed of swap partners and rejected-answer choices (0)")
@@ -255,7 +270,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", type=_shard, default=(0, 1), metavar="I/N",
                    help="build shard I of N (disjoint, split by id); merge the folders with `omniaudit merge`")
     p.add_argument("--skip-invalid", action="store_true",
-                   help="record clips with unusable media (no audio, corrupt) as rejected instead of failing")
+                   help="record clips with unusable media (no audio, silent, corrupt, not a video) as rejected "
+                        "instead of failing")
+    p.add_argument("--swap-max-similarity", type=float, default=0.5, metavar="R",
+                   help="refuse a Swap partner whose audio reaches this max normalised cross-correlation with the "
+                        "clip's own (same recording: >= 0.99; default 0.5)")
     p.add_argument("--clips", type=int, default=12, help="synthetic clips when --manifest is omitted (default 12)")
     p.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic clips (default 0)")
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
@@ -268,7 +287,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "(RQ3 AB/BA, concat with a 0.6 s 880 Hz tone and native) and cue_conflict. Without --clips, an "
                     "espeak-ng speech set in four languages and four voices is synthesised offline.")
     p.add_argument("--clips", help="clip manifest (JSONL/CSV/TSV/Parquet); omitted: the embedded speech set")
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.add_argument("--seed", type=int, default=0, help="seed of derangements, trial sampling and noise (0)")
     p.add_argument("--max-trials", type=int, default=30, help="pairwise trials per task (default 30)")
     p.add_argument("--snr", type=float, default=0.0, help="SNR (dB) of the noisy clip in Cleanness pairs (0)")
@@ -290,10 +309,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "modality removed in turn, and text only). Without --samples, synthetic samples (a picture "
                     "of coloured squares + a spoken instruction) are built offline.")
     p.add_argument("--samples", help="samples file (JSONL/CSV/Parquet); omitted: embedded synthetic samples")
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.add_argument("--target", type=int, default=25, help="samples per category x difficulty bucket (25)")
     p.add_argument("--seed", type=int, default=0, help="seed of the selection (0)")
     p.add_argument("--synthetic", type=int, default=48, help="synthetic samples when --samples is omitted (48)")
+    p.add_argument("--templates", metavar="FILE",
+                   help="table of the known templates (template_id, template_name[, category]; CSV/JSONL/Parquet): "
+                        "a sample with a template it does not list is refused")
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_composition)
 
@@ -308,6 +330,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", required=True, help="config to judge, e.g. reference")
     p.add_argument("--judge", required=True, metavar="SPEC", help="hf:PATH | openai:MODEL@URL | scripted:NAME")
     p.add_argument("--out", required=True, help="predictions file (JSONL)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --out file that omniaudit did not write")
     p.add_argument("--conditions", nargs="+", help="only items with these condition (or task) values")
     p.add_argument("--formats", nargs="+", choices=["concat", "native"],
                    help="pairwise: only these formats (native needs a judge that takes several audio inputs)")
@@ -336,21 +360,28 @@ def build_parser() -> argparse.ArgumentParser:
                     "exact McNemar. Writes OUT/audit.json, OUT/report.md, PNG figures and OUT/predictions.csv.")
     _add_data_source(p)
     p.add_argument("--config", default="pairs", help="config to audit when --data is a built dataset (pairs)")
-    p.add_argument("--judges", nargs="+", metavar="FILE",
-                   help="judge prediction files (CSV/JSONL: name or id, order ab|ba, p_a1 or label a1|a2)")
+    p.add_argument("--judges", nargs="+", metavar="[NAME=]FILE",
+                   help="judge prediction files (CSV/JSONL: name or id, order ab|ba, p_a1 or label a1|a2); the judge "
+                        "is named NAME or the file's stem; files with the same NAME are one judge")
+    p.add_argument("--judged-only", action="store_true",
+                   help="audit only the binary pairs every judge covers (e.g. predictions for some folds); the "
+                        "report says how many pairs, per fold")
     p.add_argument("--reference", default="length_generator_lr",
                    help="predictor the exact McNemar tests compare against (default length_generator_lr)")
     _add_bootstrap(p)
     p.add_argument("--no-source-classifier", action="store_true", help="skip the TF-IDF source classifier")
     p.add_argument("--no-controls", action="store_true", help="skip permutation and counterfactual controls")
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.set_defaults(func=cmd_audit_preference)
 
     p = audits.add_parser(
         "interventions", help="audio-grounding audit of a model's answers on an intervention dataset",
         description="Paired accuracy per dimension (Sync, Existence, Consistency) on Original vs Shift/Mute/Swap, "
                     "Avg Gap, the eight failure modes, accuracy per |offset| band and offset MAE, with bootstrap CIs "
-                    "over source clips. Predictions: JSONL/CSV rows with `id` (the diagnostic row id) and either "
+                    "over source clips. A Shift answer is correct only when it says not synchronized and names the "
+                    "right direction (Table 1); the yes/no-only rate, Fig. 6a's binary and three-way accuracies and "
+                    "Fig. 6b's offset-within-tolerance rate are reported beside it. Predictions: JSONL/CSV rows with "
+                    "`id` (the diagnostic row id) and either "
                     "structured fields (synced, direction delay|early|none, offset_s in seconds, signed + = delayed "
                     "unless direction sets the sign | audio_state or sound_present | match) or a "
                     "free-form `response` (parsed by a rule-based extractor). Writes OUT/audit.json, OUT/report.md "
@@ -360,8 +391,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--extractor", metavar="SPEC", help="judge that turns free-form responses into fields "
                                                        "(openai:MODEL@URL, hf:PATH, scripted:NAME); default: rules")
     p.add_argument("--cache", help="openai extractor: response cache folder")
+    p.add_argument("--offset-tolerance", type=float, default=0.5, metavar="SECONDS",
+                   help="Fig. 6b: a stated offset within this many seconds of the true one counts as localised "
+                        "(default 0.5, the paper's audio-timestamp tolerance)")
     _add_bootstrap(p)
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.set_defaults(func=cmd_audit_interventions)
 
     p = audits.add_parser(
@@ -374,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME=]FILE",
                    help="predictions of `omniaudit judge`; files with the same NAME are one judge (default: stem)")
     _add_bootstrap(p)
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.set_defaults(func=cmd_audit_protocols)
 
     p = audits.add_parser(
@@ -388,17 +422,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", metavar="SPEC", help="judge for non-exact answers: hf:PATH | openai:MODEL@URL | "
                                                    "scripted:NAME")
     p.add_argument("--cache", help="openai judge: response cache folder")
-    p.add_argument("--attention", nargs="+", metavar="MODEL",
+    p.add_argument("--attention", nargs="+", metavar="MODEL[=PREDICTIONS]",
                    help="omni models (eager attention) to probe: mid-layer entropy gap between correct and "
-                        "incorrect samples, per model and pooled")
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+                        "incorrect samples, per model and pooled. Each model is scored by its own answers: "
+                        "MODEL=PREDICTIONS (repeat MODEL=... for several runs); a bare MODEL uses --predictions "
+                        "(only one model may)")
+    _add_out(p)
     p.set_defaults(func=cmd_audit_composition)
 
     p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
                         description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "
                                     "Hub-layout folder (all N shards required) and write a card for the whole.")
     p.add_argument("shards", nargs="+", type=Path, help="shard folders")
-    p.add_argument("--out", required=True, help="output folder (replaced atomically)")
+    _add_out(p)
     p.set_defaults(func=cmd_merge)
 
     p = jobs.add_parser(
@@ -409,10 +445,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "root: accelerate launch --config_file accelerate_configs/cpu.yaml training/dpo.py --config "
                     "training/recipes/tiny/dpo.yaml --output_dir OUT")
     p.add_argument("--out", default="runs/tiny", help="output folder (default runs/tiny, what the recipes expect)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace existing subfolders that omniaudit did not write")
     p.set_defaults(func=cmd_tiny_models)
 
     p = jobs.add_parser("push", help="push a built dataset folder to the Hugging Face Hub",
-                        description="Upload a Hub-layout folder (Parquet + README card) as a dataset repo. Needs "
+                        description="Upload a dataset folder written by `omniaudit build` or `merge` (README card "
+                                    "whose configs match its Parquet files; checked before any Hub call) as a "
+                                    "dataset repo. Needs "
                                     "network access and a token (HF_TOKEN or `hf auth login`).")
     p.add_argument("folder", type=Path)
     p.add_argument("repo", help="dataset repo id, e.g. me/emoprefer-audit")
@@ -421,13 +461,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _out_folder(out: str) -> str:
+    """``--out`` checked (see omniaudit.io.check_out_dir); a path without a name ('.', '..') becomes absolute."""
+    from omniaudit.io import check_out_dir
+
+    path = check_out_dir(out)
+    return str(path) if Path(out).name in ("", "..") else out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     from omniaudit.data_builders.hub import HubUnavailable
+    from omniaudit.io import output_policy
 
     args = build_parser().parse_args(argv)
     func: Callable[[argparse.Namespace], None] = args.func
+    command = " ".join(["omniaudit", args.job] + ([args.what] if getattr(args, "what", None) else []))
     try:
-        func(args)
+        with output_policy(overwrite=getattr(args, "overwrite", False), command=command):
+            if getattr(args, "out", None) is not None and func not in (cmd_judge, cmd_tiny_models):
+                args.out = _out_folder(args.out)  # fail before any work; the judge's file is checked by run_judge
+            func(args)
     except (InputError, HubUnavailable, ServiceError) as exc:
         # user text (values, paths) is printed verbatim: no markup, no highlighting, no hard wrapping
         console.print(Text("error: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)

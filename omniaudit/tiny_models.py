@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from omniaudit.io import atomic_dir
+from omniaudit.io import atomic_dir, check_out_dir
 
 SPECIALS = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|AUDIO|>", "<|audio_bos|>", "<|audio_eos|>",
             "<|IMAGE|>", "<|VIDEO|>", "<|vision_bos|>", "<|vision_eos|>"]
@@ -198,6 +198,8 @@ def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[s
     paths = {"causal_lm": out / "causal_lm", "seq_cls": out / "seq_cls", "omni": out / "omni",
              "tokenizer": out / "tokenizer", "preference": out / "data" / "preference",
              "interventions": out / "data" / "interventions", "chat": out / "data" / "chat"}
+    for path in paths.values():  # refuse a foreign folder before building anything
+        check_out_dir(path)
     say("tiny models")
     tiny_causal_lm(paths["causal_lm"])
     tiny_sequence_classifier(paths["seq_cls"])

@@ -211,7 +211,7 @@ def test_oracle_judge_scores_100_everywhere(capsys, tmp_path, emoprefer_csv, sma
         assert oracle[s]["n"] == result["slices"][s]["n"]
     assert oracle["counter_stereotypical"]["prior_following"] == 0.0
     assert result["judges"]["oracle"] == {"file": str(judge), "n_two_orders": n_binary, "n_one_order": 0,
-                                          "order_agreement": 1.0}
+                                          "order_agreement": 1.0, "n_ties": 0}
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "judge: oracle" in report
     predictions = pd.read_csv(out / "predictions.csv")
@@ -386,3 +386,86 @@ def test_build_interventions_shards_merge_and_manifest_errors(capsys, tmp_path):
     assert not (tmp_path / "bad").exists()
     assert main(["merge", str(tmp_path / "s0"), "--out", str(tmp_path / "half")]) == 2
     assert "incomplete" in unwrap(capsys.readouterr().err)
+
+
+# ------------------------------------------------------------------------------------------------ output folders
+def user_folder(path: Path) -> Path:
+    """A folder of a user's own files (what `--out victim` used to wipe)."""
+    (path / "src").mkdir(parents=True)
+    (path / "notes.txt").write_text("mine", encoding="utf-8")
+    (path / "src" / "main.py").write_text("print('mine')", encoding="utf-8")
+    return path
+
+
+def untouched(path: Path) -> bool:
+    return (sorted(p.name for p in path.iterdir()) == ["notes.txt", "src"]
+            and (path / "src" / "main.py").read_text(encoding="utf-8") == "print('mine')")
+
+
+@pytest.mark.parametrize("argv", [
+    ["build", "preference"], ["build", "interventions"], ["build", "protocols"], ["build", "composition"],
+    ["audit", "preference"], ["audit", "interventions", "--dataset", "d", "--predictions", "p"],
+    ["audit", "protocols", "--dataset", "d", "--predictions", "p"],
+    ["audit", "composition", "--dataset", "d", "--predictions", "p"], ["merge", "s0", "s1"]])
+def test_out_on_a_users_folder_is_refused_before_any_work(capsys, tmp_path, argv):
+    victim = user_folder(tmp_path / "victim")
+    assert main([*argv, "--out", str(victim)]) == 2
+    err = unwrap(capsys.readouterr().err)
+    assert err.startswith(f"error: {victim}: the output folder is not empty and is not an omniaudit output")
+    assert "notes.txt, src/" in err and "Pass --overwrite" in err
+    assert untouched(victim) and leftovers(tmp_path) == []
+
+
+def test_overwrite_rerun_and_another_commands_output(capsys, tmp_path, emoprefer_csv):
+    victim = user_folder(tmp_path / "victim")
+    build = ["build", "preference", "--data", str(emoprefer_csv), "--out", str(victim)]
+    assert main(build) == 2 and untouched(victim)
+    assert main([*build, "--overwrite"]) == 0  # asked for: the folder is replaced
+    assert not (victim / "notes.txt").exists() and (victim / "README.md").is_file()
+    marker = json.loads((victim / ".omniaudit.json").read_text(encoding="utf-8"))
+    assert marker["command"] == "omniaudit build preference" and "pairs" in marker["files"]
+    assert main(build) == 0  # its own earlier output: no --overwrite needed
+    capsys.readouterr()
+    assert main(["audit", "preference", "--data", str(victim), *FAST, "--out", str(victim)]) == 2
+    assert "holds the output of `omniaudit build preference`, not of `omniaudit audit preference`" in unwrap(
+        capsys.readouterr().err)
+    assert datasets.load_dataset(str(victim), "pairs", split="train").num_rows > 0  # the dataset survived
+
+
+def test_out_dot_and_trailing_slash(capsys, tmp_path, emoprefer_csv, monkeypatch):
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    for _ in range(2):  # the second run replaces its own earlier output
+        assert main(["build", "preference", "--data", str(emoprefer_csv), "--out", "."]) == 0
+        assert f"dataset written to {here} " in capsys.readouterr().out
+    assert Path.cwd() == here and (here / "README.md").is_file()
+    assert datasets.load_dataset(str(here), "pairs", split="train").num_rows > 0
+    assert main(["build", "preference", "--data", str(emoprefer_csv), "--out", "./sub/"]) == 0
+    assert (here / "sub" / "README.md").is_file()
+    assert leftovers(here) == [".omniaudit.json"] and leftovers(tmp_path) == []
+    assert main(["build", "preference", "--data", str(emoprefer_csv), "--out", ".."]) == 2
+    assert "contains the current folder" in unwrap(capsys.readouterr().err)
+
+
+def test_judge_out_file_is_never_put_over_a_users_file(capsys, tmp_path, protocol_dataset):
+    mine = tmp_path / "results.jsonl"
+    mine.write_text("my own results\n", encoding="utf-8")
+    judge = ["judge", "--dataset", str(protocol_dataset), "--config", "reference", "--judge", "scripted:oracle",
+             "--conditions", "wrong", "--out"]
+    assert main([*judge, str(mine)]) == 2
+    assert f"error: {mine}: the output file exists and was not written by omniaudit" in unwrap(
+        capsys.readouterr().err)
+    assert mine.read_text(encoding="utf-8") == "my own results\n"
+    assert main([*judge, str(tmp_path)]) == 2 and "is a folder" in unwrap(capsys.readouterr().err)
+    preds = tmp_path / "preds.jsonl"
+    assert main([*judge, str(preds)]) == 0 and main([*judge, str(preds)]) == 0  # a rerun replaces its own file
+    assert main([*judge, str(mine), "--overwrite"]) == 0
+    assert mine.read_text(encoding="utf-8") == preds.read_text(encoding="utf-8")
+
+
+def test_tiny_models_refuses_a_users_subfolder_before_building(capsys, tmp_path):
+    user_folder(tmp_path / "runs" / "omni")
+    assert main(["tiny-models", "--out", str(tmp_path / "runs")]) == 2
+    assert str(tmp_path / "runs" / "omni") in unwrap(capsys.readouterr().err)
+    assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["omni"] and untouched(tmp_path / "runs" / "omni")

@@ -30,16 +30,18 @@ from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_h
 from omniaudit.data_builders.interventions.media import add_noise, concat_with_tone, decode_audio
 from omniaudit.data_builders.protocols import prompts
 from omniaudit.data_builders.protocols.features import (
+    connected_groups,
     derangement,
     descriptor_phrases,
     egemaps,
     fitted_specialist,
+    specialist_folds,
 )
 from omniaudit.data_builders.protocols.manifest import read_clip_manifest
 from omniaudit.data_builders.protocols.speech import SpeechSetSpec, synthesize_speech_set
 from omniaudit.errors import InputError, located
 from omniaudit.hub_cards import dataset_card
-from omniaudit.io import atomic_dir
+from omniaudit.io import atomic_dir, to_json
 
 SPLIT = "train"
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
@@ -47,6 +49,8 @@ RATE = 16000
 PAIRWISE_ATTRIBUTES = ("naturalness", "speaker")  # compared, not classified
 BLUEPRINT_CONDITIONS = ("audio", "skeleton", "descriptors", "true", "wrong", "no_frame", "wrong_audio")
 CUE_CONDITIONS = ("none", "conf_spec", "conf_ref", "conf_both")
+MIN_DBFS = -60.0  # quietest usable clip (RMS): the Cleanness noise is scaled to the signal, eGeMAPS needs a voice
+BUILD_INFO = "build_info.json"
 
 
 @dataclass(frozen=True)
@@ -95,7 +99,7 @@ def _row(**fields) -> dict:
 
 
 class ClipStore:
-    """Decoded clips (16 kHz mono) and their audio cells, decoded once."""
+    """Decoded clips (16 kHz mono) and their audio cells, decoded once (:func:`load_clips` decodes all up front)."""
 
     def __init__(self, paths: dict[str, str]) -> None:
         self.paths = paths
@@ -113,12 +117,55 @@ class ClipStore:
         return self.cells[clip]
 
 
+def load_clips(manifest: pd.DataFrame) -> tuple[ClipStore, dict[str, str]]:
+    """Decode every clip once, before anything is built, and the content hash of each.
+
+    A clip whose file cannot be decoded as audio, lasts under 0.1 s, or is silent or too quiet (RMS under
+    ``MIN_DBFS``) fails here, naming its manifest row, id and file, whichever clips a seed would pick later.
+    """
+    first = manifest.drop_duplicates("id")
+    store = ClipStore(dict(zip(first["id"], first["audio"], strict=True)))
+    hashes = {}
+    for clip, path, row in zip(first["id"], first["audio"], first["row"], strict=True):
+        where = {"row": int(row), "column": "audio", "value": path}
+        try:
+            audio = decode_audio(path, RATE, 1)[0][0]
+        except InputError as exc:
+            raise InputError(f"clip '{clip}': not a usable audio file: {exc.message}", **where) from exc
+        if audio.size < RATE // 10:
+            raise InputError(f"clip '{clip}': audio shorter than 0.1 s ({audio.size / RATE:.3f} s)", **where)
+        rms = float(np.sqrt(np.mean(audio.astype(np.float64) ** 2)))
+        dbfs = 20 * np.log10(rms) if rms > 0 else -np.inf
+        if dbfs < MIN_DBFS:
+            raise InputError(f"clip '{clip}': silent or too quiet (RMS {dbfs:.1f} dBFS; at least {MIN_DBFS:.0f} dBFS "
+                             f"is needed: Cleanness noise is scaled to the signal and eGeMAPS needs a voice); remove "
+                             f"it from the manifest or fix the file", **where)
+        store.arrays[clip] = audio
+        hashes[clip] = hashlib.sha256(audio.tobytes()).hexdigest()
+    return store, hashes
+
+
+def _specialist_groups(group: pd.DataFrame, hashes: dict[str, str] | None,
+                       seed: int) -> tuple[np.ndarray, str]:
+    """Fold groups of an attribute's clips: same speaker or identical audio; identical audio only when too few
+    speakers per class leave fewer than two folds."""
+    audio = (group["id"].map(hashes) if hashes else group["audio"]).to_numpy()
+    speakers = group["speaker"].to_numpy()
+    if (speakers != "").any():
+        groups = connected_groups(speakers, audio)
+        if specialist_folds(group["label"].to_numpy(), groups, seed)[1] >= 2:
+            return groups, "speaker and identical audio"
+        return connected_groups(audio), "identical audio (too few speakers per class to group by speaker)"
+    return connected_groups(audio), "identical audio (no speaker column)"
+
+
 def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, pd.DataFrame],
                      descriptors: dict[str, str], durations: dict[str, float],
-                     options: ProtocolBuildOptions) -> tuple[dict, dict]:
+                     options: ProtocolBuildOptions, hashes: dict[str, str] | None = None) -> tuple[dict, dict]:
     """Rows of blueprint / reference / cue_conflict for every categorical attribute, and per-attribute facts.
 
-    ``feats[clip]`` are the clip's eGeMAPS functionals (the fitted specialist's input).
+    ``feats[clip]`` are the clip's eGeMAPS functionals (the fitted specialist's input); ``hashes[clip]`` the content
+    hash of its decoded audio (the fitted specialist's folds keep identical audio together; default: the path).
     """
     out = {"blueprint": [], "reference": [], "cue_conflict": []}
     facts = {}
@@ -131,8 +178,14 @@ def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, 
             if (spec != "").any():
                 raise InputError(f"attribute '{attribute}': the specialist column is filled for some rows only")
             x = pd.DataFrame([feats[c] for c in group["id"]])
-            spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed)
-            source = f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold, seed {options.seed})"
+            groups, by = _specialist_groups(group, hashes, options.seed)
+            try:
+                spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed, groups)
+            except InputError as exc:
+                exc.message = f"attribute '{attribute}': {exc.message}"
+                raise
+            source = (f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold grouped by {by}, "
+                      f"seed {options.seed})")
         facts[attribute] = {"labels": labels, "k": len(labels), "clips": len(group), "derangement": wrong_of,
                             "specialist_source": source,
                             "specialist_accuracy": float(np.mean(spec == group["label"].to_numpy())),
@@ -183,8 +236,14 @@ def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, 
     return out, facts
 
 
-def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions) -> list[dict]:
-    """Trials as {task, clips (first, second[, reference]), gold index or None, label}; seeded, capped per task."""
+def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
+                    warnings: list[str] | None = None) -> list[dict]:
+    """Trials as {task, clips (first, second[, reference]), gold index or None, label}; seeded, capped per task.
+
+    A task that the manifest cannot supply (the attribute control without its two labels, naturalness rows without
+    a MOS gap, speaker rows without a triplet) is left out with a message appended to ``warnings``.
+    """
+    warnings = [] if warnings is None else warnings
     rng = np.random.default_rng(options.seed)
     cap = options.max_trials
     trials: list[dict] = []
@@ -198,12 +257,26 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions) -> li
     for clip in pick(clips, max(2, cap // 3)):
         trials.append({"task": "identical", "first": clip, "second": clip, "gold": None})
     attribute, gold_label, foil_label = options.control
+    attribute = attribute.lower()
     rows = manifest[manifest["attribute"] == attribute]
-    if {gold_label, foil_label} <= set(rows["label"]):
+    spelled = {label.casefold(): label for label in rows["label"]}  # labels are matched whatever their case
+    gold_label, foil_label = (spelled.get(x.casefold(), x) for x in (gold_label, foil_label))
+    control = f"the attribute control ({attribute}: {gold_label} vs {foil_label})"
+    absent = [x for x in (gold_label, foil_label) if x not in spelled.values()]
+    if absent:
+        have = f"its {attribute} labels are {sorted(spelled.values())}" if len(rows) else f"no {attribute} rows"
+        warnings.append(f"{control} was not built: the manifest has no {' or '.join(map(repr, absent))} clips "
+                        f"({have}); choose labels it has with --control ATTRIBUTE GOLD FOIL")
+    elif gold_label == foil_label:
+        warnings.append(f"{control} was not built: the gold and foil labels are the same")
+    else:
         pos, neg = rows[rows["label"] == gold_label], rows[rows["label"] == foil_label]
         pairs = [(a.id, b.id) for a in pos.itertuples() for b in neg.itertuples()
-                 if a.speaker == b.speaker and a.transcript == b.transcript] or [
-            (a, b) for a, b in zip(pos["id"], neg["id"], strict=False)]
+                 if a.speaker == b.speaker and a.transcript == b.transcript]
+        if not pairs:
+            warnings.append(f"{control}: no {gold_label}/{foil_label} clips share speaker and transcript; pairs "
+                            f"are matched in manifest order instead")
+            pairs = list(zip(pos["id"], neg["id"], strict=False))
         for a, b in pick(pairs, cap):
             trials.append({"task": "attribute", "first": a, "second": b, "gold": 0, "label": gold_label})
     # Naturalness pairs and speaker triplets never share a clip, so trials are independent units for the bootstrap
@@ -229,6 +302,13 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions) -> li
             used |= {int(ref), s, o}
             trials.append({"task": "speaker", "reference": spk.at[ref, "id"], "first": spk.at[s, "id"],
                            "second": spk.at[o, "id"], "gold": 0})
+    built = {t["task"] for t in trials}
+    if len(nat) and "naturalness" not in built:
+        warnings.append(f"the naturalness task was not built: no two naturalness clips differ by a MOS gap of at "
+                        f"least {options.mos_gap} (--mos-gap)")
+    if len(spk) and "speaker" not in built:
+        warnings.append("the speaker task was not built: its triplets need two clips of one speaker and a clip of "
+                        "another speaker")
     for k, t in enumerate(trials):  # balance which slot holds the gold clip before the AB/BA orders double it
         if t["gold"] is not None and k % 2:
             t["first"], t["second"], t["gold"] = t["second"], t["first"], 1 - t["gold"]
@@ -290,26 +370,35 @@ def build_protocol_tables(manifest: pd.DataFrame, options: ProtocolBuildOptions,
         raise InputError("the same id names two different audio files", row=int(clash["row"].iloc[0]),
                          column="audio", value=clash["id"].iloc[0])
     clip_ids = sorted(paths)
+    say(f"decoding {len(clip_ids)} clips")
+    store, hashes = load_clips(manifest)
     say(f"eGeMAPS functionals of {len(clip_ids)} clips")
-    feats, seconds = egemaps([paths[c] for c in clip_ids])
+    feats, seconds = egemaps([store.arrays[c] for c in clip_ids])
     descriptors = dict(zip(clip_ids, descriptor_phrases(feats), strict=True))
     durations = dict(zip(clip_ids, seconds.tolist(), strict=True))
     per_clip = {c: feats.iloc[i] for i, c in enumerate(clip_ids)}
-    store = ClipStore(paths)
     say("blueprint, reference and cue-conflict items")
-    tables, facts = attribute_tables(manifest, store, per_clip, descriptors, durations, options)
+    tables, facts = attribute_tables(manifest, store, per_clip, descriptors, durations, options, hashes)
     say("pairwise trials")
-    trials = pairwise_trials(manifest, options)
+    warnings: list[str] = []
+    trials = pairwise_trials(manifest, options, warnings)
     _noisy_copies(store, trials, options)
     tables["pairwise"] = pairwise_rows(trials, store, options)
-    return {name: tables[name] for name in CONFIGS}, summarize(tables, facts, trials)
+    summary = summarize(tables, facts, trials)
+    summary["notes"] = list(manifest.attrs.get("notes", []))
+    summary["warnings"] = warnings
+    return {name: tables[name] for name in CONFIGS}, summary
 
 
 def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None,
                             options: ProtocolBuildOptions = ProtocolBuildOptions(),
                             spec: SpeechSetSpec | None = None, push_repo: str | None = None,
                             progress: Callable[[str], None] | None = None) -> Path:
-    """Build the four configs into ``out_dir`` (atomically); without ``clips``, the embedded espeak-ng speech set."""
+    """Build the four configs into ``out_dir`` (atomically); without ``clips``, the embedded espeak-ng speech set.
+
+    ``out_dir/build_info.json`` holds the summary the card shows, with ``notes`` (labels read as one spelling) and
+    ``warnings`` (pairwise tasks the manifest could not supply).
+    """
     import tempfile
 
     out = Path(out_dir)
@@ -338,6 +427,9 @@ def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None
                                 summary=summary, spec=spec.as_dict() if spec else None,
                                 placements=prompts.PLACEMENTS, conditions=BLUEPRINT_CONDITIONS)
             (dest / "README.md").write_text(card, encoding="utf-8")
+            info = {"builder": "protocols", "source": source, "options": asdict(options),
+                    "spec": spec.as_dict() if spec else None, "summary": summary}
+            (dest / BUILD_INFO).write_text(to_json(info), encoding="utf-8")
     if push_repo:
         push_to_hub(out, push_repo)
     return out

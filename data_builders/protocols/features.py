@@ -4,7 +4,9 @@
   high") by corpus tertiles, as in TRACE-style blueprints.
 - Specialist: the manifest's ``specialist`` column when given; otherwise a real specialist fitted here: a
   standardised logistic regression on the eGeMAPS functionals, predicted out-of-fold (stratified 5-fold, or
-  fewer when a class is smaller; seeded).
+  fewer when a class has fewer groups; seeded). Folds are grouped: clips of one speaker, and clips with identical
+  audio, always fall in the same fold, so the specialist is never tested on a voice or a recording it was trained
+  on (a duplicated clip would otherwise be "recognised" rather than classified).
 - Wrong labels: one fixed derangement per attribute (a seeded cycle through the classes, so no class maps to
   itself and, on a class-balanced probe set, the wrong labels are uniform).
 """
@@ -31,19 +33,20 @@ DESCRIPTORS = (
 LEVELS = ("low", "medium", "high")
 
 
-def egemaps(paths: list[str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """eGeMAPSv02 functionals (88 columns) and durations (s), one row per path, from audio decoded at 16 kHz mono."""
+def egemaps(clips: list[str] | list[np.ndarray]) -> tuple[pd.DataFrame, np.ndarray]:
+    """eGeMAPSv02 functionals (88 columns) and durations (s), one row per clip: a path (decoded at 16 kHz mono) or
+    a 16 kHz mono array."""
     import opensmile
 
     smile = opensmile.Smile(feature_set=opensmile.FeatureSet.eGeMAPSv02,
                             feature_level=opensmile.FeatureLevel.Functionals)
     rows, durations = [], []
-    for path in paths:
-        audio, _, _ = decode_audio(path, RATE, 1)
-        if audio.shape[1] < RATE // 10:
-            raise InputError("audio shorter than 0.1 s", file=path)
-        rows.append(smile.process_signal(audio[0], RATE).iloc[0])
-        durations.append(audio.shape[1] / RATE)
+    for clip in clips:
+        audio = clip if isinstance(clip, np.ndarray) else decode_audio(clip, RATE, 1)[0][0]
+        if audio.shape[-1] < RATE // 10:
+            raise InputError("audio shorter than 0.1 s", file=None if isinstance(clip, np.ndarray) else clip)
+        rows.append(smile.process_signal(audio.reshape(-1), RATE).iloc[0])
+        durations.append(audio.shape[-1] / RATE)
     return pd.DataFrame(rows).reset_index(drop=True), np.array(durations)
 
 
@@ -58,21 +61,65 @@ def descriptor_phrases(features: pd.DataFrame) -> list[str]:
             for i in range(len(features))]
 
 
-def fitted_specialist(features: pd.DataFrame, labels: np.ndarray, seed: int = 0) -> tuple[np.ndarray, int]:
+def connected_groups(*keys: np.ndarray) -> np.ndarray:
+    """Group ids such that clips sharing any non-empty key (speaker, audio hash, ...) are in one group."""
+    n = len(keys[0]) if keys else 0
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for key in keys:
+        first: dict[object, int] = {}
+        for i, value in enumerate(key):
+            if value is None or value == "":
+                continue
+            if value in first:
+                parent[root(i)] = root(first[value])
+            else:
+                first[value] = i
+    roots = [root(i) for i in range(n)]
+    return np.unique(roots, return_inverse=True)[1]
+
+
+def specialist_folds(labels: np.ndarray, groups: np.ndarray | None = None, seed: int = 0) -> tuple[np.ndarray, int]:
+    """The test fold of every clip and the fold count: stratified by label, grouped by ``groups`` (a group never
+    spans two folds); 5 folds, or as many as the class with the fewest groups has (0 when under 2)."""
+    from sklearn.model_selection import StratifiedGroupKFold
+
+    labels = np.asarray(labels)
+    groups = np.arange(len(labels)) if groups is None else np.asarray(groups)
+    per_class = pd.Series(groups).groupby(labels).nunique()
+    folds = int(min(5, per_class.min()))
+    if folds < 2:
+        return np.zeros(len(labels), dtype=int), 0
+    fold_of = np.empty(len(labels), dtype=int)
+    splitter = StratifiedGroupKFold(folds, shuffle=True, random_state=seed)
+    for k, (_, test) in enumerate(splitter.split(np.zeros(len(labels)), labels, groups)):
+        fold_of[test] = k
+    return fold_of, folds
+
+
+def fitted_specialist(features: pd.DataFrame, labels: np.ndarray, seed: int = 0,
+                      groups: np.ndarray | None = None) -> tuple[np.ndarray, int]:
     """Out-of-fold predictions of a standardised logistic regression on the eGeMAPS functionals, and the fold count
-    (5, or fewer when the smallest class has fewer clips)."""
+    (5, or fewer when the smallest class has fewer groups). ``groups`` (e.g. from :func:`connected_groups` over
+    speakers and audio hashes) keep each group in one fold; None: every clip is its own group."""
     from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.model_selection import PredefinedSplit, cross_val_predict
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    _, counts = np.unique(labels, return_counts=True)
-    folds = int(min(5, counts.min()))
+    fold_of, folds = specialist_folds(labels, groups, seed)
     if folds < 2:
-        raise InputError("a fitted specialist needs at least 2 clips per class; give a specialist column instead")
+        raise InputError("a fitted specialist needs at least 2 clips per class, from different speakers and "
+                         "recordings (folds are grouped by both); give a specialist column instead")
     x = np.nan_to_num(features.to_numpy(float))
     model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
-    return cross_val_predict(model, x, labels, cv=StratifiedKFold(folds, shuffle=True, random_state=seed)), folds
+    return cross_val_predict(model, x, labels, cv=PredefinedSplit(fold_of)), folds
 
 
 def derangement(labels: list[str], seed: int = 0) -> dict[str, str]:

@@ -3,6 +3,9 @@
 One row per (clip, attribute): ``id``, ``audio`` (relative to the manifest's folder, or absolute), ``attribute``,
 ``label``, and optionally ``transcript``, ``speaker``, ``mos`` (naturalness), ``specialist`` (a specialist model's
 top-1 prediction for the attribute). A clip may appear once per attribute.
+
+Labels of one attribute that differ only in case ("Angry", "angry") are one class: every spelling is read as the
+most frequent one (ties: the first in the file), and the returned frame's ``attrs["notes"]`` says so.
 """
 
 from __future__ import annotations
@@ -46,9 +49,32 @@ def read_clip_manifest(path: str | Path) -> pd.DataFrame:
                 "mos", raw["mos"])
     fail_at((out["attribute"] == "naturalness") & out["mos"].isna(),
             "naturalness rows need a numeric mos (the pairwise gold score)", path, rows, "mos")
+    out.attrs["notes"] = _one_spelling_per_label(out)
     for attribute in sorted(set(out.loc[out["specialist"] != "", "attribute"])):
         labels = set(out.loc[out["attribute"] == attribute, "label"])
         stray = (out["attribute"] == attribute) & (out["specialist"] != "") & ~out["specialist"].isin(labels)
         fail_at(stray, f"specialist label is not a {attribute} label of this manifest ({sorted(labels)})", path, rows,
                 "specialist", out["specialist"])
     return out
+
+
+def _one_spelling_per_label(out: pd.DataFrame) -> list[str]:
+    """Read labels (and specialist labels) that differ only in case as one spelling per attribute; notes on it."""
+    notes = []
+    for attribute in sorted(set(out["attribute"])):
+        rows = out["attribute"] == attribute
+        spellings: dict[str, dict[str, int]] = {}  # casefolded -> spelling -> count, in file order
+        for label in out.loc[rows, "label"]:
+            counts = spellings.setdefault(label.casefold(), {})
+            counts[label] = counts.get(label, 0) + 1
+        canonical = {key: max(counts, key=counts.get) for key, counts in spellings.items()}
+        for key, counts in spellings.items():
+            if len(counts) > 1:
+                others = [s for s in counts if s != canonical[key]]
+                first = out.loc[rows & out["label"].isin(others), "row"].iloc[0]
+                notes.append(f"{attribute}: labels {', '.join(repr(s) for s in counts)} differ only in case; all "
+                             f"are read as {canonical[key]!r} (first other spelling at row {first})")
+        out.loc[rows, "label"] = [canonical[v.casefold()] for v in out.loc[rows, "label"]]
+        spec = rows & (out["specialist"] != "")
+        out.loc[spec, "specialist"] = [canonical.get(v.casefold(), v) for v in out.loc[spec, "specialist"]]
+    return notes

@@ -70,6 +70,7 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame) -> dict[str, p
     and a judge must answer whole groups (config x attribute or task x condition x placement x format, both orders):
     a partial group would give rates over an arbitrary subset, so it is an error naming the first missing id.
     """
+    _check_options_differ_in_more_than_case(items)
     options = items.set_index("id")["options"]
     judges: dict[str, list[pd.DataFrame]] = {}
     stems: dict[str, Path] = {}
@@ -95,6 +96,16 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame) -> dict[str, p
     return out
 
 
+def _check_options_differ_in_more_than_case(items: pd.DataFrame) -> None:
+    """Labels are matched without case, so an item whose options differ only in case cannot be scored."""
+    for item, options in zip(items["id"], items["options"], strict=True):
+        folded = [str(o).casefold() for o in options]
+        if len(set(folded)) < len(folded):
+            raise InputError(f"item '{item}': options {list(options)} differ only in case, so answers cannot be "
+                             f"matched to one of them; rebuild the dataset with `omniaudit build protocols` (it reads "
+                             f"such labels as one class)")
+
+
 def _read_one(path: Path, options: pd.Series) -> pd.DataFrame:
     raw, rows = read_records(path)
     missing = [c for c in ("id", "label") if c not in raw.columns]
@@ -110,11 +121,11 @@ def _read_one(path: Path, options: pd.Series) -> pd.DataFrame:
         if label is None or label != label or str(label).strip() == "" or str(ok).strip().lower() in ("false", "0"):
             labels.append(None)
             continue
-        by_lower = {o.lower(): o for o in options[item]}
-        if str(label).strip().lower() not in by_lower:
+        by_case = {o.casefold(): o for o in options[item]}  # labels match whatever their case
+        if str(label).strip().casefold() not in by_case:
             raise InputError(f"label is not one of the item's options {list(options[item])}", file=path, row=row,
                              column="label", value=label)
-        labels.append(by_lower[str(label).strip().lower()])
+        labels.append(by_case[str(label).strip().casefold()])
     return pd.DataFrame({"id": ids, "label": labels, "file": str(path)})
 
 

@@ -14,6 +14,12 @@ from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.judges.items import load_items, parse_answer
+from omniaudit.io import check_out_file, looks_like
+
+
+def is_predictions_file(path: Path) -> bool:
+    """An earlier predictions file of ``omniaudit judge`` (which a rerun may replace)."""
+    return looks_like(path, {"id", "order", "raw", "label", "parsed"})
 
 
 def default_cache() -> Path:
@@ -52,6 +58,7 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
 
     Returns counts: items, parsed, HTTP requests and rejected items (remote judges).
     """
+    check_out_file(out, is_predictions_file)  # before any judging: never replace a file omniaudit did not write
     items = load_items(dataset, config, conditions, formats)
     judge = make_judge(spec, **judge_options)
     raws = judge.answer(items, progress)

@@ -246,7 +246,7 @@ def test_failing_build_leaves_existing_out_folder_untouched(capsys, tmp_path, sm
     out.mkdir()
     (out / "marker.txt").write_text("keep me", encoding="utf-8")
     path = write_csv(tmp_path, with_value(small_raw, 5, "preference", "b"))
-    rc, _, err = build(capsys, path, out)
+    rc, _, err = build(capsys, path, out, "--overwrite")  # even allowed to replace it, a failed build keeps it
     assert rc == 2
     assert "row 5:" in err
     assert sorted(p.name for p in out.iterdir()) == ["marker.txt"]
@@ -258,7 +258,7 @@ def test_successful_build_replaces_existing_out_folder(capsys, tmp_path, emopref
     out = tmp_path / "out"
     out.mkdir()
     (out / "marker.txt").write_text("stale", encoding="utf-8")
-    rc, _, err = build(capsys, emoprefer_csv, out)
+    rc, _, err = build(capsys, emoprefer_csv, out, "--overwrite")  # without it, a foreign folder is refused
     assert rc == 0, err
     assert not (out / "marker.txt").exists()
     assert (out / "README.md").is_file()

@@ -1,6 +1,7 @@
 """The judge-protocol builder: embedded speech set, derangement, conditions, placements, pairwise trials."""
 
 import io
+import itertools
 import json
 
 import datasets
@@ -12,9 +13,16 @@ import soundfile as sf
 
 from omniaudit.data_builders.interventions import media
 from omniaudit.data_builders.protocols import read_clip_manifest
-from omniaudit.data_builders.protocols.build import BLUEPRINT_CONDITIONS
-from omniaudit.data_builders.protocols.features import derangement, descriptor_phrases
+from omniaudit.data_builders.protocols.build import BLUEPRINT_CONDITIONS, _specialist_groups, load_clips
+from omniaudit.data_builders.protocols.features import (
+    connected_groups,
+    derangement,
+    descriptor_phrases,
+    fitted_specialist,
+    specialist_folds,
+)
 from omniaudit.errors import InputError
+from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig
 
 
 def table(folder, config, columns=None):
@@ -167,3 +175,179 @@ def test_manifest_errors_name_row_and_column(clips, rows, match):
     with pytest.raises(InputError, match=match) as err:
         read_clip_manifest(write_manifest(clips, rows))
     assert "m.jsonl:row" in str(err.value)
+
+
+# ------------------------------------------------------------------------------- specialist folds, labels, clips
+def voice(path, f0: float, amplitude: float = 0.3, seconds: float = 0.6, seed: int = 0):
+    """A voiced-sounding clip: harmonics of ``f0`` with a 4 Hz loudness wobble and a little noise (16 kHz WAV)."""
+    t = np.arange(int(seconds * 16000)) / 16000
+    wave = sum(np.sin(2 * np.pi * f0 * h * t) / h for h in range(1, 6)) * (1 + 0.3 * np.sin(2 * np.pi * 4 * t))
+    noise = 0.02 * np.random.default_rng(seed).standard_normal(t.size)
+    sf.write(path, (amplitude * wave / np.abs(wave).max() + noise * amplitude).astype(np.float32), 16000)
+    return path
+
+
+@pytest.fixture
+def small_set(tmp_path):
+    """Eight clips, two speakers x (angry, neutral) x 2, and the manifest rows for them (emotion attribute)."""
+    rows = []
+    for i, (speaker, label) in enumerate(itertools.product(["s1", "s2"], ["angry", "neutral"] * 2)):
+        f0 = (220 if label == "angry" else 120) * (1.3 if speaker == "s2" else 1.0) + 7 * i
+        voice(tmp_path / f"c{i}.wav", f0, 0.5 if label == "angry" else 0.2, seed=i)
+        rows.append({"id": f"c{i}", "audio": f"c{i}.wav", "attribute": "emotion", "label": label,
+                     "speaker": speaker, "transcript": "one two three"})
+    return tmp_path, rows
+
+
+def build(folder, rows, **options):
+    from omniaudit.data_builders.protocols import ProtocolBuildOptions, build_protocols_dataset
+
+    out = build_protocols_dataset(folder / "out", write_manifest(folder, rows),
+                                  ProtocolBuildOptions(max_trials=4, **options))
+    return out, json.loads((out / "build_info.json").read_text())["summary"]
+
+
+def test_fitted_specialist_folds_keep_a_recording_together():
+    """30 recordings, each in the manifest twice, labels unrelated to the audio: a specialist that sees a clip's
+    duplicate in training "recognises" it (~95%); grouped by recording it is at chance, as it should be."""
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        x = pd.DataFrame(np.repeat(rng.standard_normal((30, 88)), 2, axis=0))
+        labels = np.repeat(rng.permutation(np.array(["angry", "neutral"] * 15)), 2)
+        recording = np.repeat(np.arange(30), 2)
+        fold, folds = specialist_folds(labels, recording, seed)
+        assert folds == 5 and (pd.Series(fold).groupby(recording).nunique() == 1).all()
+        assert (pd.Series(fold).groupby(labels).value_counts() == 3 * 2).all()  # stratified: 3 recordings a class
+        leaky, _ = fitted_specialist(x, labels, seed)
+        grouped, _ = fitted_specialist(x, labels, seed, recording)
+        assert np.mean(leaky == labels) > 0.9 and np.mean(grouped == labels) < 0.8
+
+
+def test_fold_groups_join_speakers_and_identical_audio():
+    speakers = np.array(["s1", "s1", "s2", "", "", "s3"])
+    audio = np.array(["h1", "h2", "h3", "h3", "h4", "h4"])  # clip 3 repeats clip 2, clip 5 repeats clip 4
+    groups = connected_groups(speakers, audio)
+    assert groups[0] == groups[1] and groups[2] == groups[3] and groups[4] == groups[5]
+    assert len(set(groups)) == 3
+    assert specialist_folds(np.array(["a", "b"] * 3), groups)[1] == 3  # each class spans the three groups
+    one_group = np.array(["a", "a", "b", "b", "a", "a"])  # every b clip is one speaker's: no b left to test on
+    assert specialist_folds(one_group, groups)[1] == 0 and specialist_folds(one_group)[1] == 2
+    with pytest.raises(InputError, match="different speakers and recordings"):
+        fitted_specialist(pd.DataFrame(np.eye(6)), one_group, 0, groups)
+
+
+def test_duplicated_audio_never_spans_two_specialist_folds(small_set):
+    """Each recording copied under a second id with no speaker column: the fitted specialist's folds group the
+    copies by content (decoded-audio hash), so a copy is never the training twin of its test clip."""
+    folder, rows = small_set
+    dup = []
+    for r in rows:
+        copy = folder / f"{r['id']}_copy.wav"
+        copy.write_bytes((folder / r["audio"]).read_bytes())
+        dup += [{k: v for k, v in r.items() if k != "speaker"},
+                {"id": f"{r['id']}_copy", "audio": copy.name, "attribute": "emotion", "label": r["label"]}]
+    manifest = read_clip_manifest(write_manifest(folder, dup))
+    store, hashes = load_clips(manifest)
+    groups, by = _specialist_groups(manifest, hashes, 0)
+    assert by.startswith("identical audio") and len(set(groups)) == len(rows)
+    assert all(groups[2 * i] == groups[2 * i + 1] for i in range(len(rows)))
+    _, summary = build(folder, dup)
+    assert "grouped by identical audio" in summary["attributes"]["emotion"]["specialist_source"]
+    _, summary = build(folder, rows)  # with speakers: both voices' clips stay together
+    assert "2-fold grouped by speaker and identical audio" in summary["attributes"]["emotion"]["specialist_source"]
+
+
+def test_labels_differing_only_in_case_are_one_class(small_set, capsys):
+    from omniaudit.cli import main
+    from omniaudit.evaluation.audits.protocols import audit_protocols, load_items_meta, read_judge_predictions
+
+    folder, rows = small_set
+    spellings = ["Angry", "neutral", "angry", "NEUTRAL", "angry", "neutral", "angry", "neutral"]
+    for r, spelling in zip(rows, spellings, strict=True):
+        r["label"], r["specialist"] = spelling, spelling.upper()  # a specialist that shouts its (right) answers
+    manifest = read_clip_manifest(write_manifest(folder, rows))
+    assert manifest["label"].tolist() == ["angry", "neutral"] * 4  # the most frequent spelling
+    assert manifest["specialist"].tolist() == ["angry", "neutral"] * 4
+    assert manifest.attrs["notes"] == [
+        "emotion: labels 'Angry', 'angry' differ only in case; all are read as 'angry' (first other spelling at "
+        "row 1)",
+        "emotion: labels 'neutral', 'NEUTRAL' differ only in case; all are read as 'neutral' (first other spelling "
+        "at row 4)"]
+    out = folder / "cli_out"
+    assert main(["build", "protocols", "--clips", str(folder / "m.jsonl"), "--out", str(out), "--max-trials", "4",
+                 "--control", "Emotion", "ANGRY", "Neutral"]) == 0
+    err = capsys.readouterr().err.replace("\n", "")
+    assert "note: emotion: labels" in err and "warning" not in err  # the control matched whatever the case
+    items = load_items_meta(out)
+    assert {tuple(o) for o in items.loc[items["config"] == "blueprint", "options"]} == {("angry", "neutral")}
+    assert (items["task"] == "attribute").any()
+    gold = items[items["config"] == "reference"]
+    answers = folder / "shouting.jsonl"  # a judge that answers right, in capitals
+    answers.write_text("".join(json.dumps({"id": i, "label": g.upper()}) + "\n"
+                               for i, g in zip(gold["id"], gold["gold"], strict=True)))
+    result = audit_protocols(items, read_judge_predictions([str(answers)], items),
+                             ProtocolAuditConfig(n_resamples=50))
+    accuracy = result["accuracy"]["shouting"]["reference"]["emotion"]
+    assert {k: v["value"] for k, v in accuracy.items()} == {k: 1.0 for k in accuracy}
+    assert "differ only in case" in (out / "README.md").read_text()
+
+
+def test_items_whose_options_differ_only_in_case_are_refused_by_the_audit():
+    from omniaudit.evaluation.audits.protocols import read_judge_predictions
+
+    items = pd.DataFrame({"id": ["blueprint/emotion/c0/audio"], "options": [["Angry", "angry", "sad"]]})
+    with pytest.raises(InputError, match=r"item 'blueprint/emotion/c0/audio': options .* differ only in case"):
+        read_judge_predictions([], items)
+
+
+@pytest.mark.parametrize("level", [0.0, 1e-4])
+def test_a_silent_or_too_quiet_clip_fails_naming_row_id_and_file_for_every_seed(small_set, level):
+    folder, rows = small_set
+    sf.write(folder / "c5.wav", np.full(9600, level, np.float32), 16000)
+    for seed in (0, 1, 2):
+        with pytest.raises(InputError) as err:
+            build(folder, rows, seed=seed)
+        message = str(err.value)
+        assert "m.jsonl:row 6: column 'audio': clip 'c5': silent or too quiet" in message
+        assert str(folder / "c5.wav") in message and "dBFS" in message
+    assert not (folder / "out").exists()
+
+
+@pytest.mark.parametrize("kind", ["text", "image", "truncated", "empty"])
+def test_corrupt_or_non_audio_files_fail_naming_the_manifest_row(small_set, kind):
+    from PIL import Image
+
+    folder, rows = small_set
+    bad = folder / "c2.wav"
+    if kind == "text":
+        bad.write_text("this is not audio\n" * 50)
+    elif kind == "image":
+        bad = folder / "c2.png"
+        Image.new("RGB", (32, 32), "red").save(bad)
+        rows[2]["audio"] = bad.name
+    elif kind == "truncated":
+        bad.write_bytes(bad.read_bytes()[:30])
+    else:
+        bad.write_bytes(b"")
+    with pytest.raises(InputError) as err:
+        build(folder, rows)
+    message = str(err.value)
+    assert "m.jsonl:row 3: column 'audio': clip 'c2': not a usable audio file" in message, message
+    assert str(bad) in message
+
+
+def test_a_missing_control_task_is_a_warning_on_the_cli_and_the_card(small_set, capsys):
+    from omniaudit.cli import main
+
+    folder, rows = small_set
+    for r in rows:
+        r["label"] = {"angry": "happy", "neutral": "sad"}[r["label"]]
+    out = folder / "out"
+    assert main(["build", "protocols", "--clips", str(write_manifest(folder, rows)), "--out", str(out),
+                 "--max-trials", "4"]) == 0
+    err = capsys.readouterr().err.replace("\n", "")
+    expected = ("the attribute control (emotion: angry vs neutral) was not built: the manifest has no 'angry' or "
+                "'neutral' clips (its emotion labels are ['happy', 'sad'])")
+    assert f"warning: {expected}" in err
+    assert expected in (out / "README.md").read_text()
+    assert "attribute" not in set(table(out, "pairwise", ["task"])["task"])
