@@ -52,3 +52,86 @@ def write_clip(path: str | Path, seconds: float = 3.0, fps: int = 25, audio: np.
             for p in a.encode(None):
                 out.mux(p)
     return path
+
+
+# ---- messy real-world shapes: any container/codec, channel layout, rate, late video or audio start, non-media -------
+
+def layout_audio(seconds: float, layout: str = "stereo", rate: int = RATE, seed: int = 0) -> np.ndarray:
+    """(channels, n) float32: a different band-limited noise per channel (so a downmix or a channel swap shows)."""
+    import av
+
+    n_channels = len(av.AudioLayout(layout).channels)
+    return np.concatenate([noise_audio(seconds, seed + 100 * c, rate) for c in range(n_channels)])
+
+
+def write_av(path: str | Path, seconds: float = 3.0, fps: int = 25, audio: np.ndarray | None = None,
+             layout: str = "mono", rate: int = RATE, audio_codec: str = "aac", video_codec: str = "libx264",
+             container: str | None = None, video_start: float = 0.0, audio_start: float = 0.0,
+             with_video: bool = True, size=(96, 64)) -> Path:
+    """A clip in any container (mp4 / matroska / webm / ipod for .m4a) with ``audio`` in ``layout`` at ``rate``.
+
+    ``audio_codec``: aac, libopus (48 kHz only), flac, alac, pcm_s16le; ``video_codec``: libx264, libvpx-vp9, ...;
+    ``video_start`` / ``audio_start``: the first frame's / first sample's time on the container clock (s);
+    ``with_video=False`` writes an audio-only file. ``audio=None``: distinct noise per channel (:func:`layout_audio`).
+    """
+    from fractions import Fraction
+
+    import av
+
+    path = Path(path)
+    container = container or {".mkv": "matroska", ".webm": "webm", ".m4a": "ipod"}.get(path.suffix, "mp4")
+    y = layout_audio(seconds, layout, rate) if audio is None else np.asarray(audio, np.float32)
+    with av.open(str(path), "w", format=container) as out:
+        v = None
+        if with_video:
+            v = out.add_stream(video_codec, rate=fps)
+            v.width, v.height, v.pix_fmt = size[0], size[1], "yuv420p"
+            v.codec_context.thread_count = 1
+            v.codec_context.time_base = Fraction(1, fps)
+        a = out.add_stream(audio_codec, rate=rate, layout=layout) if audio_codec else None
+        if v is not None:
+            first = int(round(video_start * fps))
+            for i in range(int(round(seconds * fps))):
+                img = np.full((size[1], size[0], 3), (i * 9) % 255, np.uint8)
+                frame = av.VideoFrame.from_ndarray(img, format="rgb24")
+                frame.pts, frame.time_base = first + i, Fraction(1, fps)
+                for p in v.encode(frame):
+                    out.mux(p)
+            for p in v.encode(None):
+                out.mux(p)
+        if a is not None:
+            fmt = "fltp"
+            data = np.ascontiguousarray(y)
+            if audio_codec in ("flac", "alac", "pcm_s16le"):
+                fmt, data = "s16p", (np.clip(y, -1, 32767 / 32768) * 32768).round().astype(np.int16)
+            start = int(round(audio_start * rate))
+            for i in range(0, data.shape[1], rate):
+                frame = av.AudioFrame.from_ndarray(np.ascontiguousarray(data[:, i : i + rate]), format=fmt,
+                                                   layout=layout)
+                frame.sample_rate, frame.pts = rate, start + i
+                for p in a.encode(frame):
+                    out.mux(p)
+            for p in a.encode(None):
+                out.mux(p)
+    return path
+
+
+def write_image(path: str | Path, size=(96, 64)) -> Path:
+    """A PNG still (what ends up in a video manifest by mistake)."""
+    import av
+
+    path = Path(path)
+    with av.open(str(path), "w", format="image2") as out:
+        s = out.add_stream("png", rate=1)
+        s.width, s.height, s.pix_fmt = size[0], size[1], "rgb24"
+        frame = av.VideoFrame.from_ndarray(np.full((size[1], size[0], 3), 128, np.uint8), format="rgb24")
+        for p in [*s.encode(frame), *s.encode(None)]:
+            out.mux(p)
+    return path
+
+
+def write_truncated(src: str | Path, dst: str | Path, keep: float = 0.5) -> Path:
+    """The first ``keep`` fraction of ``src``'s bytes (an interrupted download or copy)."""
+    data = Path(src).read_bytes()
+    Path(dst).write_bytes(data[: int(len(data) * keep)])
+    return Path(dst)

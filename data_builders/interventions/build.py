@@ -7,9 +7,10 @@ Configs (one split, ``train``):
 - ``sft``: warm-up chat records whose answers verify the audio;
 - ``dpo``: preference pairs ``prompt, chosen, rejected, video`` for Shift, Mute, Swap, CTP and OP (Thud §2.2, A.3).
 
-Every clip, the Original included, goes through the same writer (video stream copied, audio re-encoded), so Original
-and intervened clips differ only in their audio content, never in codec history. Rendered clips are cached in a work
-folder beside the output: an interrupted build resumes from it and produces the same bytes; it is removed on success.
+Every clip, the Original included, goes through the same writer (video stream copied, audio re-encoded, channel
+layout kept), so Original and intervened clips differ only in their audio content, never in codec history. Rendered
+clips are cached in a work folder beside the output: an interrupted build resumes from it and produces the same bytes;
+it is removed on success. Planning (``plan.py``) checks every clip and draws Swap partners before anything is written.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import json
 import os
 import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -29,7 +30,18 @@ import pyarrow.parquet as pq
 
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.data_builders.interventions import answers, media
-from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, Manifest, read_manifest
+from omniaudit.data_builders.interventions.manifest import read_manifest
+from omniaudit.data_builders.interventions.plan import (  # noqa: F401  (re-exported: the public names of this module)
+    DEFAULT_SHIFTS,
+    SWAP_MAX_SIMILARITY,
+    ClipPlan,
+    InterventionBuildOptions,
+    Variant,
+    in_shard,
+    media_summary,
+    plan_clips,
+    validate_shifts,
+)
 from omniaudit.data_builders.interventions.synthetic import SyntheticClipSpec, synthesize_clips
 from omniaudit.errors import InputError
 from omniaudit.hub_cards import dataset_card
@@ -37,149 +49,16 @@ from omniaudit.io import atomic_dir
 
 SPLIT = "train"
 CONFIGS = ("diagnostic", "sft", "dpo")
-DEFAULT_SHIFTS = (-2.0, 2.0)  # the paper's +-2 s offsets
-
-
-@dataclass(frozen=True)
-class InterventionBuildOptions:
-    shifts: tuple[float, ...] = DEFAULT_SHIFTS
-    seed: int = 0
-    audio_codec: str = "aac"
-    num_proc: int = 1
-    shard_index: int = 0
-    shard_count: int = 1
-    eps_visual: float = EPS_VISUAL
-    eps_audio: float = EPS_AUDIO
-    skip_invalid: bool = False  # record unusable clips (no audio, corrupt, too short) instead of failing
-
-    def __post_init__(self) -> None:
-        if not self.shifts or any(s == 0 for s in self.shifts):
-            raise InputError("shifts must be non-zero offsets in seconds", value=self.shifts)
-        if self.audio_codec not in media.AUDIO_CODECS:
-            raise InputError(f"audio codec must be one of {media.AUDIO_CODECS}", value=self.audio_codec)
-        if not 0 <= self.shard_index < self.shard_count:
-            raise InputError("shard must be I/N with 0 <= I < N", value=f"{self.shard_index}/{self.shard_count}")
-        if self.num_proc < 1:
-            raise InputError("num_proc must be >= 1", value=self.num_proc)
-
-    def media_key(self) -> str:
-        """What the rendered clips depend on; the work folder is keyed by it so stale clips are never reused."""
-        return hashlib.sha1(json.dumps([self.shifts, self.seed, self.audio_codec]).encode()).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class Variant:
-    intervention: str  # original | shift | mute | swap
-    offset_s: float = 0.0
-    partner_id: str | None = None
-
-    @property
-    def name(self) -> str:
-        return f"shift{self.offset_s:+.2f}" if self.intervention == "shift" else self.intervention
-
-    @property
-    def dimensions(self) -> tuple[str, ...]:
-        if self.intervention == "original":
-            return answers.DIMENSIONS
-        return (answers.INTERVENTION_DIMENSION[self.intervention],)
-
-
-@dataclass
-class ClipPlan:
-    id: str
-    video: str
-    info: media.ClipInfo
-    event: answers.Event
-    category: str
-    variants: list[Variant]
-    partner: media.ClipInfo | None = None
-    partner_id: str | None = None
-    partner_heard: str | None = None
-    skipped_shifts: list[float] = field(default_factory=list)
-
-
-def in_shard(clip_id: str, index: int, count: int) -> bool:
-    """Deterministic, balanced split by id (independent of manifest order and of the machine)."""
-    return int(hashlib.sha1(clip_id.encode()).hexdigest(), 16) % count == index
-
-
-def _event(row: pd.Series) -> answers.Event:
-    def time(v: float) -> float | None:
-        return None if pd.isna(v) else float(v)
-    return answers.Event(row["visual_event"] or None, time(row["visual_time"]), row["audio_event"] or None,
-                         time(row["audio_time"]))
-
-
-def _probe_clip(row: pd.Series, manifest: Path | None, decode: bool = False) -> media.ClipInfo:
-    """Stream facts of a manifest row's video; with ``decode``, also decode its audio (finds corrupt tracks early)."""
-    try:
-        info = media.probe(row["video"])
-        if not info.has_audio:
-            raise InputError("the video has no audio stream; Shift/Mute/Swap need one")
-        if decode:
-            media.decode_audio(info.path)
-    except InputError as exc:
-        raise InputError(f"clip '{row['id']}' ({row['video']}): {exc.message}", file=manifest, row=int(row["row"]),
-                         column="video") from exc
-    for col in ("visual_time", "audio_time"):
-        if not pd.isna(row[col]) and row[col] > info.duration:
-            raise InputError(f"{col} {row[col]:g} s is past the end of clip '{row['id']}' ({info.duration:.2f} s)",
-                             file=manifest, row=int(row["row"]), column=col)
-    return info
-
-
-def plan_clips(manifest: Manifest, options: InterventionBuildOptions) -> tuple[list[ClipPlan], list[dict]]:
-    """Variants for every usable clip of the manifest (all shards: swap partners come from the whole corpus)."""
-    rejected: list[dict] = []
-    plans: list[ClipPlan] = []
-    for _, row in manifest.clips.iterrows():
-        try:
-            info = _probe_clip(row, manifest.path, decode=options.skip_invalid)
-        except InputError as exc:
-            if not options.skip_invalid:
-                raise
-            rejected.append({"id": row["id"], "row": int(row["row"]), "reason": f"unusable media: {exc.message}"})
-            continue
-        event = _event(row)
-        variants, skipped = [Variant("original")], []
-        for offset in options.shifts:
-            if abs(offset) >= info.duration:
-                raise InputError(f"shift {offset:+g} s is not shorter than clip '{row['id']}' ({info.duration:.2f} s)",
-                                 file=manifest.path, row=int(row["row"]))
-            lands = None if event.audio_time is None else event.audio_time + offset
-            if lands is not None and not 0 <= lands < info.duration:
-                skipped.append(offset)  # the sound would leave the clip: the answer would no longer be unambiguous
-                continue
-            variants.append(Variant("shift", float(offset)))
-        variants.append(Variant("mute"))
-        plans.append(ClipPlan(row["id"], row["video"], info, event, row["category"], variants, skipped_shifts=skipped))
-    _assign_partners(plans, options.seed)
-    return plans, rejected
-
-
-def _assign_partners(plans: list[ClipPlan], seed: int) -> None:
-    """Seeded swap partner per clip, from another category when categories are known (else any other clip)."""
-    if len(plans) < 2:
-        raise InputError(f"Swap needs at least two usable clips; the manifest has {len(plans)}")
-    rng = np.random.default_rng(seed)
-    categories = np.array([p.category for p in plans])
-    use_categories = bool(all(categories)) and len(set(categories)) > 1
-    for i, plan in enumerate(plans):
-        candidates = np.flatnonzero(categories != plan.category) if use_categories else np.delete(
-            np.arange(len(plans)), i)
-        j = int(rng.choice(candidates))
-        partner = plans[j]
-        plan.partner, plan.partner_id, plan.partner_heard = partner.info, partner.id, partner.event.audio_event
-        plan.variants.append(Variant("swap", partner_id=partner.id))
 
 
 def clip_key(clip_id: str) -> str:
     return hashlib.sha1(clip_id.encode()).hexdigest()[:16]
 
 
-def _swap_audio(partner: media.ClipInfo, rate: int, channels: int, n: int) -> np.ndarray:
-    """The partner's recorded audio (without silence padded onto it) at this clip's rate, looped or cut to ``n``."""
-    audio, pad_s = media.timeline_audio(partner, rate, channels)
+def _swap_audio(partner: media.ClipInfo, rate: int, layout: str, n: int) -> np.ndarray:
+    """The partner's recorded audio (without silence padded onto it) at this clip's rate and channel layout, looped or
+    cut to ``n``."""
+    audio, pad_s = media.timeline_audio(partner, rate, layout=layout)
     recorded = audio[:, : audio.shape[1] - media.n_samples(pad_s, rate)]
     return media.fit_length(recorded, n, loop=True)
 
@@ -206,8 +85,13 @@ def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
     if all(p.exists() for p in done.values()) and pads_file.exists():
         pad_s = json.loads(pads_file.read_text())["pad_s"]
         return {v.name: (str(done[v.name]), 0.0 if v.intervention == "swap" else pad_s) for v in plan.variants}
-    rate, channels = plan.info.audio_rate, min(plan.info.audio_channels or 1, 2)
-    audio, pad_s = media.timeline_audio(plan.info, rate, channels)
+    rate = plan.info.audio_rate
+    layout = plan.layout or media.output_layout(plan.info, codec)[0]
+    try:
+        audio, pad_s = media.timeline_audio(plan.info, rate, layout=layout)
+    except InputError as exc:  # planning decoded it already: the file changed since, say so with its manifest row
+        raise InputError(f"clip '{plan.id}' ({plan.video}): {exc.message}", file=plan.manifest, row=plan.row,
+                         column="video") from exc
     for v in plan.variants:
         if done[v.name].exists():
             continue
@@ -218,9 +102,9 @@ def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
         elif v.intervention == "mute":
             y = media.mute(audio)
         else:
-            y = _swap_audio(plan.partner, rate, channels, audio.shape[1])
+            y = _swap_audio(plan.partner, rate, layout, audio.shape[1])
         tmp = done[v.name].with_name(f".{done[v.name].name}.tmp")
-        media.write_with_audio(plan.info, tmp, y, rate, codec)
+        media.write_with_audio(plan.info, tmp, y, rate, codec, layout)
         os.replace(tmp, done[v.name])
     tmp = pads_file.with_name(".pads.json.tmp")
     tmp.write_text(json.dumps({"pad_s": pad_s}))
@@ -259,13 +143,15 @@ def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) ->
                 "audio_pad_s": files[v.name][1], "variable_frame_rate": plan.info.variable_frame_rate,
                 "video": cells[v.name]})
             out["sft"].append({"id": row_id, "source_id": plan.id, "intervention": v.intervention,
-                               "offset_s": v.offset_s, "dimension": dim,
+                               "offset_s": v.offset_s, "dimension": dim, "visual_time": ev.visual_time,
+                               "audio_time": ev.audio_time,  # the collator warns when its window misses them
                                "messages": _messages("user", answers.QUESTIONS[dim], video=True)
                                + _messages("assistant", answer), "video": cells[v.name]})
     for kind, v, chosen, rejected, tag in _preference_pairs(plan, rng):
         out["dpo"].append({
             "id": f"{plan.id}/{v.name}/{kind}" + (f"/{tag}" if tag else ""), "source_id": plan.id,
             "kind": kind, "intervention": v.intervention, "offset_s": v.offset_s,
+            "visual_time": ev.visual_time, "audio_time": ev.audio_time,
             "perturbed_field": tag if kind == "op" else None,
             "prompt": _messages("user", answers.QUESTIONS[answers.INTERVENTION_DIMENSION.get(
                 v.intervention, "sync") if kind != "op" else "sync"], video=True),
@@ -325,15 +211,16 @@ def features() -> dict:
             "visual_time": f, "audio_event": s, "audio_time": f, "duration_s": f, "audio_pad_s": f,
             "variable_frame_rate": b, "video": Video()}),
         "sft": Features({"id": s, "source_id": s, "intervention": s, "offset_s": f, "dimension": s,
-                         "messages": message, "video": Video()}),
-        "dpo": Features({"id": s, "source_id": s, "kind": s, "intervention": s, "offset_s": f,
-                         "perturbed_field": s, "prompt": message, "chosen": message, "rejected": message,
-                         "video": Video()}),
+                         "visual_time": f, "audio_time": f, "messages": message, "video": Video()}),
+        "dpo": Features({"id": s, "source_id": s, "kind": s, "intervention": s, "offset_s": f, "visual_time": f,
+                         "audio_time": f, "perturbed_field": s, "prompt": message, "chosen": message,
+                         "rejected": message, "video": Video()}),
     }
 
 
 def summarize(tables: dict[str, pd.DataFrame]) -> dict:
     diag, dpo = tables["diagnostic"], tables["dpo"]
+    originals = diag[diag["intervention"] == "original"].drop_duplicates("source_id")
     return {
         "n_source_clips": int(diag["source_id"].nunique()) if len(diag) else 0,
         "rows": {name: len(t) for name, t in tables.items()},
@@ -342,8 +229,9 @@ def summarize(tables: dict[str, pd.DataFrame]) -> dict:
         "shift_offsets": {f"{o:+.2f}": int(n) for o, n in
                           diag[diag["intervention"] == "shift"]["offset_s"].value_counts().sort_index().items()},
         "dpo": {k: int(n) for k, n in dpo["kind"].value_counts().sort_index().items()} if len(dpo) else {},
-        "audio_padded_clips": int((diag.loc[diag["intervention"] == "original", "audio_pad_s"] > 0).sum()),
-        "variable_frame_rate_clips": int(diag.loc[diag["intervention"] == "original", "variable_frame_rate"].sum()),
+        # one Original per clip (it has a row per dimension): count clips, not rows
+        "audio_padded_clips": int((originals["audio_pad_s"] > 0).sum()),
+        "variable_frame_rate_clips": int(originals["variable_frame_rate"].astype(bool).sum()),
     }
 
 
@@ -365,6 +253,7 @@ def write_card(folder: Path, info: dict) -> None:
         "configs": configs_metadata({name: [SPLIT] for name in CONFIGS}, default="diagnostic"),
     }
     card = dataset_card("interventions.md.j2", metadata, summary=summary, questions=answers.QUESTIONS,
+                        media_info=info.get("media"),
                         **{k: info[k] for k in ("source", "options", "manifest", "skipped_shifts", "spec")})
     (folder / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
     (folder / "README.md").write_text(card, encoding="utf-8")
@@ -406,7 +295,7 @@ def _work_dir(out: Path, options: InterventionBuildOptions, spec: SyntheticClipS
 
 
 def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None = None,
-                                options: InterventionBuildOptions = InterventionBuildOptions(),
+                                options: InterventionBuildOptions = InterventionBuildOptions(),  # noqa: B008 (frozen)
                                 spec: SyntheticClipSpec | None = None, push_repo: str | None = None,
                                 progress: Callable[[str], None] | None = None) -> Path:
     """Build the three configs (this shard's clips) into ``out_dir`` atomically; optionally push. Returns the folder.
@@ -415,19 +304,31 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
     """
     out = Path(out_dir)
     spec = (spec or SyntheticClipSpec()) if manifest is None else None
+    if spec is not None:
+        too_long = [s for s in options.shifts if abs(s) >= spec.duration]
+        if too_long:
+            raise InputError(f"shifts {', '.join(f'{s:+g}' for s in too_long)} s are not shorter than the synthetic "
+                             f"clips ({spec.duration:g} s)", value=options.shifts)
     work = _work_dir(out, options, spec)
+    fresh_work = not work.exists()
     say = progress or (lambda _msg: None)
-    if manifest is None:
-        source = "embedded synthetic clips"
-        manifest_path = work / "synthetic" / "manifest.jsonl"
-        if not manifest_path.exists():
-            say("synthesising clips")
-            synthesize_clips(manifest_path.parent, spec)
-    else:
-        source, manifest_path = str(manifest), Path(manifest)
-    say("reading manifest")
-    m = read_manifest(manifest_path, options.eps_visual, options.eps_audio)
-    plans, unusable = plan_clips(m, options)
+    try:
+        if manifest is None:
+            source = "embedded synthetic clips"
+            manifest_path = work / "synthetic" / "manifest.jsonl"
+            if not manifest_path.exists():
+                say("synthesising clips")
+                synthesize_clips(manifest_path.parent, spec)
+        else:
+            source, manifest_path = str(manifest), Path(manifest)
+        say("reading manifest")
+        m = read_manifest(manifest_path, options.eps_visual, options.eps_audio)
+        say("checking clips and swap partners")
+        plans, unusable = plan_clips(m, options)
+    except InputError:
+        if fresh_work:  # nothing was rendered yet: leave no work folder behind a refused input
+            shutil.rmtree(work, ignore_errors=True)
+        raise
     m.rejected.extend(unusable)
     manifest_summary = {**m.summary(), "used": len(plans), "rejected_examples": m.rejected[:20]}
     mine = [p for p in plans if in_shard(p.id, options.shard_index, options.shard_count)]
@@ -450,6 +351,7 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
             sink.close()
         write_card(tmp, {"builder": "interventions", "source": source, "options": asdict(options),
                          "manifest": manifest_summary, "skipped_shifts": skipped,
+                         "media": media_summary(plans, options.swap_max_similarity),
                          "spec": spec.as_dict() if spec else None,
                          "shard": f"{options.shard_index}/{options.shard_count}"})
     shutil.rmtree(work, ignore_errors=True)

@@ -4,8 +4,13 @@ Audio is handled as float32 arrays ``(channels, samples)`` placed on the *video*
 first video frame and the array covers exactly the video's duration. Lossy codecs pad and prime their output, so every
 operation fits lengths to the video, never to the decoded audio.
 
-Pure array operations (``shift``, ``mute``, ``fit_length``, ``add_noise``, ``concat_with_tone``) are separate from file
-I/O (``probe``, ``timeline_audio``, ``write_with_audio``, ``concat_clips``), so they are testable without media.
+Channel layouts are kept: a 5.1 source gives 5.1 interventions (``output_layout``); only a layout the output codec
+cannot carry is converted (to the codec's layout with the same channel count; 7+ channels are down-mixed to 5.1), and
+the builder reports every such conversion.
+
+Pure array operations (``shift``, ``mute``, ``fit_length``, ``add_noise``, ``concat_with_tone``, ``similarity``) are
+separate from file I/O (``probe``, ``timeline_audio``, ``write_with_audio``, ``concat_clips``), so they are testable
+without media.
 """
 
 from __future__ import annotations
@@ -23,9 +28,19 @@ TONE_HZ = 880.0
 TONE_S = 0.6
 TONE_AMPLITUDE = 0.5
 AUDIO_CODECS = ("aac", "alac")  # alac: lossless, so an exact SNR or a bit-exact swap survives storage
-AAC_BITRATE = 128_000
+AAC_BITRATE = 128_000  # mono and stereo; more channels get AAC_BITRATE_PER_CHANNEL each (5.1: 384 kb/s)
+AAC_BITRATE_PER_CHANNEL = 64_000
 # Frame-rate spread (max/min packet duration) above which a clip counts as variable frame rate.
 VFR_TOLERANCE = 1.01
+# Channel layouts each output codec carries, by channel count (each is written and re-read in the tests).
+# PyAV cannot hand frames of more than 6 planes to these encoders reliably, so 7+ channels are down-mixed to 5.1.
+CODEC_LAYOUTS = {
+    "aac": {1: ("mono",), 2: ("stereo",), 3: ("3.0", "2.1"), 4: ("4.0", "quad"), 5: ("5.0",), 6: ("5.1",)},
+    "alac": {1: ("mono",), 2: ("stereo",), 3: ("3.0",), 4: ("4.0",), 5: ("5.0",), 6: ("5.1",)},
+}
+MAX_KEPT_CHANNELS = 6
+# Containers that hold a still image, not a video (an image listed in a video manifest by mistake).
+IMAGE_FORMATS = ("image2", "_pipe", "apng", "gif", "webp")
 
 
 @dataclass(frozen=True)
@@ -44,6 +59,7 @@ class ClipInfo:
     audio_rate: int | None  # None: the file has no audio stream
     audio_channels: int | None
     audio_start: float | None
+    audio_layout: str | None = None  # FFmpeg's name of the source layout ("mono", "stereo", "5.1", "5.1(side)", ...)
 
     @property
     def has_audio(self) -> bool:
@@ -68,8 +84,12 @@ def probe(path: str | Path) -> ClipInfo:
 
     with _open(path) as c:
         if not c.streams.video:
-            raise InputError("no video stream", file=path)
+            kind = "an audio-only file" if c.streams.audio else "no audio or video stream"
+            raise InputError(f"not a video: no video stream ({kind}, format {c.format.name})", file=path)
         vs = c.streams.video[0]
+        if any(part in c.format.name for part in IMAGE_FORMATS) or vs.disposition & av.stream.Disposition.attached_pic:
+            what = "cover art of an audio file" if c.streams.audio else f"a still image ({c.format.name})"
+            raise InputError(f"not a video: its only picture is {what}", file=path)
         tb = vs.time_base
         starts, ends, durs = [], [], []
         try:
@@ -84,6 +104,8 @@ def probe(path: str | Path) -> ClipInfo:
             raise InputError(f"corrupt video stream ({type(exc).__name__}: {exc})", file=path) from exc
         if not starts:
             raise InputError("the video stream has no frames", file=path)
+        if len(starts) < 2:
+            raise InputError("not a video: the video stream holds a single frame", file=path)
         start = float(min(starts) * tb)
         pts = np.sort(np.asarray(starts))
         steps = np.diff(pts)
@@ -104,6 +126,7 @@ def probe(path: str | Path) -> ClipInfo:
             width=vs.codec_context.width, height=vs.codec_context.height, video_codec=vs.codec_context.name,
             container=c.format.name, audio_rate=audio.rate if audio else None,
             audio_channels=audio.channels if audio else None, audio_start=audio_start,
+            audio_layout=audio.layout.name if audio else None,
         )
 
 
@@ -111,11 +134,13 @@ def n_samples(duration: float, rate: int) -> int:
     return int(round(duration * rate))
 
 
-def decode_audio(path: str | Path, rate: int | None = None,
-                 channels: int | None = None) -> tuple[np.ndarray, int, float]:
+def decode_audio(path: str | Path, rate: int | None = None, channels: int | None = None,
+                 layout: str | None = None) -> tuple[np.ndarray, int, float]:
     """All audio of the first audio stream as float32 ``(channels, n)``, its rate and its start time (s).
 
-    ``rate``/``channels`` convert on decode (more than two channels are down-mixed to stereo by default).
+    ``rate`` converts on decode. ``layout`` (an FFmpeg layout name such as "5.1") converts to that layout, so a
+    multichannel source keeps its channels; without it, ``channels`` (1 or 2) picks mono or stereo, and by default
+    more than two channels are down-mixed to stereo.
     """
     import av
 
@@ -124,8 +149,12 @@ def decode_audio(path: str | Path, rate: int | None = None,
             raise InputError("no audio stream", file=path)
         stream = c.streams.audio[0]
         rate = rate or stream.rate
-        channels = channels or min(stream.channels, 2)
-        layout = "mono" if channels == 1 else "stereo"
+        if layout is None:
+            channels = channels or min(stream.channels, 2)
+            layout = "mono" if channels == 1 else "stereo"
+        channels = len(av.AudioLayout(layout).channels)
+        if channels > MAX_KEPT_CHANNELS:
+            raise ValueError(f"at most {MAX_KEPT_CHANNELS} channels can be decoded, {layout!r} has {channels}")
         resampler = av.AudioResampler(format="fltp", layout=layout, rate=rate)
         chunks, start = [], None
         try:
@@ -150,8 +179,11 @@ def fit_length(audio: np.ndarray, n: int, loop: bool = False) -> np.ndarray:
     return np.pad(audio, ((0, 0), (0, n - have)))
 
 
-def timeline_audio(info: ClipInfo, rate: int | None = None, channels: int | None = None) -> tuple[np.ndarray, float]:
+def timeline_audio(info: ClipInfo, rate: int | None = None, channels: int | None = None,
+                   layout: str | None = None) -> tuple[np.ndarray, float]:
     """The clip's audio on its video timeline (exactly ``duration`` long) and the seconds of silence appended.
+
+    ``rate``, ``channels`` and ``layout`` convert as in :func:`decode_audio`.
 
     Audio that starts after the first frame is delayed by silence, audio that starts before it is trimmed, so sample 0
     plays with frame 0. A track shorter than the video is completed with digital silence; the returned pad length lets
@@ -159,12 +191,32 @@ def timeline_audio(info: ClipInfo, rate: int | None = None, channels: int | None
     """
     if not info.has_audio:
         raise InputError("the video has no audio stream; Shift/Mute/Swap need one", file=info.path)
-    audio, rate, start = decode_audio(info.path, rate, channels)
+    audio, rate, start = decode_audio(info.path, rate, channels, layout)
     lead = n_samples(start - info.video_start, rate)
     audio = np.pad(audio, ((0, 0), (lead, 0))) if lead > 0 else audio[:, -lead:]
     n = n_samples(info.duration, rate)
     pad_s = max(0, n - audio.shape[1]) / rate
     return fit_length(audio, n), pad_s
+
+
+def output_layout(info: ClipInfo, codec: str = "aac") -> tuple[str, str | None]:
+    """The layout an intervention of ``info`` is written in, and why it differs from the source's (None: kept).
+
+    The source layout is kept when ``codec`` carries it; else the codec's layout with the same channel count is
+    used (e.g. FLAC's "5.1(side)" becomes AAC's "5.1": surrounds on the back instead of the sides); a source with more
+    than six channels is down-mixed to 5.1.
+    """
+    if not info.has_audio:
+        raise InputError("the video has no audio stream", file=info.path)
+    channels, source = int(info.audio_channels or 1), info.audio_layout
+    if codec not in CODEC_LAYOUTS:
+        raise ValueError(f"audio codec must be one of {AUDIO_CODECS}, got {codec!r}")
+    allowed = CODEC_LAYOUTS[codec]
+    if channels > MAX_KEPT_CHANNELS:
+        return allowed[MAX_KEPT_CHANNELS][0], f"down-mixed: {source or channels} ({channels} ch) -> 5.1"
+    if source in allowed[channels]:
+        return source, None
+    return allowed[channels][0], f"converted: {source or f'{channels} channels'} -> {allowed[channels][0]}"
 
 
 # ---- pure operations ---------------------------------------------------------------------------------------------
@@ -200,6 +252,24 @@ def snr_db(clean: np.ndarray, noisy: np.ndarray) -> float:
     return float(10 * np.log10(np.mean(clean64**2) / np.mean((noisy.astype(np.float64) - clean64) ** 2)))
 
 
+def similarity(x: np.ndarray, y: np.ndarray) -> float:
+    """Maximum normalised cross-correlation of two 1-D signals over every lag, in [0, 1] (sign ignored).
+
+    ``max_k |sum_t x'[t] y'[t-k]| / (||x'|| ||y'||)`` with ``x'``, ``y'`` mean-removed and zero-padded to a common
+    length (FFT, O(n log n)); the same recording gives 1 at its lag, even when inverted, re-encoded or resampled;
+    unrelated recordings give about sqrt(2 ln(2n) / n) for noise. Either signal silent: 0. Equals the maximum of
+    ``abs(np.correlate(x', y', "full"))`` divided by the norms (checked in the tests).
+    """
+    x = np.asarray(x, np.float64) - np.mean(x) if len(x) else np.zeros(1)
+    y = np.asarray(y, np.float64) - np.mean(y) if len(y) else np.zeros(1)
+    norm = np.sqrt(np.sum(x**2) * np.sum(y**2))
+    if norm == 0:
+        return 0.0
+    size = 1 << int(np.ceil(np.log2(len(x) + len(y) - 1)))
+    corr = np.fft.irfft(np.fft.rfft(x, size) * np.conj(np.fft.rfft(y, size)), size)
+    return float(min(1.0, np.max(np.abs(corr)) / norm))
+
+
 def tone(rate: int, channels: int = 1, seconds: float = TONE_S, hz: float = TONE_HZ) -> np.ndarray:
     t = np.arange(n_samples(seconds, rate)) / rate
     return np.tile(TONE_AMPLITUDE * np.sin(2 * np.pi * hz * t, dtype=np.float64), (channels, 1)).astype(np.float32)
@@ -219,13 +289,20 @@ def output_suffix(info: ClipInfo) -> str:
     return ".mkv" if "matroska" in info.container or "webm" in info.container else ".mp4"
 
 
-def add_audio_stream(out, channels: int, rate: int, codec: str):
-    """Add the audio stream (before anything is muxed: the container header is written on the first packet)."""
+def add_audio_stream(out, channels: int, rate: int, codec: str, layout: str | None = None):
+    """Add the audio stream (before anything is muxed: the container header is written on the first packet).
+
+    ``layout`` names the channel layout (see :func:`output_layout`); by default mono or stereo from ``channels``.
+    """
     if codec not in AUDIO_CODECS:
         raise ValueError(f"audio codec must be one of {AUDIO_CODECS}, got {codec!r}")
-    stream = out.add_stream(codec, rate=rate, layout="mono" if channels == 1 else "stereo")
-    if codec == "aac":
-        stream.bit_rate = AAC_BITRATE
+    if layout is None:
+        if channels > 2:
+            raise ValueError(f"{channels} channels need a layout name (see output_layout)")
+        layout = "mono" if channels == 1 else "stereo"
+    stream = out.add_stream(codec, rate=rate, layout=layout)
+    if codec == "aac":  # a fixed 128 kb/s would leave 21 kb/s per channel of a 5.1 track
+        stream.bit_rate = max(AAC_BITRATE, AAC_BITRATE_PER_CHANNEL * stream.codec_context.channels)
     return stream
 
 
@@ -270,11 +347,12 @@ def mux_frames(out, stream, frames: Iterable[np.ndarray]) -> None:
         out.mux(packet)
 
 
-def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: int, codec: str = "aac") -> Path:
+def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: int, codec: str = "aac",
+                     layout: str | None = None) -> Path:
     """Copy the video stream of ``info.path`` packet for packet into ``dst`` with ``audio`` as its only audio track.
 
-    ``audio`` lies on the video timeline (sample 0 with the first frame); ``dst`` is written in place, so callers
-    write to a temporary name and rename.
+    ``audio`` lies on the video timeline (sample 0 with the first frame), in ``layout`` (default: mono/stereo by its
+    channel count); ``dst`` is written in place, so callers write to a temporary name and rename.
     """
     import av
 
@@ -282,7 +360,7 @@ def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: i
     with _open(info.path) as inp, av.open(str(dst), "w", format="matroska" if dst.suffix == ".mkv" else "mp4") as out:
         vin = inp.streams.video[0]
         vout = out.add_stream_from_template(vin)
-        aout = add_audio_stream(out, audio.shape[0], rate, codec)
+        aout = add_audio_stream(out, audio.shape[0], rate, codec, layout)
         for packet in inp.demux(vin):
             if packet.dts is None:  # the demuxer's end-of-stream flush packet
                 continue

@@ -1,13 +1,14 @@
 """The intervention builder: manifest validation, agreement filter, configs, shards, resume, determinism."""
 
 import json
+import re
 
 import datasets
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
-from media_clips import noise_audio, write_clip
+from media_clips import layout_audio, noise_audio, write_av, write_clip, write_image, write_truncated
 
 from omniaudit.data_builders.interventions import (
     InterventionBuildOptions,
@@ -16,7 +17,7 @@ from omniaudit.data_builders.interventions import (
     media,
     read_manifest,
 )
-from omniaudit.data_builders.interventions.build import merge_shards
+from omniaudit.data_builders.interventions.build import merge_shards, plan_clips, summarize
 from omniaudit.errors import InputError
 
 SPEC = SyntheticClipSpec(n_clips=6, width=96, height=64)
@@ -280,3 +281,222 @@ def test_merge_refuses_shards_of_different_builds(tmp_path):
         shard_index=1, shard_count=2, seed=5))
     with pytest.raises(InputError, match="other options"):
         merge_shards(tmp_path / "m", [a, b])
+
+
+# ---- Swap partners that are no swap, --shift values, multichannel and messy media, non-video rows ----------------
+
+def build_info(folder):
+    return json.loads((folder / "build_info.json").read_text())
+
+
+def decoded(tmp_path, cell, name):
+    path = tmp_path / name
+    path.write_bytes(cell["bytes"])
+    return media.timeline_audio(media.probe(path), 16000, 1)[0][0]
+
+
+def expected_refusals(n_clips, candidates_of, similar, seed):
+    """The documented draw rule replayed: draw a partner, refuse it if similar, draw again among the others."""
+    rng, refused = np.random.default_rng(seed), 0
+    for i in range(n_clips):
+        candidates = np.asarray(candidates_of(i))
+        while candidates.size:
+            j = int(rng.choice(candidates))
+            if (i, j) not in similar:
+                break
+            refused += 1
+            candidates = candidates[candidates != j]
+    return refused
+
+
+def test_swap_partners_with_the_clips_own_audio_are_refused_and_counted(two_clips, tmp_path):
+    """The same file listed twice, and the same recording re-encoded under another category: never a Swap."""
+    write_clip(two_clips / "a_copy.mp4", seconds=4.0, audio=noise_audio(4.0, 0))  # a.mp4's audio, encoded again
+    rows = [{"id": "a", "video": "a.mp4", "category": "x"}, {"id": "a_again", "video": "a.mp4", "category": "x"},
+            {"id": "a_copy", "video": "a_copy.mp4", "category": "y"}, {"id": "b", "video": "b.mp4", "category": "y"}]
+    same = {(i, j) for i in range(3) for j in range(3) if i != j}
+    cats = np.array(["x", "x", "y", "y"])
+    # a seed at which a or a_again also draws the copy first (a_copy refuses both x clips at every seed)
+    seed = next(s for s in range(20) if expected_refusals(4, lambda i: np.flatnonzero(cats != cats[i]), same, s) > 2)
+    out = build_interventions_dataset(tmp_path / "out", write_manifest(two_clips, rows),
+                                      InterventionBuildOptions(seed=seed))
+    d = table(out, "diagnostic", ["video_id", "source_id", "intervention", "partner_id", "video"])
+    d = d.drop_duplicates("video_id").set_index("video_id")
+    swaps = d[d["intervention"] == "swap"]
+    partners = dict(zip(swaps["source_id"], swaps["partner_id"], strict=True))
+    assert partners["a"] == partners["a_again"] == "b" and partners["b"] in ("a", "a_again")
+    assert "a_copy" not in partners  # no Swap row rather than a Swap that is the clip's own audio
+    for r in swaps.itertuples():
+        audio = decoded(tmp_path, r.video, f"{r.source_id}_swap.mp4")
+        own = decoded(tmp_path, d.loc[f"{r.source_id}/original", "video"], f"{r.source_id}_orig.mp4")
+        partner = decoded(tmp_path, d.loc[f"{r.partner_id}/original", "video"], f"{r.partner_id}_orig.mp4")
+        assert abs(np.corrcoef(audio, own)[0, 1]) < 0.1 and np.corrcoef(audio, partner)[0, 1] > 0.95
+    info = build_info(out)["media"]["swap"]
+    assert info["refused_partners"] == expected_refusals(4, lambda i: np.flatnonzero(cats != cats[i]), same, seed)
+    assert info["clips_without_partner"] == 1 and info["without_partner_examples"] == ["a_copy"]
+    assert all(r["similarity"] >= 0.99 for r in info["refused_examples"])
+    assert {(r["id"], r["partner_id"]) for r in info["refused_examples"]} >= {("a_copy", "a"), ("a_copy", "a_again")}
+    card = (out / "README.md").read_text()
+    assert f"Refused partners: **{info['refused_partners']}**" in card and "**1** (a_copy)" in card
+
+
+def test_swap_refusal_without_categories_never_pairs_a_file_with_itself(two_clips, tmp_path):
+    rows = [{"id": "a", "video": "a.mp4"}, {"id": "a_again", "video": "a.mp4"}, {"id": "b", "video": "b.mp4"}]
+    same = {(0, 1), (1, 0)}
+    others = lambda i: np.delete(np.arange(3), i)  # noqa: E731
+    seed = next(s for s in range(20) if expected_refusals(3, others, same, s) > 0)
+    plans, _ = plan_clips(read_manifest(write_manifest(two_clips, rows)), InterventionBuildOptions(seed=seed))
+    partners = {p.id: p.partner_id for p in plans}
+    assert partners["a"] == partners["a_again"] == "b" and partners["b"] in ("a", "a_again")
+    assert sum(len(p.refused_partners) for p in plans) == expected_refusals(3, others, same, seed)
+
+
+@pytest.mark.parametrize(("shifts", "match"), [
+    ((2.0, 2.0), r"distinct at 0.01 s resolution .*2, 2 -> \+2.00 s"),
+    ((0.331, 0.334, -1.0), r"distinct .*0.331, 0.334 -> \+0.33 s"),
+    ((float("nan"), 2.0), "finite .*not finite: nan"),
+    ((float("inf"),), "finite .*not finite: inf"),
+    ((0.004, 1.0), "non-zero .*zero: 0.004"),
+    ((-0.0,), "non-zero"),
+    ((), "at least one shift"),
+])
+def test_bad_shift_values_are_refused_up_front(shifts, match):
+    with pytest.raises(InputError, match=match):
+        InterventionBuildOptions(shifts=shifts)
+
+
+@pytest.mark.parametrize("values", [["2", "2"], ["nan"], ["1", "0.001"]])
+def test_cli_refuses_bad_shifts_before_any_folder_is_made(tmp_path, capsys, values):
+    from omniaudit.cli import main
+
+    assert main(["build", "interventions", "--out", str(tmp_path / "o"), "--clips", "2", "--shift", *values]) == 2
+    assert "shifts must be" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []  # no output, no work folder, no temp folder
+
+
+def test_a_shift_longer_than_the_synthetic_clips_leaves_no_work_folder(tmp_path):
+    with pytest.raises(InputError, match=r"not shorter than the synthetic clips \(6 s\)"):
+        build_interventions_dataset(tmp_path / "o", spec=SPEC, options=InterventionBuildOptions(shifts=(7.0,)))
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refused_manifest_leaves_no_work_folder(two_clips, tmp_path):
+    write_clip(two_clips / "silent.mp4", seconds=4.0, audio=np.zeros((1, 64000), np.float32))
+    rows = [{"id": "a", "video": "a.mp4"}, {"id": "s", "video": "silent.mp4"}]
+    out = tmp_path / "built"
+    with pytest.raises(InputError, match="clip 's'.*silent"):
+        build_interventions_dataset(out, write_manifest(two_clips, rows))
+    assert not list(tmp_path.glob(".built*")) and not out.exists()
+
+
+@pytest.fixture(scope="module")
+def messy(tmp_path_factory):
+    """Real-world shapes: 5.1 AAC, mono 44.1 kHz with a short track, FLAC 5.1(side) in MKV, Opus/VP9 in WebM, VFR."""
+    d = tmp_path_factory.mktemp("messy")
+    write_av(d / "surround.mp4", audio=layout_audio(3.0, "5.1", 48000), layout="5.1", rate=48000)
+    write_av(d / "mono44.mp4", audio=noise_audio(1.5, 7, 44100), layout="mono", rate=44100)  # 1.5 s of 3 s
+    write_av(d / "flac51.mkv", audio=layout_audio(3.0, "5.1(side)", 48000, seed=3), layout="5.1(side)", rate=48000,
+             audio_codec="flac")
+    write_av(d / "opus.webm", audio=layout_audio(3.0, "stereo", 48000, seed=5), layout="stereo", rate=48000,
+             audio_codec="libopus", video_codec="libvpx-vp9")
+    write_clip(d / "vfr.mp4", vfr=True, audio=noise_audio(3.0, 9))
+    rows = [{"id": k, "video": f"{k}{ext}", "category": k} for k, ext in (
+        ("surround", ".mp4"), ("mono44", ".mp4"), ("flac51", ".mkv"), ("opus", ".webm"), ("vfr", ".mp4"))]
+    out = build_interventions_dataset(d / "ds", write_manifest(d, rows), InterventionBuildOptions(shifts=(-1.0, 1.0)))
+    return d, out
+
+
+def test_every_variant_keeps_the_source_channel_layout(messy, tmp_path):
+    src, out = messy
+    expected = {"surround": ("5.1", 6, 48000), "mono44": ("mono", 1, 44100), "flac51": ("5.1", 6, 48000),
+                "opus": ("stereo", 2, 48000), "vfr": ("mono", 1, 16000)}
+    d = table(out, "diagnostic", ["video_id", "source_id", "intervention", "partner_id", "video"])
+    d = d.drop_duplicates("video_id")
+    assert len(d) == 5 * 5  # original, two shifts, mute, swap
+    for r in d.itertuples():
+        path = tmp_path / r.video["path"]
+        path.write_bytes(r.video["bytes"])
+        info = media.probe(path)
+        assert (info.audio_layout, info.audio_channels, info.audio_rate) == expected[r.source_id], r.video_id
+    m = build_info(out)["media"]
+    assert m["audio_layouts"] == {"5.1": 2, "mono": 2, "stereo": 1}
+    assert m["layout_changes"] == {"converted: 5.1(side) -> 5.1": 1}  # AAC has no side-surround 5.1
+    source_layout = {"surround": "5.1", "mono44": "mono", "flac51": "5.1(side)", "opus": "stereo", "vfr": "mono"}
+    swaps = d[d["intervention"] == "swap"]
+    notes: dict[str, int] = {}
+    for r in swaps.itertuples():
+        if source_layout[r.partner_id] != expected[r.source_id][0]:
+            key = f"{source_layout[r.partner_id]} -> {expected[r.source_id][0]}"
+            notes[key] = notes.get(key, 0) + 1
+    assert m["swap_partner_layout_changes"] == notes
+    card = (out / "README.md").read_text()
+    assert "converted: 5.1(side) -> 5.1 (1 clip(s))" in card and "5.1 (2 clip(s))" in card
+
+
+def test_card_counts_padded_and_vfr_clips_once_per_clip(messy):
+    _, out = messy
+    d = table(out, "diagnostic", ["source_id", "intervention", "dimension", "offset_s", "audio_pad_s",
+                                  "variable_frame_rate"])
+    assert (d["intervention"] == "original").sum() == 15  # three rows (dimensions) per clip's Original
+    by_hand = {"audio_padded_clips": 1, "variable_frame_rate_clips": 1}  # mono44 (1.5 s of 3 s) and vfr
+    summary = summarize({"diagnostic": d, "sft": pd.DataFrame({"id": []}), "dpo": pd.DataFrame({"kind": []})})
+    assert {k: summary[k] for k in by_hand} == by_hand
+    card = (out / "README.md").read_text()
+    assert "`audio_pad_s`\n  (1 clip(s))" in card and "`variable_frame_rate` (1 clip(s))" in card
+
+
+def garble_audio(src, dst):
+    data = bytearray(src.read_bytes())
+    start = data.find(b"mdat") + 200
+    data[start : start + 3000] = np.random.default_rng(0).integers(0, 256, 3000, dtype=np.uint8).tobytes()
+    dst.write_bytes(bytes(data))
+    return dst
+
+
+BAD_MEDIA = {
+    "audio_only.m4a": (lambda d: write_av(d / "audio_only.m4a", with_video=False), "no video stream .*audio-only"),
+    "still.png": (lambda d: write_image(d / "still.png"), "its only picture is a still image"),
+    "cut.mp4": (lambda d: write_truncated(d / "a.mp4", d / "cut.mp4"), "cannot open as a media file"),
+    "notes.mp4": (lambda d: d.joinpath("notes.mp4").write_text("not a video\n" * 50), "cannot open as a media file"),
+    "hush.mp4": (lambda d: write_clip(d / "hush.mp4", seconds=4.0, audio=np.zeros((1, 64000), np.float32)),
+                 "audio track is silent"),
+    "garbled.mp4": (lambda d: garble_audio(d / "a.mp4", d / "garbled.mp4"), "corrupt audio stream"),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD_MEDIA))
+def test_a_manifest_row_that_is_not_a_usable_video_fails_naming_row_and_file(two_clips, name):
+    make, match = BAD_MEDIA[name]
+    make(two_clips)
+    rows = [{"id": "a", "video": "a.mp4"}, {"id": "b", "video": "b.mp4"}, {"id": "bad", "video": name}]
+    with pytest.raises(InputError, match=f"clip 'bad' \\({'.*'}{name}\\): .*{match}") as err:
+        plan_clips(read_manifest(write_manifest(two_clips, rows)), InterventionBuildOptions())
+    assert "manifest.jsonl:row 3" in str(err.value) and "column 'video'" in str(err.value)
+
+
+def test_unusable_rows_are_recorded_with_skip_invalid(two_clips, tmp_path):
+    for make, _ in BAD_MEDIA.values():
+        make(two_clips)
+    rows = [{"id": "a", "video": "a.mp4"}, {"id": "b", "video": "b.mp4"}] + [
+        {"id": name, "video": name} for name in BAD_MEDIA]
+    plans, rejected = plan_clips(read_manifest(write_manifest(two_clips, rows)),
+                                 InterventionBuildOptions(skip_invalid=True))
+    assert [p.id for p in plans] == ["a", "b"]
+    assert [r["row"] for r in rejected] == list(range(3, 3 + len(BAD_MEDIA)))
+    for r in rejected:
+        assert r["reason"].startswith(f"unusable media: clip '{r['id']}'")
+        assert re.search(BAD_MEDIA[r["id"]][1], r["reason"]), r
+
+
+def test_swap_similarity_separates_other_sounds_from_the_same_sound(tmp_path):
+    """The threshold's margin on the synthetic corpus: other event classes score low, the same impact sound (even at
+    another time, which would make a Swap a Shift) scores near 1."""
+    from omniaudit.data_builders.interventions.plan import SWAP_MAX_SIMILARITY, _swap_similarity
+    from omniaudit.data_builders.interventions.synthetic import synthesize_clips
+
+    manifest = synthesize_clips(tmp_path / "clips", SyntheticClipSpec(n_clips=6, width=32, height=32))
+    plans, _ = plan_clips(read_manifest(manifest), InterventionBuildOptions())
+    other = [_swap_similarity(a, b) for a in plans for b in plans if a.category != b.category]
+    same = [_swap_similarity(a, b) for a in plans for b in plans if a is not b and a.category == b.category
+            and a.category in ("ball", "pot")]  # deterministic sounds; "block"/"glass" draw fresh noise per clip
+    assert len(same) == 4 and max(other) < 0.2 < SWAP_MAX_SIMILARITY < 0.95 < min(same)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from media_clips import RATE, noise_audio, write_clip
+from media_clips import RATE, layout_audio, noise_audio, write_av, write_clip, write_image, write_truncated
 
 from omniaudit.data_builders.interventions import media
 from omniaudit.errors import InputError
@@ -135,3 +135,110 @@ def test_bad_media_fail_with_the_file_named(tmp_path):
     assert "noaudio.mp4" in str(err.value)
     with pytest.raises(InputError, match="not found"):
         media.probe(tmp_path / "missing.mp4")
+
+
+# ---- channel layouts, similarity, non-video inputs, late video -----------------------------------------------------
+
+@pytest.mark.parametrize(("codec", "layout"), [(c, lay) for c, table in media.CODEC_LAYOUTS.items()
+                                               for names in table.values() for lay in names])
+def test_every_layout_the_table_promises_is_written_and_read_back(clips, tmp_path, codec, layout):
+    info = media.probe(clips["a"])
+    n = len(av_layout(layout).channels)
+    audio = np.concatenate([noise_audio(3.0, c) for c in range(n)])
+    out = media.write_with_audio(info, tmp_path / "x.mp4", audio, RATE, codec, layout)
+    got = media.probe(out)
+    assert (got.audio_layout, got.audio_channels) == (layout, n)
+
+
+def av_layout(name):
+    import av
+
+    return av.AudioLayout(name)
+
+
+@pytest.mark.parametrize(("layout", "channels", "codec", "expected"), [
+    ("mono", 1, "aac", ("mono", None)),
+    ("5.1", 6, "aac", ("5.1", None)),
+    ("5.1", 6, "alac", ("5.1", None)),
+    ("5.1(side)", 6, "aac", ("5.1", "converted: 5.1(side) -> 5.1")),  # FLAC / Vorbis 5.1
+    ("quad", 4, "alac", ("4.0", "converted: quad -> 4.0")),
+    ("6 channels", 6, "aac", ("5.1", "converted: 6 channels -> 5.1")),  # no layout in the file
+    ("7.1", 8, "aac", ("5.1", "down-mixed: 7.1 (8 ch) -> 5.1")),
+])
+def test_output_layout_keeps_the_source_layout_or_says_why_not(layout, channels, codec, expected):
+    info = media.ClipInfo("x.mp4", 3.0, 0.0, 25.0, False, 96, 64, "h264", "mp4", 48000, channels, 0.0, layout)
+    assert media.output_layout(info, codec) == expected
+
+
+@pytest.mark.parametrize(("layout", "rate", "suffix", "codecs"), [
+    ("5.1", 48000, ".mp4", ("aac", "libx264")),
+    ("mono", 44100, ".mp4", ("aac", "libx264")),
+    ("stereo", 48000, ".webm", ("libopus", "libvpx-vp9")),
+])
+def test_multichannel_and_mono_audio_keep_layout_rate_and_channel_order(tmp_path, layout, rate, suffix, codecs):
+    src = layout_audio(2.0, layout, rate)
+    path = write_av(tmp_path / f"src{suffix}", seconds=2.0, audio=src, layout=layout, rate=rate,
+                    audio_codec=codecs[0], video_codec=codecs[1])
+    info = media.probe(path)
+    out_layout, note = media.output_layout(info)
+    assert (out_layout, note) == (layout, None)
+    audio, _ = media.timeline_audio(info, info.audio_rate, layout=out_layout)
+    assert audio.shape == (src.shape[0], 2 * rate)
+    out = media.write_with_audio(info, tmp_path / f"shift{media.output_suffix(info)}",
+                                 media.shift(audio, rate, 0.5), rate, "aac", out_layout)
+    got = media.probe(out)
+    assert (got.audio_layout, got.audio_channels, got.audio_rate) == (layout, src.shape[0], rate)
+    shifted, _ = media.timeline_audio(got, rate, layout=out_layout)
+    for k in range(src.shape[0]):  # channel k still carries source channel k, moved by the shift (not a down-mix)
+        assert lag_seconds(shifted[k], audio[k], rate) == pytest.approx(0.5, abs=1.5 / rate)  # one sample
+        others = [abs(np.corrcoef(shifted[k, rate:], audio[j, rate // 2 : -rate // 2])[0, 1])
+                  for j in range(src.shape[0]) if j != k]
+        assert np.corrcoef(shifted[k, rate:], audio[k, rate // 2 : -rate // 2])[0, 1] > 0.9
+        assert max(others, default=0.0) < 0.2
+
+
+def test_similarity_is_the_maximum_normalised_cross_correlation():
+    rng = np.random.default_rng(0)
+    x, y = rng.standard_normal(500), rng.standard_normal(300)
+    xc, yc = x - x.mean(), y - y.mean()
+    reference = np.max(np.abs(np.correlate(xc, yc, "full"))) / np.sqrt(np.sum(xc**2) * np.sum(yc**2))
+    assert media.similarity(x, y) == pytest.approx(reference, rel=1e-9)
+    assert media.similarity(x, x) == pytest.approx(1.0) and media.similarity(x, -x) == pytest.approx(1.0)
+    delayed = np.concatenate([np.zeros(100), x[:400]])  # the same sound 100 samples later: 80% of it overlaps
+    assert media.similarity(x, delayed) == pytest.approx(np.sqrt(np.sum(xc[:400] ** 2) / np.sum(xc**2)), abs=0.02)
+    assert media.similarity(x, np.zeros(500)) == 0.0
+    assert media.similarity(rng.standard_normal(40000), rng.standard_normal(40000)) < 0.03  # ~sqrt(2 ln 2n / n)
+
+
+def write_text(path):
+    path.write_text("not a video\n" * 50)
+    return path
+
+
+@pytest.mark.parametrize(("make", "match"), [
+    (lambda d: write_av(d / "sound.m4a", with_video=False, layout="stereo"), "no video stream .*audio-only"),
+    (lambda d: write_image(d / "still.png"), "not a video: its only picture is a still image"),
+    (lambda d: write_truncated(write_clip(d / "full.mp4"), d / "cut.mp4"), "cannot open as a media file"),
+    (lambda d: write_text(d / "notes.mp4"), "cannot open as a media file"),
+])
+def test_files_that_are_not_videos_are_refused_with_the_file_named(tmp_path, make, match):
+    path = make(tmp_path)
+    with pytest.raises(InputError, match=match) as err:
+        media.probe(path)
+    assert path.name in str(err.value)
+
+
+def test_a_video_stream_starting_at_one_second_gets_the_audio_heard_with_its_frames(tmp_path):
+    """Audio from 0 s, pictures from 1.0 s: sample 0 of the timeline is the audio at 1.0 s, and a Shift of it is
+    measured against that, not against the file's first second."""
+    src = layout_audio(4.0, "stereo", RATE)
+    info = media.probe(write_av(tmp_path / "v1.mp4", seconds=3.0, audio=src, layout="stereo", video_start=1.0))
+    assert info.video_start == pytest.approx(1.0) and info.duration == pytest.approx(3.0)
+    audio, pad = media.timeline_audio(info, layout="stereo")
+    assert audio.shape == (2, 3 * RATE) and pad == 0.0
+    assert lag_seconds(audio[0], src[0, : 3 * RATE], RATE) == pytest.approx(-1.0, abs=1 / RATE)
+    out = media.write_with_audio(info, tmp_path / "s.mp4", media.shift(audio, RATE, 0.5), RATE, layout="stereo")
+    got = media.probe(out)
+    assert got.video_start == pytest.approx(1.0) and got.audio_start == pytest.approx(1.0, abs=0.07)
+    shifted, _ = media.timeline_audio(got, layout="stereo")
+    assert lag_seconds(shifted[1], audio[1], RATE) == pytest.approx(0.5, abs=1 / RATE)
