@@ -7,7 +7,8 @@ heads) sum to the row's total, 1; the allocation ``alpha`` over {text, audio, im
 (videos are excluded, as in the paper), and its Shannon entropy ``H = -sum alpha log2 alpha``. The mid-layer entropy
 is the mean of ``H`` over layers whose relative depth (layer / (L - 1)) lies in ``depth_range``.
 ``entropy_gap``: ``dH = mean H_mid(correct) - mean H_mid(incorrect)`` with a two-sample bootstrap CI; ``pooled_gap``
-z-normalises ``H_mid`` within each model before pooling models.
+z-normalises ``H_mid`` within each model before pooling models. Correctness is per model: a model's ``H_mid`` is
+split by whether *that* model answered each sample right (``entropy_gaps`` pairs them), never by another model's.
 """
 
 from __future__ import annotations
@@ -142,7 +143,10 @@ def entropy_gap(h_mid: np.ndarray, correct: np.ndarray, n_resamples: int = 2000,
 
 
 def pooled_gap(per_model: dict[str, tuple[np.ndarray, np.ndarray]], n_resamples: int = 2000, seed: int = 0) -> dict:
-    """dH in within-model standard deviations: H_mid z-normalised per model, then pooled over models."""
+    """dH in within-model standard deviations: H_mid z-normalised per model, then pooled over models.
+
+    ``per_model`` maps each model to ``(H_mid, correct)``: its own entropies and *its own* correctness (whether that
+    model answered each sample right), never another model's."""
     hs, oks = [], []
     for h, ok in per_model.values():
         h = np.asarray(h, float)
@@ -150,3 +154,34 @@ def pooled_gap(per_model: dict[str, tuple[np.ndarray, np.ndarray]], n_resamples:
         hs.append((h - h.mean()) / sd if sd > 0 else h - h.mean())
         oks.append(np.asarray(ok, bool))
     return entropy_gap(np.concatenate(hs), np.concatenate(oks), n_resamples, seed)
+
+
+def entropy_gaps(h_mid: dict[str, np.ndarray], correct: dict[str, np.ndarray], category: np.ndarray,
+                 n_resamples: int = 2000, seed: int = 0) -> dict:
+    """dH per model (overall and per category) and pooled over models (within-model z-scores, overall and per
+    category), each model's H_mid paired with that model's own correctness.
+
+    ``h_mid`` / ``correct``: model -> one value per sample (same samples, same order, for every model);
+    ``category``: the samples' categories.
+    """
+    category = np.asarray(category)
+    if set(h_mid) != set(correct):
+        raise ValueError(f"entropies for {sorted(h_mid)} but correctness for {sorted(correct)}")
+    per_model = {}
+    out: dict = {"models": {}}
+    for model, h in h_mid.items():
+        h, ok = np.asarray(h, float), np.asarray(correct[model], bool)
+        if not h.shape == ok.shape == category.shape:
+            raise ValueError(f"{model}: {h.size} entropies, {ok.size} correctness values, {category.size} categories")
+        per_model[model] = (h, ok)
+        out["models"][model] = {
+            "overall": entropy_gap(h, ok, n_resamples, seed),
+            "by_category": {c: entropy_gap(h[category == c], ok[category == c], n_resamples, seed)
+                            for c in sorted(set(category))},
+            "mean_h_mid": float(h.mean()) if h.size else None,
+            "fraction_correct": float(ok.mean()) if ok.size else None}
+    out["pooled_z"] = pooled_gap(per_model, n_resamples, seed)
+    out["pooled_z_by_category"] = {
+        c: pooled_gap({m: (h[category == c], o[category == c]) for m, (h, o) in per_model.items()}, n_resamples,
+                      seed) for c in sorted(set(category))}
+    return out

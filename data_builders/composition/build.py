@@ -1,9 +1,10 @@
 """Build the composition / counterfactual dataset: samples -> selection -> bypass-test ablations -> Hub layout.
 
 Configs (split ``train``): ``samples`` (the selected samples, media embedded) and ``ablations`` (per sample, one copy
-per grounded modality with that modality removed: ``mute_audio`` (digital silence of the same length),
-``drop_image``, ``blank_video`` (black frames, audio kept), plus ``text_only``). A model that still answers an
-ablated copy correctly did not need the removed modality: the sample fails the bypass test for that model.
+per grounded modality with that modality removed: ``mute_audio`` (digital silence of the same length, for the audio
+file and for a video's own soundtrack alike, so no audio is left playing), ``drop_image``, ``blank_video`` (black
+frames, audio kept), plus ``text_only``). A model that still answers an ablated copy correctly did not need the
+removed modality: the sample fails the bypass test for that model.
 Without ``--samples`` an embedded synthetic set is built offline: a picture of coloured squares and a spoken
 instruction (espeak-ng), whose answer needs both.
 """
@@ -19,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from omniaudit.data_builders.composition.samples import MEDIA, read_samples, select
+from omniaudit.data_builders.composition.samples import MEDIA, media_path, read_samples, select
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.errors import InputError
 from omniaudit.hub_cards import dataset_card
@@ -33,6 +34,7 @@ ABLATIONS = {"audio": "mute_audio", "image": "drop_image", "video": "blank_video
 class CompositionBuildOptions:
     target: int = 25  # per category x difficulty bucket
     seed: int = 0
+    templates: str | None = None  # table of known templates (template_id, template_name[, category]); None: any
 
 
 def features(ablations: bool) -> object:
@@ -105,39 +107,52 @@ def _muted_video(path: str, out: Path) -> bytes:
     return out.with_suffix(media.output_suffix(info)).read_bytes()
 
 
-def sample_rows(chosen: pd.DataFrame, work: Path) -> tuple[list[dict], list[dict]]:
+def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = None) -> tuple[list[dict], list[dict]]:
     """Rows of both configs. ``prompt`` / ``options`` / ``gold`` make them judge items too: ``options`` is the answer
-    vocabulary of the sample's template (what ``scripted:random`` draws from); graders use the free-form answer."""
+    vocabulary of the sample's template (what ``scripted:random`` draws from); graders use the free-form answer.
+    A media problem met while ablating names ``source`` (the samples file) and the sample's ``row``."""
     samples, ablations = [], []
     keys = ("template_id", "template_name", "category", "tier", "bucket", "question", "answer", "evidence_modality",
             "generation_confidence", "auditor_decision", "difficulty")
     vocabulary = chosen.groupby("template_id")["answer"].apply(lambda a: sorted(set(a))).to_dict()
     for r in chosen.to_dict("records"):
+        paths = {m: media_path(r.get(m)) for m in MEDIA}  # absent: None, whatever pandas made of it
+        try:
+            sample, variants = _sample_variants(r, paths, work / str(len(ablations)))
+        except InputError as exc:
+            if r.get("row") is None or exc.row is not None:
+                raise
+            raise InputError(f"while ablating sample '{r['id']}': {exc}", file=source, row=r["row"]) from exc
         base = {k: r[k] for k in keys} | {"prompt": f"{r['question']} {ANSWER_INSTRUCTION}",
                                           "options": vocabulary[r["template_id"]], "gold": r["answer"]}
-        cells = {m: _cell(r[m]) for m in MEDIA}
-        samples.append({"id": r["id"], **base, **cells})
-        present = [m for m in MEDIA if r[m] is not None]
-        variants = {}
-        if r["video"] is not None and r["audio"] is None and _has_audio(r["video"]):
-            muted = dict(cells)  # the audio the sample has is the video's own track: silence it, keep the pictures
-            muted["video"] = _cell(r["video"], _muted_video(r["video"], work / f"{len(ablations)}_muted.mp4"))
-            variants["mute_audio"] = muted
-        for m in present:
-            changed = dict(cells)
-            if m == "audio":
-                changed["audio"] = _cell(r["audio"], _silent_wav(r["audio"]))
-            elif m == "image":
-                changed["image"] = None
-            else:
-                changed["video"] = _cell(r["video"], _black_video(r["video"], work / f"{len(ablations)}_black.mp4"))
-            variants[ABLATIONS[m]] = changed
-        if len(present) > 0:
-            variants["text_only"] = {m: None for m in MEDIA}
+        samples.append({"id": r["id"], **base, **sample})
         for name, media_cells in variants.items():
             ablations.append({"id": f"{r['id']}/{name}", "sample_id": r["id"], "ablation": name, **base,
                               **media_cells})
     return samples, ablations
+
+
+def _sample_variants(r: dict, paths: dict[str, str | None], stem: Path) -> tuple[dict, dict[str, dict]]:
+    """The sample's media cells and its ablations (name -> media cells): ``mute_audio`` silences every audio the
+    sample has (its audio file and the video's own soundtrack), ``blank_video``, ``drop_image``, ``text_only``."""
+    cells = {m: _cell(paths[m]) for m in MEDIA}
+    video_audio = paths["video"] is not None and (
+        bool(r["video_has_audio"]) if r.get("video_has_audio") is not None else _has_audio(paths["video"]))
+    variants = {}
+    if paths["audio"] is not None or video_audio:
+        muted = dict(cells)
+        if paths["audio"] is not None:
+            muted["audio"] = _cell(paths["audio"], _silent_wav(paths["audio"]))
+        if video_audio:  # the video's own track is audio too: silence it, keep the pictures
+            muted["video"] = _cell(paths["video"], _muted_video(paths["video"], Path(f"{stem}_muted.mp4")))
+        variants["mute_audio"] = muted
+    if paths["video"] is not None:
+        variants["blank_video"] = cells | {"video": _cell(paths["video"], _black_video(paths["video"],
+                                                                                       Path(f"{stem}_black.mp4")))}
+    if paths["image"] is not None:
+        variants["drop_image"] = cells | {"image": None}
+    variants["text_only"] = {m: None for m in MEDIA}
+    return cells, variants
 
 
 def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = None,
@@ -152,11 +167,11 @@ def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = 
                 "embedded synthetic samples"
         else:
             samples_path, source = Path(samples), str(samples)
-        table = read_samples(samples_path)
+        table = read_samples(samples_path, options.templates)
         chosen = select(table, options.target, options.seed)
         if chosen.empty:
             raise InputError("no sample is auditor-accepted with a difficulty score", file=samples_path)
-        rows, ablation_rows = sample_rows(chosen, Path(tmp))
+        rows, ablation_rows = sample_rows(chosen, Path(tmp), samples_path)
         summary = {
             "read": len(table), "accepted": int((table["auditor_decision"] == "ACCEPT").sum()),
             "selected": len(chosen), "ablations": len(ablation_rows),

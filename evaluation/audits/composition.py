@@ -2,9 +2,13 @@
 
 Each predictions file is one inference run: ``id`` and ``prediction`` (or ``response``), for the samples and, when
 the run also answered them, the ``ablations`` rows (their ids). Accuracies are the mean and standard deviation over
-runs; failure modes pool the runs' failed samples. Writes ``audit.json`` (``accuracy``, ``failure_modes`` and, with
-an attention model, ``entropy_gap``), ``graded.csv`` (every graded row with the judge's prompt and verdict),
-``report.md`` and figures.
+runs; failure modes pool the runs' failed samples. Writes ``audit.json`` (``accuracy``, ``failure_modes``,
+``n_unparsed_verdicts`` and, with attention models, ``entropy_gap``), ``graded.csv`` (every graded row with the
+judge's prompt and verdict), ``report.md`` and figures.
+
+Attention models are probed against their own answers: ``attention`` lists ``MODEL=FILE`` (repeat ``MODEL=`` for
+several runs of one model; its correctness is the strict majority over them) or a bare ``MODEL`` whose answers are
+the ``predictions`` runs (at most one such model: two models never share one correctness).
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.failure_modes import decompose, rates_by_template
-from omniaudit.evaluation.grading import accuracy_table, grade
+from omniaudit.evaluation.grading import accuracy_table, grade, unparsed_verdicts
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import check_ids, read_records
 
@@ -41,63 +45,113 @@ def read_run(path: str | Path, known: pd.Series, samples_ids: pd.Series) -> pd.D
     return pd.DataFrame({"id": ids, "prediction": answers})
 
 
-def attention_gaps(dataset: str | Path, models: list[str], correct: pd.Series, config) -> dict:
-    """Mid-layer entropy per sample for each model; dH (correct - incorrect) per model and category, and pooled."""
-    import datasets
+def attention_runs(attention: list[str] | dict[str, list[str | Path]],
+                   predictions: list[str | Path]) -> dict[str, list[Path]]:
+    """Model -> the prediction runs that say which samples it answered right.
 
-    from omniaudit.evaluation.attention import AttentionProbe, entropy_gap, pooled_gap
+    ``MODEL=FILE`` (the split is the ``=`` after which an existing file follows, so a model path may hold ``=``),
+    repeated for several runs; a bare ``MODEL`` (or an existing model path) takes ``predictions``.
+    """
+    if isinstance(attention, dict):
+        runs = {m: [Path(f) for f in ([files] if isinstance(files, str | Path) else files)]
+                for m, files in attention.items()}
+    else:
+        runs = {}
+        for spec in attention:
+            model, files = str(spec), None
+            if "=" in model and not Path(model).exists():
+                cuts = [i for i, ch in enumerate(model) if ch == "="]
+                cut = next((i for i in cuts if Path(model[i + 1:]).is_file()), cuts[0])
+                model, files = model[:cut], [Path(model[cut + 1:])]
+            if not model or files == [Path("")]:
+                raise InputError("expected MODEL=PREDICTIONS (or a bare MODEL, probed against --predictions)",
+                                 value=spec)
+            runs.setdefault(model, []).extend(files if files is not None else [None])
+        bare = [m for m, files in runs.items() if None in files]
+        if len(bare) > 1:
+            raise InputError(f"attention models {bare} would all be scored against the same --predictions runs; "
+                             f"name each model's own answers: MODEL=PREDICTIONS (repeat for several runs)")
+        for model in bare:
+            if runs[model] != [None] * len(runs[model]):
+                raise InputError(f"give attention model {model} either as MODEL=PREDICTIONS or bare, not both",
+                                 value=model)
+            runs[model] = [Path(p) for p in predictions]
+    for model, files in runs.items():
+        if not files:
+            raise InputError("an attention model needs at least one predictions file", value=model)
+    return runs
 
-    ds = datasets.load_dataset(str(dataset), "samples", split="train")
-    for col in ("image", "audio", "video"):
-        ds = ds.cast_column(col, type(ds.features[col])(decode=False))
-    rows = [r for r in ds if r["image"] is not None or r["audio"] is not None]
-    ok = np.array([bool(correct.get(r["id"], False)) for r in rows])
+
+def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -> dict:
+    """Mid-layer entropy per sample for each model; dH (correct - incorrect) per model and category, and pooled,
+    each model's entropies split by its own correctness (``correct``: model -> bool per sample id)."""
+    from omniaudit.data_builders.hub import load_config
+    from omniaudit.evaluation.attention import AttentionProbe, entropy_gaps
+
+    # media stay encoded ({"bytes", "path"} cells); videos are left out, as in the paper
+    table = load_config(dataset, "samples", columns=["id", "question", "category", "image", "audio"])
+    rows = [r for r in table.to_dict("records") if r["image"] is not None or r["audio"] is not None]
+    ids = [r["id"] for r in rows]
+    ok = {}
+    for model, series in correct.items():
+        values = series.reindex(ids)
+        if values.isna().any():
+            raise InputError(f"no graded answer of attention model {model} for sample "
+                             f"'{values.index[values.isna()][0]}'", file=dataset)
+        ok[model] = values.to_numpy(bool)
     category = np.array([r["category"] for r in rows])
-    out, per_model = {"models": {}}, {}
-    for model in models:
+    h_mid = {}
+    for model in correct:
         probe = AttentionProbe(model, config)
-        h = np.array([probe.sample(r["id"], r["question"], r["image"] and r["image"]["bytes"],
-                                   r["audio"] and r["audio"]["bytes"])["h_mid"] for r in rows])
-        per_model[model] = (h, ok)
-        out["models"][model] = {
-            "overall": entropy_gap(h, ok, config.n_resamples, config.seed),
-            "by_category": {c: entropy_gap(h[category == c], ok[category == c], config.n_resamples, config.seed)
-                            for c in sorted(set(category))},
-            "mean_h_mid": float(h.mean())}
-    out["pooled_z"] = pooled_gap(per_model, config.n_resamples, config.seed)
-    out["pooled_z_by_category"] = {
-        c: pooled_gap({m: (h[category == c], o[category == c]) for m, (h, o) in per_model.items()},
-                      config.n_resamples, config.seed) for c in sorted(set(category))}
+        h_mid[model] = np.array([probe.sample(r["id"], r["question"], r["image"] and r["image"]["bytes"],
+                                              r["audio"] and r["audio"]["bytes"])["h_mid"] for r in rows])
+    out = entropy_gaps(h_mid, ok, category, config.n_resamples, config.seed)
     out["depth_range"] = list(config.depth_range)
-    out["correctness"] = "majority over runs of the graded answers"
+    out["correctness"] = "per model: strict majority over that model's own graded runs"
     return out
 
 
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
-                          judge: str | None = None, attention: list[str] | None = None, **judge_options) -> Path:
+                          judge: str | None = None, attention: list[str] | dict[str, list[str | Path]] | None = None,
+                          **judge_options) -> Path:
     from omniaudit.data_builders.hub import load_config
     from omniaudit.evaluation.report import markdown_table, plt
 
     samples = load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
     ablations = load_config(dataset, "ablations", columns=["id", "sample_id", "ablation"])
-    runs = [read_run(p, pd.concat([samples["id"], ablations["id"]]), samples["id"]) for p in predictions]
+    known = pd.concat([samples["id"], ablations["id"]])
+    runs = [read_run(p, known, samples["id"]) for p in predictions]
     graded = [grade(samples, run, judge, **judge_options).assign(run=Path(p).stem)
               for p, run in zip(predictions, runs, strict=True)]
+    by_file = {Path(p).resolve(): g for p, g in zip(predictions, graded, strict=True)}
+    model_runs = attention_runs(attention, predictions) if attention else {}
+    for files in model_runs.values():  # validate every attention model's answers before any model is loaded
+        for f in files:
+            if Path(f).resolve() not in by_file:
+                by_file[Path(f).resolve()] = grade(samples, read_run(f, known, samples["id"]), judge,
+                                                   **judge_options).assign(run=Path(f).stem)
     accuracy = accuracy_table(graded)
     expected = ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
     per_run = [decompose(g, ablations.merge(run, on="id"), expected) for g, run in zip(graded, runs, strict=True)]
     pooled = pd.DataFrame([s for d in per_run for s in d["samples"]], columns=["id", "template_name", "mode"])
     failure_modes = rates_by_template(pooled)
-    if attention:
+    if model_runs:
         from omniaudit.evaluation.attention import ProbeConfig
 
-        majority = pd.concat(graded).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
-        entropy = attention_gaps(dataset, attention, majority, ProbeConfig())
+        # a tie is not a majority
+        correct = {m: pd.concat([by_file[Path(f).resolve()] for f in files]).groupby("id")["correct"].mean() > 0.5
+                   for m, files in model_runs.items()}
+        entropy = attention_gaps(dataset, correct, ProbeConfig())
+        for m, files in model_runs.items():
+            entropy["models"][m]["runs"] = [str(f) for f in files]
+    unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
     result = {"dataset": str(dataset), "runs": [Path(p).stem for p in predictions], "judge": judge,
               "accuracy": accuracy, "failure_modes": failure_modes,
-              **({"entropy_gap": entropy} if attention else {}), "n_samples": len(samples),
+              **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
               "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])),
-              "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded]))}
+              "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
+              "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),
+              "n_unparsed_verdicts": int(sum(unparsed)), "unparsed_verdicts_by_run": unparsed}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
@@ -118,6 +172,10 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
                                     "no judge (exact matches only)."), "",
                  f"**Overall accuracy: {fmt(accuracy['overall'])}%** (exact-match rate "
                  f"{100 * result['exact_match_rate']:.1f}%).", ""]
+        if judge:
+            lines += [f"Judge verdicts: {result['n_judged']} non-exact answers judged, "
+                      f"**{result['n_unparsed_verdicts']} unparsed** (neither a clear Yes nor a clear No; counted "
+                      f"as wrong; their `judge_raw` is in graded.csv with an empty `judge_says`).", ""]
         for title, key in (("Category", "by_category"), ("Tier", "by_tier"), ("Template", "by_template")):
             lines += [markdown_table([title, "accuracy (%)"], [[k, fmt(v)] for k, v in accuracy[key].items()]), ""]
         lines += ["![Accuracy per template](template_accuracy.png)", "",
@@ -130,7 +188,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         rows = [[name, v["n_failures"]] + [f"{100 * v['rates'].get(m, 0):.0f}%" for m in modes]
                 for name, v in [("all templates", failure_modes["overall"]), *failure_modes["by_template"].items()]]
         lines += [markdown_table(["Template", "failures", *modes], rows) if modes else "_no failures_", ""]
-        if attention:
+        if model_runs:
             lines += _entropy_section(entropy, tmp)
         (tmp / "report.md").write_text("\n".join(lines), encoding="utf-8")
     return out
@@ -163,6 +221,9 @@ def _entropy_section(entropy: dict, folder: Path) -> list[str]:
             f"Mid-layer (relative depth {entropy['depth_range'][0]}-{entropy['depth_range'][1]}) entropy of the "
             "answer position's attention over text, audio and image spans; dH with a two-sample bootstrap 95% CI. "
             f"Pooled over models (within-model z-scores): {fmt(pooled['value'], 3)} sd "
-            f"[{fmt(pooled['ci'][0], 3)}, {fmt(pooled['ci'][1], 3)}].", "",
+            f"[{fmt(pooled['ci'][0], 3)}, {fmt(pooled['ci'][1], 3)}]. Each model's samples are split by its own "
+            "answers (strict majority over its runs: "
+            + "; ".join(f"{Path(m).name}: {', '.join(Path(f).name for f in r.get('runs', []))}"
+                        for m, r in entropy["models"].items()) + ").", "",
             markdown_table(["Model", "slice", "dH (bits)", "95% CI", "correct", "incorrect"], rows), "",
             "![Entropy gap](entropy_gap.png)" if values else "", ""]

@@ -224,22 +224,43 @@ def test_attention_probe_on_the_tiny_omni_model(tmp_path, tiny_models):
         span_masks(torch.tensor([[1, 2]]), text_only, ["image"], "text-model")
 
 
-def test_audit_composition_with_attention(tmp_path):
+def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(tmp_path):
+    import os
+
+    from omniaudit.evaluation.attention import AttentionProbe
     from omniaudit.tiny_models import tiny_omni
 
     model = tiny_omni(tmp_path / "omni")
-    out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
-    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer"])
-    rows = [{"id": i, "prediction": a if k % 2 else "no idea"}
-            for k, (i, a) in enumerate(zip(samples["id"], samples["answer"], strict=True))]
-    path = tmp_path / "run.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(path), "--attention",
-                 str(model), "--out", str(tmp_path / "rep")]) == 0
+    other = tmp_path / "omni2"
+    os.symlink(model, other)  # same weights under a second name: same entropies, different answers
+    out = build_composition_dataset(tmp_path / "ds_attention", n_synthetic=8)
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")))
+    right = {"a": [k % 2 == 1 for k in range(len(samples))], "b": [k % 3 == 0 for k in range(len(samples))]}
+    paths = {}
+    for name, ok in right.items():
+        paths[name] = tmp_path / f"run_{name}.jsonl"
+        paths[name].write_text("".join(json.dumps({"id": i, "prediction": a if good else "no idea"}) + "\n"
+                                       for i, a, good in zip(samples["id"], samples["answer"], ok, strict=True)))
+    # model: bare, so scored by --predictions (run a); other: by its own run b
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(paths["a"]), "--attention",
+                 str(model), f"{other}={paths['b']}", "--out", str(tmp_path / "rep")]) == 0
     gap = json.loads((tmp_path / "rep" / "audit.json").read_text())["entropy_gap"]
-    overall = gap["models"][str(model)]["overall"]
-    assert overall["n_correct"] + overall["n_incorrect"] == len(samples) and overall["value"] is not None
+    probe = AttentionProbe(str(model))
+    h = np.array([probe.sample(r.id, r.question, r.image["bytes"], r.audio["bytes"])["h_mid"]
+                  for r in samples.itertuples()])
+    for name, key in (("a", str(model)), ("b", str(other))):
+        ok = np.array(right[name])
+        overall = gap["models"][key]["overall"]
+        assert (overall["n_correct"], overall["n_incorrect"]) == (ok.sum(), (~ok).sum())
+        assert overall["value"] == pytest.approx(h[ok].mean() - h[~ok].mean(), abs=1e-9)
+        assert gap["models"][key]["runs"] == [str(paths[name])]
+    z = (h - h.mean()) / h.std(ddof=1)
+    pooled = np.concatenate([z[right["a"]], z[right["b"]]]).mean() - np.concatenate(
+        [z[~np.array(right["a"])], z[~np.array(right["b"])]]).mean()
+    assert gap["pooled_z"]["value"] == pytest.approx(pooled, abs=1e-9)
     assert (tmp_path / "rep" / "entropy_gap.png").exists()
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(paths["a"]), "--attention",
+                 str(model), str(other), "--out", str(tmp_path / "rep2")]) == 2  # two models, one set of answers
 
 
 def test_scripted_judges_answer_samples_and_ablations(tmp_path):
@@ -278,7 +299,7 @@ def test_model_runners_refuse_media_they_cannot_send(tmp_path, tiny_models):
     from omniaudit.evaluation.judges import run_judge
 
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
-    with pytest.raises(InputError, match="cannot send yet"):
+    with pytest.raises(InputError, match="cannot send yet|takes only audio"):
         run_judge(out, "samples", f"hf:{tiny_models['audio']}", tmp_path / "p.jsonl")
 
 
@@ -330,3 +351,187 @@ def test_a_run_must_answer_every_sample(tmp_path, capsys):
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(path), "--out",
                  str(tmp_path / "r")]) == 2
     assert "have no prediction" in capsys.readouterr().err
+
+
+BASE = {"template_id": "T", "template_name": "T", "category": "IC", "question": "q", "answer": "a",
+        "evidence_modality": "image", "generation_confidence": 3, "auditor_decision": "ACCEPT", "difficulty": 4}
+
+
+def media_folder(folder):
+    """A picture, a WAV, a 1 s video with its own soundtrack and one without, written into ``folder``."""
+    Image.fromarray(np.full((8, 8, 3), 90, np.uint8)).save(folder / "i.png")
+    sf.write(folder / "a.wav", noise_audio(0.5, 7)[0], 16000)
+    write_clip(folder / "v.mp4", seconds=1.0, audio=noise_audio(1.0, 3))
+    write_clip(folder / "mute.mp4", seconds=1.0, with_audio=False)
+    return folder
+
+
+def write_samples(path, rows):
+    if path.suffix == ".csv":
+        pd.DataFrame(rows).to_csv(path, index=False)  # absent media: empty cells
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+MIXED = [  # id, media, tier: every mix of modalities a C3PO tier file holds
+    ("ia", {"image": "i.png", "audio": "a.wav"}, 2, {"mute_audio", "drop_image", "text_only"}),
+    ("i", {"image": "i.png"}, 1, {"drop_image", "text_only"}),
+    ("v", {"video": "v.mp4"}, 2, {"mute_audio", "blank_video", "text_only"}),  # the video's soundtrack counts
+    ("a", {"audio": "a.wav"}, 1, {"mute_audio", "text_only"}),
+    ("vm", {"video": "mute.mp4", "image": "i.png"}, 2, {"blank_video", "drop_image", "text_only"}),
+]
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".jsonl"])
+def test_mixed_modality_samples_build(tmp_path, suffix):
+    media_folder(tmp_path)
+    rows = []
+    for k, (sid, media, tier, _) in enumerate(MIXED):
+        row = {**BASE, "id": sid, "tier": tier, "difficulty": 2 + 2 * k, "video": None, "audio": None, "image": None}
+        rows.append(row | media if suffix == ".csv" or k % 2 else {**BASE, "id": sid, "tier": tier,
+                                                                   "difficulty": 2 + 2 * k, **media})
+    out = build_composition_dataset(tmp_path / "ds", write_samples(tmp_path / f"s{suffix}", rows))
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet"))).set_index("id")
+    ablations = pd.read_parquet(next((out / "ablations").glob("*.parquet")))
+    for sid, media, _, expected in MIXED:
+        assert {m for m in ("video", "audio", "image") if samples.loc[sid, m] is not None} == set(media)
+        assert set(ablations.loc[ablations["sample_id"] == sid, "ablation"]) == expected
+    assert samples.loc["ia", "image"]["bytes"] == (tmp_path / "i.png").read_bytes()
+
+
+def test_mute_audio_silences_the_audio_file_and_the_videos_own_soundtrack(tmp_path):
+    from omniaudit.data_builders.interventions import media
+
+    media_folder(tmp_path)
+    row = {**BASE, "id": "va", "tier": 3, "video": "v.mp4", "audio": "a.wav", "category": "CC"}
+    out = build_composition_dataset(tmp_path / "ds", write_samples(tmp_path / "s.jsonl", [row]))
+    table = pd.read_parquet(next((out / "ablations").glob("*.parquet"))).set_index("ablation")
+    assert set(table.index) == {"mute_audio", "blank_video", "text_only"}
+    muted = table.loc["mute_audio"]
+    (tmp_path / "m.mp4").write_bytes(muted["video"]["bytes"])
+    soundtrack, _ = media.timeline_audio(media.probe(tmp_path / "m.mp4"))  # decoded from the ablated video
+    original, _ = media.timeline_audio(media.probe(tmp_path / "v.mp4"))
+    assert soundtrack.size > 0 and np.abs(soundtrack).max() == 0 and np.abs(original).max() > 0.1
+    assert media.video_packets(tmp_path / "m.mp4") == media.video_packets(tmp_path / "v.mp4")  # pictures kept
+    audio, _ = sf.read(__import__("io").BytesIO(muted["audio"]["bytes"]))
+    assert audio.size > 0 and np.abs(audio).max() == 0
+    blank = table.loc["blank_video"]  # the other ablation keeps both audios
+    assert blank["audio"]["bytes"] == (tmp_path / "a.wav").read_bytes()
+
+
+@pytest.mark.parametrize(("column", "file", "match"), [
+    ("image", "bad.png", "not a readable image"),
+    ("image", "a.wav", "not a readable image"),
+    ("audio", "i.png", "not a readable audio file"),
+    ("audio", "v.mp4", "not a readable audio file"),
+    ("audio", "empty.wav", "holds no samples"),
+    ("video", "i.png", "unusable video"),
+    ("video", "a.wav", "unusable video"),
+    ("video", "broken.mp4", "unusable video"),
+])
+def test_corrupt_or_wrong_type_media_name_row_column_and_file(tmp_path, column, file, match):
+    media_folder(tmp_path)
+    (tmp_path / "bad.png").write_bytes(b"not a picture")
+    sf.write(tmp_path / "empty.wav", np.zeros(0, np.float32), 16000)
+    (tmp_path / "broken.mp4").write_bytes((tmp_path / "v.mp4").read_bytes()[:300])
+    rows = [{**BASE, "id": "ok", "tier": 1, "image": "i.png"},
+            {**BASE, "id": "bad", "tier": 1, **({"image": "i.png"} if column != "image" else {}), column: file}]
+    with pytest.raises(InputError, match=match) as err:
+        read_samples(write_samples(tmp_path / "s.jsonl", rows))
+    assert "s.jsonl:row 2" in str(err.value) and f"column '{column}'" in str(err.value) and file in str(err.value)
+
+
+def test_rejected_samples_media_are_not_decoded(tmp_path):
+    media_folder(tmp_path)
+    (tmp_path / "bad.png").write_bytes(b"not a picture")
+    rows = [{**BASE, "id": "ok", "tier": 1, "image": "i.png"},
+            {**BASE, "id": "rejected", "tier": 2, "image": "bad.png", "auditor_decision": "REJECT"},
+            {**BASE, "id": "ungradable", "tier": 1, "image": "bad.png", "difficulty": -1}]
+    out = build_composition_dataset(tmp_path / "ds", write_samples(tmp_path / "s.jsonl", rows))
+    assert pd.read_parquet(next((out / "samples").glob("*.parquet")))["id"].tolist() == ["ok"]
+
+
+@pytest.mark.parametrize(("rows", "match", "where"), [
+    ([{"tier": 2}], "tier 2 counts 2 grounded modalities, but the row's media give 1 \\(image\\)", "tier"),
+    ([{"tier": 3, "video": "v.mp4"}], "give 3", None),  # accepted: image + video + its soundtrack
+    ([{"tier": 3, "video": "mute.mp4"}], "media give 2 \\(video, image\\)", "tier"),
+    ([{"tier": 0}], "expected a number in \\[1, 4\\]", "tier"),
+    ([{"tier": 1.5}], "expected an integer", "tier"),
+    ([{"generation_confidence": 3.5}], "expected an integer", "generation_confidence"),
+    ([{"template_id": "D_T1_001", "category": "CC"}], "D_T<k>_<n>", "category"),
+    ([{"template_name": "AcousticSceneMismatch"}], "AcousticSceneMismatch is a CC template", "category"),
+    ([{}, {"template_id": "T2"}], "template_name is used with more than one template_id", "template_id"),
+    ([{"template_name": "CountRed"}, {"template_id": "T2", "template_name": "count red"}], "only in case",
+     "template_name"),
+    ([{}, {"category": "CC"}], "both categories", "category"),
+])
+def test_tier_and_template_mismatches_name_the_row(tmp_path, rows, match, where):
+    media_folder(tmp_path)
+    rows = [{**BASE, "id": f"s{k}", "tier": 1, "image": "i.png", **r} for k, r in enumerate(rows)]
+    path = write_samples(tmp_path / "s.jsonl", rows)
+    if where is None:
+        assert read_samples(path)["video_has_audio"].tolist() == [True]
+        return
+    with pytest.raises(InputError, match=match) as err:
+        read_samples(path)
+    assert "s.jsonl:row 1" in str(err.value) and f"column '{where}'" in str(err.value)
+
+
+def test_a_templates_table_refuses_unknown_templates(tmp_path, capsys):
+    media_folder(tmp_path)
+    rows = [{**BASE, "id": "s1", "tier": 1, "image": "i.png", "template_id": "C_T1_001",
+             "template_name": "DisclaimedEvidence", "category": "CC"},
+            {**BASE, "id": "s2", "tier": 1, "image": "i.png", "template_id": "C_T1_009",
+             "template_name": "DisclaimedEvidense", "category": "CC"}]
+    samples = write_samples(tmp_path / "s.jsonl", rows)
+    table = tmp_path / "templates.csv"
+    table.write_text("template_id,template_name,category\nC_T1_001,DisclaimedEvidence,CC\n")
+    assert len(read_samples(samples)) == 2  # without a table, a consistent unknown template is allowed
+    with pytest.raises(InputError, match="unknown template_id") as err:
+        read_samples(samples, table)
+    assert "s.jsonl:row 2" in str(err.value)
+    assert main(["build", "composition", "--samples", str(samples), "--templates", str(table), "--out",
+                 str(tmp_path / "ds")]) == 2
+    assert "unknown template_id" in capsys.readouterr().err and not (tmp_path / "ds").exists()
+    table.write_text("template_id,template_name\nC_T1_001,DisclaimedEvidence\nC_T1_009,Disclaimed\n")
+    with pytest.raises(InputError, match="differs from the templates table's name"):
+        read_samples(samples, table)
+
+
+def test_entropy_gaps_pair_each_model_with_its_own_correctness():
+    from omniaudit.evaluation.attention import entropy_gaps
+
+    h = np.array([1.5, 1.3, 0.9, 0.7, 1.1, 1.0])
+    category = np.array(["IC", "IC", "IC", "CC", "CC", "CC"])
+    ok_a = np.array([1, 1, 0, 0, 1, 0], bool)
+    gaps = entropy_gaps({"a": h, "b": 2 * h + 1}, {"a": ok_a, "b": ~ok_a}, category, 200, 0)
+    # by hand: a: (1.5 + 1.3 + 1.1) / 3 - (0.9 + 0.7 + 1.0) / 3; b: twice the opposite, on its own scale
+    assert gaps["models"]["a"]["overall"]["value"] == pytest.approx(1.3 - 2.6 / 3)
+    assert gaps["models"]["b"]["overall"]["value"] == pytest.approx(-2 * (1.3 - 2.6 / 3))
+    assert gaps["models"]["a"]["by_category"]["IC"]["value"] == pytest.approx(1.4 - 0.9)
+    assert gaps["models"]["a"]["by_category"]["CC"]["value"] == pytest.approx(1.1 - 0.85)
+    assert gaps["models"]["b"]["by_category"]["IC"]["value"] == pytest.approx(2 * (0.9 - 1.4))
+    assert gaps["models"]["b"]["by_category"]["CC"]["value"] == pytest.approx(2 * (0.85 - 1.1))
+    # same z-scores, opposite correctness: pooled, correct and incorrect samples are the same six z's
+    assert gaps["pooled_z"]["value"] == pytest.approx(0.0, abs=1e-12)
+    assert gaps["models"]["b"]["fraction_correct"] == 0.5
+    shared = entropy_gaps({"a": h, "b": 2 * h + 1}, {"a": ok_a, "b": ok_a}, category, 200, 0)
+    assert shared["pooled_z"]["value"] == pytest.approx(gaps["models"]["a"]["overall"]["value"] / h.std(ddof=1))
+
+
+def test_attention_model_specs(tmp_path):
+    from omniaudit.evaluation.audits.composition import attention_runs
+
+    (tmp_path / "lr=1e-5").mkdir()
+    for name in ("run=1.jsonl", "b.jsonl", "p.jsonl"):
+        (tmp_path / name).write_text("")
+    run1, b, p = tmp_path / "run=1.jsonl", tmp_path / "b.jsonl", tmp_path / "p.jsonl"
+    model = tmp_path / "lr=1e-5"
+    assert attention_runs([f"{model}={run1}", f"{model}={b}", "m2"], [p]) == {str(model): [run1, b], "m2": [p]}
+    assert attention_runs([str(model)], [p]) == {str(model): [p]}  # an existing path with "=" is a bare model
+    assert attention_runs({"m": b}, [p]) == {"m": [b]}
+    with pytest.raises(InputError, match="same --predictions runs"):
+        attention_runs(["m1", "m2"], [p])
+    with pytest.raises(InputError, match="either as MODEL=PREDICTIONS or bare"):
+        attention_runs(["m1", f"m1={b}"], [p])
