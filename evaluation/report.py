@@ -96,6 +96,8 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
         f"{ds['n_same']} \"same\" (used only for fold assignment), {len(ds['generators'])} generators. "
         f"The fold-exclusive generator prior agrees with {100 * ds['prior_agreement']:.1f}% of binary labels.",
         "",
+        *_duplicate_lines(ds),
+        *_judged_only_lines(audit),
         "## Two-class WAF [bootstrap 95% CI]",
         "",
         "Content-blind probes never read description text, video or audio. Counter-stereotypical pairs have a label "
@@ -122,13 +124,26 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
             markdown_table(["Predictor", "Prior-following (counter)", "Discordant b / c (length-m.)", "Exact p"],
                            rows),
             ""]
+    excluded = {n: p["length_matched"]["mcnemar"]["n_ties_excluded"] for n, p in audit["predictors"].items()
+                if p["length_matched"].get("mcnemar", {}).get("n_ties_excluded")}
+    if excluded:
+        out += ["Tied pairs (no preference) have no right/wrong outcome and are left out of the McNemar test: "
+                + ", ".join(f"{PROBE_TITLES.get(n, n)} {k}" for n, k in excluded.items()) + ".", ""]
     if audit["judges"]:
-        rows = [[n, m["n_two_orders"], m["n_one_order"], f"{fmt(100 * m['order_agreement'])}%"]
+        rows = [[n, m["n_two_orders"], m["n_one_order"], f"{fmt(100 * m['order_agreement'])}%", m.get("n_ties", 0)]
                 for n, m in audit["judges"].items()]
         out += ["## Judges: order consistency", "",
                 "Share of pairs judged in both orders whose two decisions pick the same description (a position-"
-                "locked judge scores 0%).", "",
-                markdown_table(["Judge", "pairs with AB+BA", "pairs with one order", "order agreement"], rows), ""]
+                "locked judge scores 0%). A tie is a pair whose orders average to P(a1) = 0.5 exactly (e.g. the "
+                "first slot chosen in both orders): it is no preference, so it counts half for each class in WAF, "
+                "accuracy and prior-following (never as a1), and is left out of the McNemar tests.", "",
+                markdown_table(["Judge", "pairs with AB+BA", "pairs with one order", "order agreement", "ties"], rows),
+                ""]
+    tied_probes = {n: k for n, k in audit.get("ties", {}).get("counts", {}).items()
+                   if k and n not in audit["judges"]}
+    if tied_probes:
+        out += ["Probes with tied decisions (P(a1) = 0.5, half credit per class): "
+                + ", ".join(f"{PROBE_TITLES.get(n, n)} {k}" for n, k in tied_probes.items()) + ".", ""]
     if "source_classifier" in audit:
         sc = audit["source_classifier"]
         out += ["## Does style reveal the generator?", "",
@@ -158,6 +173,29 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
     rows = [[g, f"{100 * w:.1f}%"] for g, w in sorted(ds["win_rates"].items(), key=lambda kv: -kv[1])]
     out += ["## Generator win rates", "", markdown_table(["Generator", "Win rate"], rows), "",
             f"![Generator win rates]({figures['win_rates']})", "",
-            "CIs are 2.5/97.5 percentiles of pair resamples within each slice: finite-pair uncertainty, not training-"
-            "seed variation; overlapping marginal CIs are not a paired test.", ""]
+            f"CIs are 2.5/97.5 percentiles of resamples of {audit['bootstrap'].get('unit', 'pairs')} within each "
+            "slice: finite-pair uncertainty, not training-seed variation; overlapping marginal CIs are not a paired "
+            "test.", ""]
     return "\n".join(out)
+
+
+def _duplicate_lines(ds: dict) -> list[str]:
+    dup = ds.get("duplicates")
+    if not dup or not dup["groups"]:
+        return []
+    return [f"Duplicate pairs: {dup['groups']} group(s) ({dup['exact']} exact and {dup['near']} near copies of an "
+            f"earlier row; {dup['conflicting_labels']} group(s) with disagreeing labels). Each group sits in one fold "
+            "and is resampled as one unit, so copies neither leak labels across folds nor narrow the CIs.", ""]
+
+
+def _judged_only_lines(audit: dict) -> list[str]:
+    """The plain statement of a judged-only audit: which pairs the numbers cover."""
+    jo = audit.get("judged_only")
+    if not jo:
+        return []
+    folds = ", ".join(f"fold {k}: {v['judged']}/{v['total']}" for k, v in jo["by_fold"].items())
+    per_judge = ", ".join(f"{n} {k}" for n, k in jo["per_judge"].items())
+    return [f"**Judged-only audit: every number below covers the {jo['n_pairs']} of {jo['n_binary']} binary pairs "
+            f"that every judge scored** ({folds}; pairs judged per judge: {per_judge}). The probes were fitted out-of-"
+            "fold on all binary pairs and are scored on the same judged pairs; the source classifier and the controls "
+            "use the whole dataset. Numbers are not comparable with a full audit of the benchmark.", ""]

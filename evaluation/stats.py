@@ -86,34 +86,74 @@ class Estimate:
     n_resamples_used: int
 
 
+TIE = 0.5  # a decision that picks neither candidate: scored half for each class (see ``decide_with_ties``)
+
+
+def confusion_weights(y_true: np.ndarray, share_a1: np.ndarray) -> np.ndarray:
+    """(n, 4) confusion weights (tn, fp, fn, tp) per item from the share of the decision given to class 1.
+
+    ``share_a1`` is 1 (a1), 0 (a2) or 0.5 (a tie); a binary decision is one-hot, a tie counts half in each cell of
+    its row, which is the expected confusion of a fair coin (and equals scoring each of the two presentation orders of
+    a position-locked judge as a trial of its own).
+    """
+    y_true = _as_binary("y_true", y_true)
+    q = np.asarray(share_a1, dtype=np.float64)
+    if q.shape != y_true.shape:
+        raise ValueError(f"y_true and y_pred differ in length: {y_true.size} vs {q.size}")
+    if q.size and not np.isin(q, (0.0, TIE, 1.0)).all():
+        raise ValueError(f"y_pred: expected decisions 0, 0.5 (tie) or 1, found {sorted(set(np.unique(q)))[:5]}")
+    out = np.zeros((y_true.size, 4))
+    pos = y_true == 1
+    out[~pos, 0], out[~pos, 1] = 1 - q[~pos], q[~pos]
+    out[pos, 2], out[pos, 3] = 1 - q[pos], q[pos]
+    return out
+
+
 def bootstrap_waf(
     y_true: np.ndarray,
     preds: np.ndarray,
     n_resamples: int = N_RESAMPLES,
     seed: int = BOOTSTRAP_SEED,
     confidence: float = 0.95,
+    clusters: np.ndarray | None = None,
 ) -> list[Estimate]:
     """WAF and percentile bootstrap CI for one or several predictors on the same items.
 
-    ``preds`` is (n,) or (k, n). All predictors share the same resamples (seeded), so their CIs are comparable.
-    Resamples whose gold labels hold a single class are skipped, as in the paper.
+    ``preds`` is (n,) or (k, n) of decisions 0/1, or 0.5 for a tie (half in each class, see
+    :func:`confusion_weights`). All predictors share the same resamples (seeded), so their CIs are comparable.
+    Resamples whose gold labels hold a single class are skipped, as in the paper. ``clusters`` (one key per item)
+    resamples whole clusters instead of items, e.g. both presentation orders of a source pair in a dual-order table:
+    items of one cluster are not independent, so resampling them separately would make the CI too narrow. Without
+    ``clusters`` (or with one cluster per item) the resamples are exactly those of :func:`resample_indices`.
     """
     y_true = _as_binary("y_true", y_true)
     preds2 = np.atleast_2d(np.asarray(preds))
     n = y_true.size
-    cells = np.stack([confusion_cells(y_true, p) for p in preds2])  # (k, n)
-    point = waf_from_confusion(np.stack([np.bincount(c, minlength=4) for c in cells]))
+    weights_k = np.stack([confusion_weights(y_true, p) for p in preds2])  # (k, n, 4)
+    point = waf_from_confusion(weights_k.sum(axis=1))
     if n == 0 or n_resamples == 0:  # no items, or no CI asked for
         nan = float("nan")
         return [Estimate(float(v), (nan, nan), n, 0) for v in point]
-    weights = resample_weights(n, n_resamples, seed).astype(np.float64)
-    pos_support = weights @ y_true.astype(np.float64)
-    keep = (pos_support > 0) & (pos_support < n)
+    cells = np.concatenate(list(weights_k), axis=1)  # (n, 4k): all predictors in one product
+    sizes, positives = np.ones(n), y_true.astype(np.float64)
+    if clusters is not None:
+        import pandas as pd
+
+        codes = pd.factorize(np.asarray(clusters))[0]
+        if codes.size != n:
+            raise ValueError(f"clusters and y_true differ in length: {codes.size} vs {n}")
+        m = int(codes.max()) + 1
+        sizes, positives = np.bincount(codes, minlength=m).astype(np.float64), np.bincount(codes, positives, m)
+        summed = np.zeros((m, cells.shape[1]))
+        np.add.at(summed, codes, cells)
+        cells = summed
+    weights = resample_weights(sizes.size, n_resamples, seed).astype(np.float64)
+    pos_support, total = weights @ positives, weights @ sizes
+    keep = (pos_support > 0) & (pos_support < total)
     lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
-    onehot = np.concatenate([np.eye(4)[c] for c in cells], axis=1)  # (n, 4k): all predictors in one product
-    conf = (weights[keep] @ onehot).reshape(int(keep.sum()), len(cells), 4)
+    conf = (weights[keep] @ cells).reshape(int(keep.sum()), len(preds2), 4)
     out = []
-    for k in range(len(cells)):
+    for k in range(len(preds2)):
         vals = waf_from_confusion(conf[:, k])
         lo, hi = np.percentile(vals, [lo_q, hi_q]) if vals.size else (np.nan, np.nan)
         out.append(Estimate(float(point[k]), (float(lo), float(hi)), n, int(keep.sum())))
@@ -143,11 +183,13 @@ def mcnemar_exact(correct_a: np.ndarray, correct_b: np.ndarray) -> dict:
 def prior_following(y_pred: np.ndarray, prior: np.ndarray) -> float:
     """Fraction of decisions equal to the prior's choice, over items where the prior does not abstain (-1).
 
-    On the counter-stereotypical slice (label opposite to the prior) this is the paper's prior-following rate.
+    On the counter-stereotypical slice (label opposite to the prior) this is the paper's prior-following rate. A tie
+    (0.5) follows the prior half.
     """
-    y_pred, prior = np.asarray(y_pred), np.asarray(prior)
+    y_pred, prior = np.asarray(y_pred, dtype=np.float64), np.asarray(prior)
     decided = prior >= 0
-    return float(np.mean(y_pred[decided] == prior[decided])) if decided.any() else float("nan")
+    follows = np.where(prior == 1, y_pred, 1.0 - y_pred)
+    return float(np.mean(follows[decided])) if decided.any() else float("nan")
 
 
 def mean_sd(values: np.ndarray) -> dict:
@@ -156,8 +198,27 @@ def mean_sd(values: np.ndarray) -> dict:
 
 
 def decide(p_a1: np.ndarray) -> np.ndarray:
-    """Decision from P(a1 preferred): a1 (1) when p >= 0.5, else a2 (0); the one threshold used everywhere."""
+    """Decision from P(a1 preferred): a1 (1) when p >= 0.5, else a2 (0); the one threshold used everywhere.
+
+    p = 0.5 exactly is no preference; audits that score judges use :func:`decide_with_ties` so that it is not
+    silently counted as a1."""
     return (np.asarray(p_a1, dtype=np.float64) >= 0.5).astype(np.int64)
+
+
+TIE_TOLERANCE = 1e-9
+
+
+def decide_with_ties(p_a1: np.ndarray) -> np.ndarray:
+    """Decision from P(a1 preferred) with ties kept: 1.0 (a1) above 0.5, 0.0 (a2) below, 0.5 (tie) at 0.5.
+
+    A tie is a judge with no preference between the candidates: e.g. a position-locked judge that picks the first slot
+    in both presentation orders (a1 in one, a2 in the other, averaging to 0.5). Thresholding would make it "always
+    a1", i.e. a judge of the majority class when a1 is the majority. Ties are scored half for each class instead
+    (:func:`confusion_weights`): the expected score of a fair coin, computed exactly, with no seed and no class
+    favoured. ``|p - 0.5| <= TIE_TOLERANCE`` counts as a tie, so that averaged orders such as (0.7 + 0.3) / 2 do.
+    """
+    p = np.asarray(p_a1, dtype=np.float64)
+    return np.where(np.abs(p - 0.5) <= TIE_TOLERANCE, TIE, (p > 0.5).astype(np.float64))
 
 
 def cluster_ratio_resamples(num: np.ndarray, den: np.ndarray, n_resamples: int = N_RESAMPLES,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from omniaudit.data_builders.hub import configs_metadata, push_to_hub, write_hub_dataset
@@ -31,7 +32,8 @@ from omniaudit.hub_cards import dataset_card
 SPLIT = "train"
 COLUMN_ORDER = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior1",
                 "prior2", "prior_choice", "is_binary", "length_matched", "counter_stereotypical", "same_generator",
-                "source_pair")
+                "source_pair", "dedup_group")
+N_DUPLICATE_EXAMPLES = 5
 
 
 @dataclass(frozen=True)
@@ -46,11 +48,68 @@ class PreferenceBuildOptions:
 
 
 def unique_ids(names: pd.Series) -> pd.Series:
-    """Pair ids: the clip name, or ``name#k`` (k-th occurrence, from 0) when a name occurs more than once."""
+    """Pair ids: the clip name, or ``name#k`` when a name occurs more than once (k counts its rows from 0, skipping
+    any ``name#k`` that is already another row's name: names ``x, x, x#0`` give ids ``x#1, x#2, x#0``)."""
     if names.is_unique:
         return names.copy()
-    occurrence = names.groupby(names).cumcount()
-    return names.where(~names.duplicated(keep=False), names + "#" + occurrence.astype(str))
+    repeated = names.duplicated(keep=False).to_numpy()
+    taken = set(names[~repeated])
+    counters: dict[str, int] = {}
+    ids = names.tolist()
+    for i in np.flatnonzero(repeated):
+        name, k = ids[i], counters.get(ids[i], 0)
+        while f"{name}#{k}" in taken:
+            k += 1
+        ids[i] = f"{name}#{k}"
+        taken.add(ids[i])
+        counters[name] = k + 1
+    return pd.Series(ids, index=names.index, name=names.name)
+
+
+def _norm(text: object) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+def _candidates(df: pd.DataFrame, normalise: bool) -> list[tuple]:
+    """Per row: (name, the two (generator, description) candidates in sorted order), optionally case- and
+    whitespace-normalised, so a pair and its copy with the candidates swapped get the same key."""
+    norm = _norm if normalise else str
+    return [(norm(n), *sorted(((norm(g1), norm(t1)), (norm(g2), norm(t2)))))
+            for n, g1, t1, g2, t2 in zip(df["name"], df["model1"], df["a1"], df["model2"], df["a2"], strict=True)]
+
+
+def duplicate_groups(df: pd.DataFrame) -> np.ndarray:
+    """Per row, the position of the first row it duplicates (itself when none).
+
+    Duplicates are rows of the same clip name with the same two (generator, description) candidates, in either
+    order, after collapsing whitespace and case: exact copies and near-copies alike, since both leak a label into
+    another fold. The builder keeps a group in one fold; :func:`duplicate_summary` counts exact and near copies.
+    """
+    first: dict[tuple, int] = {}
+    return np.array([first.setdefault(key, i) for i, key in enumerate(_candidates(df, normalise=True))],
+                    dtype=np.int64)
+
+
+def duplicate_summary(df: pd.DataFrame) -> dict:
+    """Counts for the card and audit.json: rows that exactly repeat an earlier row (``exact``), rows equal to an
+    earlier one only after case/whitespace normalisation (``near``), duplicate groups whose labels disagree
+    (``conflicting_labels``, after mapping swapped copies to one order) and a few example groups of ids."""
+    group = duplicate_groups(df)
+    exact_keys = _candidates(df, normalise=False)
+    n_exact = len(exact_keys) - len(set(exact_keys))
+    n_dup = int((group != np.arange(len(df))).sum())
+    # the label in a canonical candidate order (swapped copies flip it), to compare the labels of a group
+    swapped = [(_norm(g1), _norm(t1)) > (_norm(g2), _norm(t2))
+               for g1, t1, g2, t2 in zip(df["model1"], df["a1"], df["model2"], df["a2"], strict=True)]
+    label = np.where(swapped, df["preference"].map({"a1": "a2", "a2": "a1", "same": "same"}), df["preference"])
+    ids = next(df[c] for c in ("pair_id", "id", "name") if c in df.columns)
+    groups = pd.DataFrame({"group": group, "label": label, "id": ids.astype(str).to_numpy()}).groupby("group")
+    sizes = groups.size()
+    multi = sizes[sizes > 1].index
+    conflicts = int((groups["label"].nunique()[multi] > 1).sum())
+    examples = [groups.get_group(g)["id"].tolist() for g in multi[:N_DUPLICATE_EXAMPLES]]
+    return {"exact": n_exact, "near": n_dup - n_exact, "groups": len(multi), "conflicting_labels": conflicts,
+            "examples": examples}
 
 
 def _ordered(df: pd.DataFrame) -> pd.DataFrame:
@@ -65,7 +124,11 @@ def build_tables(pairs: pd.DataFrame, options: PreferenceBuildOptions = Preferen
                          f"need at least {options.n_splits}")
     df = pairs.copy()
     df.insert(0, "id", unique_ids(df["name"]))
-    df["fold"] = assign_folds(len(df), options.n_splits, options.fold_seed)
+    # KFold over all rows (appendix A), then every duplicate joins the fold of its first occurrence, so a copied
+    # pair never sits in another fold than its original (its label would leak into probes and priors)
+    first = duplicate_groups(df)
+    df["fold"] = assign_folds(len(df), options.n_splits, options.fold_seed)[first]
+    df["dedup_group"] = df["id"].to_numpy()[first]
     annotated = annotate(df, options.length_tolerance)
     tables = {"pairs": annotated}
     base_cols = list(df.columns)
@@ -102,6 +165,8 @@ def summarize(df: pd.DataFrame) -> dict:
         },
         "prior_agreement": float(((binary["prior_choice"] == binary["preference"]).sum()) / max(len(binary), 1)),
         "source_pairs": {k: int(v) for k, v in binary["source_pair"].value_counts().sort_index().items()},
+        # a dual_order table holds every pair twice by design: count copies among its source pairs
+        "duplicates": duplicate_summary(df.drop_duplicates("pair_id") if "pair_id" in df.columns else df),
     }
 
 

@@ -23,13 +23,13 @@ from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
 from omniaudit.errors import InputError
 from omniaudit.evaluation import controls, probes, report
-from omniaudit.evaluation.judge_files import judge_scores
+from omniaudit.evaluation.judge_files import JudgeScores, judge_scores, parse_judge_specs
 from omniaudit.evaluation.stats import (
     BOOTSTRAP_SEED,
     N_RESAMPLES,
-    accuracy,
+    TIE,
     bootstrap_waf,
-    decide,
+    decide_with_ties,
     mcnemar_exact,
     prior_following,
 )
@@ -50,7 +50,9 @@ class PreferenceAuditConfig:
     permutation_seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
     source_classifier: bool = True
     controls: bool = True
-    judges: list[Path] = field(default_factory=list)
+    # judge prediction files: a Path is a file; a string is FILE or NAME=FILE (files sharing a NAME are one judge)
+    judges: list[Path | str] = field(default_factory=list)
+    judged_only: bool = False  # audit only the binary pairs every judge covers (e.g. predictions for some folds)
 
 
 def _check_columns(pairs: pd.DataFrame) -> None:
@@ -73,7 +75,8 @@ def predictor_scores(binary: pd.DataFrame, generators: list[str], y: np.ndarray)
 def by_source_pair(binary: pd.DataFrame, y: np.ndarray, correct: dict[str, np.ndarray]) -> dict:
     """Per unordered source pairing: size, how often its first generator wins, and each predictor's accuracy.
 
-    A pairing whose winner is lopsided is where a style prior pays off (§6: report source-pair slices).
+    A pairing whose winner is lopsided is where a style prior pays off (§6: report source-pair slices). ``correct``
+    holds per-pair correctness in [0, 1] (a tie counts half).
     """
     out = {}
     winner = np.where(y == 1, binary["model1"], binary["model2"])
@@ -84,50 +87,111 @@ def by_source_pair(binary: pd.DataFrame, y: np.ndarray, correct: dict[str, np.nd
     return out
 
 
+def bootstrap_clusters(binary: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """(cluster key per pair or None, what one resampling unit is).
+
+    Rows that are not independent are resampled together: both orders of a source pair in a ``dual_order`` table
+    (``pair_id``) and the copies of one pair (``dedup_group``, written by the builder). Otherwise pairs are resampled
+    one by one, as in the paper.
+    """
+    column = next((c for c in ("dedup_group", "pair_id") if c in binary.columns), None)
+    if column is None:
+        return None, "pairs"
+    key = binary[column].astype(str).to_numpy()
+    n_units = len(set(key))
+    if n_units == len(key):
+        return None, "pairs"
+    n_pairs = binary["pair_id"].nunique() if "pair_id" in binary.columns else len(binary)
+    together = [what for what, present in (("both orders", n_pairs < len(binary)), ("duplicates", n_units < n_pairs))
+                if present]
+    return key, f"source pairs ({' and '.join(together)} together)"
+
+
+def load_judges(config: PreferenceAuditConfig, binary: pd.DataFrame, all_ids: pd.Series) -> list[JudgeScores]:
+    """Every judge file read and checked against the audited pairs (before any probe is fitted)."""
+    specs = parse_judge_specs(config.judges)
+    for spec in specs:
+        if spec.name in PROBES:
+            raise InputError(f"judge name '{spec.name}' clashes with a probe; name the judge with NAME=FILE",
+                             file=spec.files[0])
+    if config.judged_only and not specs:
+        raise InputError("--judged-only restricts the audit to the pairs the judges cover, but no judge was given")
+    return [judge_scores(spec, binary, all_ids=all_ids, allow_missing=config.judged_only) for spec in specs]
+
+
 def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None = None,
                      progress=None) -> tuple[dict, pd.DataFrame]:
-    """Run the audit; returns (audit.json dict, per-pair predictions DataFrame)."""
+    """Run the audit; returns (audit.json dict, per-pair predictions DataFrame).
+
+    Decisions come from P(a1) with ties kept (:func:`~omniaudit.evaluation.stats.decide_with_ties`): a tie counts
+    half for each class in WAF, accuracy, prior-following and source-pair accuracy, and is left out of the exact
+    McNemar tests (which need a right/wrong outcome); ties are counted per predictor and slice.
+    """
     config = config or PreferenceAuditConfig()
     step = progress or (lambda _msg: None)
     _check_columns(pairs)
     binary = pairs[pairs["is_binary"].astype(bool)].reset_index(drop=True)
     if binary["preference"].nunique() < 2:
         raise InputError("the binary pairs hold a single label; WAF needs both a1 and a2")
-    y = (binary["preference"] == "a1").to_numpy(dtype=np.int64)
+    step("judge files")
+    judges = load_judges(config, binary, pairs["id"])  # a bad judge file fails before minutes of probe fitting
+    y_all = (binary["preference"] == "a1").to_numpy(dtype=np.int64)
     generators = sorted(set(pairs["model1"]) | set(pairs["model2"]))
+
+    step("content-blind probes")
+    scores = predictor_scores(binary, generators, y_all)  # out-of-fold on every binary pair
+    judge_meta = {}
+    for js in judges:
+        scores[js.name] = js.p_a1
+        judge_meta[js.name] = {"file": str(js.files[0]), "n_two_orders": int((js.n_orders == 2).sum()),
+                               "n_one_order": int((js.n_orders == 1).sum()), "order_agreement": js.order_agreement,
+                               "n_ties": js.n_ties}
+        if len(js.files) > 1:
+            judge_meta[js.name]["files"] = [str(f) for f in js.files]
+    if config.reference not in scores:
+        raise InputError(f"unknown McNemar reference '{config.reference}'; choose one of {sorted(scores)}")
+
+    judged_only = None
+    if config.judged_only:
+        covered = np.logical_and.reduce([js.covered for js in judges])
+        if not covered.any():
+            raise InputError("--judged-only: no binary pair is covered by every judge")
+        folds = binary["fold"].to_numpy()
+        judged_only = {
+            "n_pairs": int(covered.sum()), "n_binary": len(binary),
+            "by_fold": {str(k): {"judged": int(covered[folds == k].sum()), "total": int((folds == k).sum())}
+                        for k in np.unique(folds)},
+            "per_judge": {js.name: int(js.covered.sum()) for js in judges},
+        }
+        binary = binary[covered].reset_index(drop=True)
+        scores = {n: s[covered] for n, s in scores.items()}
+    y = (binary["preference"] == "a1").to_numpy(dtype=np.int64)
     prior = binary["prior_choice"].map({"a1": 1, "a2": 0, "abstain": -1}).to_numpy()
     masks = {"full": np.ones(len(binary), dtype=bool),
              "length_matched": binary["length_matched"].to_numpy(dtype=bool),
              "counter_stereotypical": binary["counter_stereotypical"].to_numpy(dtype=bool)}
-
-    step("content-blind probes")
-    scores = predictor_scores(binary, generators, y)
-    judge_meta = {}
-    for path in config.judges:
-        js = judge_scores(path, binary, all_ids=pairs["id"])
-        if js.name in scores:
-            raise InputError(f"judge name '{js.name}' clashes with another predictor; rename the file", file=path)
-        scores[js.name] = js.p_a1
-        judge_meta[js.name] = {"file": str(path), "n_two_orders": int((js.n_orders == 2).sum()),
-                               "n_one_order": int((js.n_orders == 1).sum()), "order_agreement": js.order_agreement}
-    if config.reference not in scores:
-        raise InputError(f"unknown McNemar reference '{config.reference}'; choose one of {sorted(scores)}")
+    clusters, unit = bootstrap_clusters(binary)
 
     names = list(scores)
-    decisions = np.stack([decide(scores[n]) for n in names])
-    correct = decisions == y
+    decisions = np.stack([decide_with_ties(scores[n]) for n in names])  # 1 a1, 0 a2, 0.5 tie
+    correct = np.where(y == 1, decisions, 1.0 - decisions)  # 1 right, 0 wrong, 0.5 tie
+    decided = decisions != TIE
     ref = names.index(config.reference)
     step("bootstrap CIs")
     predictors: dict[str, dict] = {n: {} for n in names}
     for slice_name, mask in masks.items():
-        estimates = bootstrap_waf(y[mask], decisions[:, mask], config.n_resamples, config.seed)
+        estimates = bootstrap_waf(y[mask], decisions[:, mask], config.n_resamples, config.seed,
+                                  clusters=None if clusters is None else clusters[mask])
         for i, name in enumerate(names):
             entry = {"waf": estimates[i].value, "ci": list(estimates[i].ci), "n": int(mask.sum()),
-                     "accuracy": accuracy(y[mask], decisions[i, mask]) if mask.any() else float("nan"),
-                     "prior_following": prior_following(decisions[i, mask], prior[mask])}
+                     "accuracy": float(correct[i, mask].mean()) if mask.any() else float("nan"),
+                     "prior_following": prior_following(decisions[i, mask], prior[mask]),
+                     "ties": int((~decided[i, mask]).sum())}
             if i != ref:
-                test = mcnemar_exact(correct[i, mask], correct[ref, mask])
-                entry["mcnemar"] = {"reference": config.reference, **test}
+                both = mask & decided[i] & decided[ref]
+                test = mcnemar_exact(correct[i, both] == 1, correct[ref, both] == 1)
+                entry["mcnemar"] = {"reference": config.reference, **test,
+                                    "n_ties_excluded": int((mask & ~both).sum())}
             predictors[name][slice_name] = entry
 
     audit = {
@@ -137,8 +201,14 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         "predictors": predictors,
         "judges": judge_meta,
         "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "confidence": 0.95,
-                      "method": "percentile, resampling pairs within each slice, one-class resamples skipped"},
+                      "unit": unit,
+                      "method": f"percentile, resampling {unit} within each slice, one-class resamples skipped"},
+        "ties": {"rule": "P(a1) = 0.5 after averaging the orders is a tie: half credit for each class (WAF, "
+                         "accuracy, prior-following); left out of McNemar",
+                 "counts": {n: int((~decided[i]).sum()) for i, n in enumerate(names)}},
     }
+    if judged_only is not None:
+        audit["judged_only"] = judged_only
     if config.source_classifier:
         step("TF-IDF source classifier")
         texts = np.concatenate([pairs["a1"].to_numpy(dtype=object), pairs["a2"].to_numpy(dtype=object)])
@@ -147,19 +217,20 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         audit["source_classifier"] = probes.source_classifier(texts, sources.astype(str), fold2)
     if config.controls:
         step("permutation and counterfactual controls")
-        g1, g2 = binary["model1"].to_numpy(dtype=object), binary["model2"].to_numpy(dtype=object)
-        fold = binary["fold"].to_numpy()
+        full = pairs[pairs["is_binary"].astype(bool)].reset_index(drop=True)
+        g1, g2 = full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object)
+        fold = full["fold"].to_numpy()
         audit["controls"] = {
-            "identity_permutation": controls.identity_permutation(g1, g2, y, fold, generators,
+            "identity_permutation": controls.identity_permutation(g1, g2, y_all, fold, generators,
                                                                   config.permutation_seeds),
-            "counterfactual_swap": controls.counterfactual_swap(binary["len1"].to_numpy(), binary["len2"].to_numpy(),
-                                                                g1, g2, y, fold, generators),
+            "counterfactual_swap": controls.counterfactual_swap(full["len1"].to_numpy(), full["len2"].to_numpy(),
+                                                                g1, g2, y_all, fold, generators),
         }
 
     table = binary[["id", "name", "model1", "model2", "preference", "fold", "prior_choice", *SLICES[1:]]].copy()
-    for name in names:
+    for i, name in enumerate(names):
         table[f"p_a1__{name}"] = scores[name]
-        table[f"pred__{name}"] = np.where(decide(scores[name]) == 1, "a1", "a2")
+        table[f"pred__{name}"] = np.select([decisions[i] == 1, decisions[i] == 0], ["a1", "a2"], "tie")
     return audit, table
 
 

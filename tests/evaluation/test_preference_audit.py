@@ -121,3 +121,250 @@ def test_source_balanced_remedy_removes_the_identity_shortcut():
     assert before["predictors"]["generator_lr"]["full"]["waf"] > 65
     assert after["predictors"]["generator_lr"]["full"]["waf"] < 56
     assert after["predictors"]["winrate_rule"]["full"]["waf"] < 56
+
+
+# ---------------------------------------------------------------------------------- ties, clusters, judge files
+def _pairs(spec=None, **options):
+    from omniaudit.data_builders.preference import PreferenceBuildOptions
+
+    return build_tables(synthesize(spec or SyntheticSpec(n_pairs=400, seed=7)), PreferenceBuildOptions(**options))
+
+
+def _binary(pairs):
+    return pairs[pairs["is_binary"]].reset_index(drop=True)
+
+
+def _write_judge(path, binary, label_ab, label_ba=None):
+    """A label judge file: ``label_ab`` / ``label_ba`` per binary pair (already mapped to a1/a2), None = no row."""
+    import pandas as pd
+
+    rows = [{"name": n, "order": "ab", "label": lab} for n, lab in zip(binary["name"], label_ab, strict=True) if lab]
+    if label_ba is not None:
+        rows += [{"name": n, "order": "ba", "label": lab} for n, lab in zip(binary["name"], label_ba, strict=True)
+                 if lab]
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_tied_decisions_count_half_for_each_class_as_sklearn_with_weights():
+    from sklearn.metrics import f1_score
+
+    from omniaudit.evaluation import stats
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 200)
+    q = rng.choice([0.0, 0.5, 1.0], 200)
+    est = stats.bootstrap_waf(y, q, n_resamples=0)[0]
+    # reference: each tie becomes two rows, predicted a1 and a2, each with weight 1/2
+    tie = q == 0.5
+    yy = np.concatenate([y, y[tie]])
+    pp = np.concatenate([np.where(tie, 1, q).astype(int), np.zeros(tie.sum(), int)])
+    ww = np.concatenate([np.where(tie, 0.5, 1.0), np.full(tie.sum(), 0.5)])
+    ref = 100 * f1_score(yy, pp, average="weighted", labels=[0, 1], sample_weight=ww, zero_division=0)
+    assert est.value == pytest.approx(ref, abs=1e-12)
+    assert stats.decide_with_ties(np.array([0.2, 0.5, (0.7 + 0.3) / 2, 0.5 + 1e-6, 1.0])).tolist() == [
+        0.0, 0.5, 0.5, 1.0, 1.0]
+    assert stats.prior_following(np.array([0.5, 1.0, 0.0]), np.array([1, 1, -1])) == 0.75
+
+
+def test_position_locked_judge_is_not_scored_as_always_a1(tmp_path):
+    """Slot A in both orders = a1 in order ab, a2 in order ba: P(a1) averages to 0.5 on every pair, a tie.
+
+    The old threshold (p >= 0.5 -> a1) scored it as "always a1": accuracy = the a1 share (the majority class here),
+    WAF of a one-class predictor, prior-following = the prior's a1 share."""
+    from omniaudit.evaluation.report import stratified_random_waf
+    from omniaudit.evaluation.stats import waf
+
+    pairs = _pairs()["pairs"]
+    binary = _binary(pairs)
+    n = len(binary)
+    judge = _write_judge(tmp_path / "slot_a.csv", binary, ["a1"] * n, ["a2"] * n)
+    audit, table = audit_preference(pairs, PreferenceAuditConfig(n_resamples=200, source_classifier=False,
+                                                                 controls=False, judges=[judge]))
+    y = (binary["preference"] == "a1").to_numpy(int)
+    full = audit["predictors"]["slot_a"]["full"]
+    assert audit["judges"]["slot_a"]["n_ties"] == n and full["ties"] == n
+    assert audit["ties"]["counts"]["slot_a"] == n
+    assert y.mean() > 0.55  # a1 is the majority class: "always a1" would score accuracy > 0.55
+    assert full["accuracy"] == 0.5
+    assert full["waf"] == pytest.approx(stratified_random_waf(0.5, y.mean()), abs=1e-9)  # a fair coin, exactly
+    assert abs(full["waf"] - waf(y, np.ones(n, int))) > 2  # not the score of "always a1" (the old one)
+    assert audit["predictors"]["slot_a"]["counter_stereotypical"]["prior_following"] == 0.5
+    assert full["mcnemar"]["n_ties_excluded"] == n and full["mcnemar"]["b"] == full["mcnemar"]["c"] == 0
+    assert (table["pred__slot_a"] == "tie").all()
+    # a single tie among decided pairs is counted, not silently made a1
+    one = ["a1" if p == "a1" else "a2" for p in binary["preference"]]
+    ba = list(one)
+    ba[0] = "a2" if one[0] == "a1" else "a1"
+    judge = _write_judge(tmp_path / "one_tie.csv", binary, one, ba)
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(n_resamples=0, source_classifier=False, controls=False,
+                                                             judges=[judge]))
+    assert audit["judges"]["one_tie"]["n_ties"] == 1
+    assert audit["predictors"]["one_tie"]["full"]["accuracy"] == pytest.approx(1 - 0.5 / n)
+
+
+def test_cluster_bootstrap_equals_a_loop_over_resampled_clusters():
+    from sklearn.metrics import f1_score
+
+    from omniaudit.evaluation import stats
+
+    rng = np.random.default_rng(9)
+    clusters = np.repeat(np.arange(40), rng.integers(1, 4, 40))
+    y = rng.integers(0, 2, clusters.size)
+    pred = np.where(rng.random(clusters.size) < 0.7, y, 1 - y)
+    est = stats.bootstrap_waf(y, pred, n_resamples=300, seed=3, clusters=clusters)[0]
+    members = [np.flatnonzero(clusters == c) for c in range(40)]
+    vals = []
+    for draw in stats.resample_indices(40, 300, seed=3):
+        idx = np.concatenate([members[c] for c in draw])
+        if 0 < y[idx].sum() < idx.size:
+            vals.append(100 * f1_score(y[idx], pred[idx], average="weighted", labels=[0, 1], zero_division=0))
+    assert est.n_resamples_used == len(vals)
+    assert est.ci == pytest.approx(tuple(np.percentile(vals, [2.5, 97.5])), abs=1e-9)
+    # one cluster per item is the plain pair bootstrap
+    plain = stats.bootstrap_waf(y, pred, n_resamples=300, seed=3)[0]
+    assert stats.bootstrap_waf(y, pred, n_resamples=300, seed=3, clusters=np.arange(y.size))[0] == plain
+
+
+def test_dual_order_ci_is_not_narrower_than_the_pair_level_ci():
+    """Both orders of a pair are one unit: resampling them independently shrank the CI by about sqrt(2)."""
+    from omniaudit.evaluation.stats import bootstrap_waf, decide_with_ties
+
+    tables = _pairs(SyntheticSpec(n_pairs=600, seed=3), dual_order=True)
+    config = PreferenceAuditConfig(n_resamples=1000, source_classifier=False, controls=False)
+    pairs_audit, _ = audit_preference(tables["pairs"], config)
+    dual_audit, dual_table = audit_preference(tables["dual_order"], config)
+    assert "both orders" in dual_audit["bootstrap"]["unit"] and pairs_audit["bootstrap"]["unit"] == "pairs"
+    width = lambda e: e["ci"][1] - e["ci"][0]  # noqa: E731
+    y = (dual_table["preference"] == "a1").to_numpy(int)
+    for name in ("generator_lr", "winrate_rule"):
+        pair_w, dual_w = width(pairs_audit["predictors"][name]["full"]), width(dual_audit["predictors"][name]["full"])
+        assert dual_w > 0.9 * pair_w, (name, dual_w, pair_w)
+        # the old item-level resampling of the same table: about 1/sqrt(2) as wide
+        naive = bootstrap_waf(y, decide_with_ties(dual_table[f"p_a1__{name}"].to_numpy()), 1000, 0)[0]
+        assert naive.ci[1] - naive.ci[0] < 0.8 * pair_w
+
+
+def test_judges_named_name_eq_file_and_same_stems(tmp_path):
+    from omniaudit.errors import InputError
+
+    pairs = _pairs()["pairs"]
+    binary = _binary(pairs)
+    (tmp_path / "A").mkdir()
+    (tmp_path / "B").mkdir()
+    gold = binary["preference"].tolist()
+    first = _write_judge(tmp_path / "A" / "predictions.csv", binary, gold, gold)
+    second = _write_judge(tmp_path / "B" / "predictions.csv", binary, ["a1"] * len(gold))
+    config = PreferenceAuditConfig(n_resamples=0, source_classifier=False, controls=False)
+    with pytest.raises(InputError, match="NAME=FILE") as err:
+        audit_preference(pairs, PreferenceAuditConfig(**{**config.__dict__, "judges": [str(first), str(second)]}))
+    assert str(first) in str(err.value) and str(second) in str(err.value)
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(**{**config.__dict__,
+                                                                "judges": [f"A={first}", f"B={second}"]}))
+    assert audit["judges"]["A"]["file"] == str(first) and audit["predictors"]["A"]["full"]["waf"] == 100.0
+    assert audit["judges"]["B"]["n_one_order"] == len(binary)
+    # the two orders of one judge in two files, joined by NAME
+    ab = _write_judge(tmp_path / "ab.csv", binary, gold)
+    ba = _write_judge(tmp_path / "ba.csv", binary, [None] * len(gold), gold)
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(**{**config.__dict__, "judges": [f"J={ab}", f"J={ba}"]}))
+    assert audit["judges"]["J"]["n_two_orders"] == len(binary) and audit["judges"]["J"]["files"] == [str(ab), str(ba)]
+    for bad in (f"length_lr={ab}", "=x.csv"):
+        with pytest.raises(InputError):
+            audit_preference(pairs, PreferenceAuditConfig(**{**config.__dict__, "judges": [bad]}))
+
+
+def test_every_judge_file_is_checked_before_any_probe_is_fitted(tmp_path, monkeypatch):
+    from omniaudit.errors import InputError
+    from omniaudit.evaluation.audits import preference
+
+    pairs = _pairs()["pairs"]
+    binary = _binary(pairs)
+    good = _write_judge(tmp_path / "good.csv", binary, binary["preference"].tolist())
+    bad = tmp_path / "bad.csv"
+    bad.write_text("name,order,label\n" + f"{binary['name'][0]},ab,maybe\n", encoding="utf-8")
+
+    def no_probes(*_args, **_kwargs):
+        raise AssertionError("a probe was fitted before the judge files were checked")
+
+    monkeypatch.setattr(preference, "predictor_scores", no_probes)
+    monkeypatch.setattr(preference.probes, "oof_logistic", no_probes)
+    with pytest.raises(InputError, match="expected label a1 or a2") as err:
+        audit_preference(pairs, PreferenceAuditConfig(n_resamples=0, judges=[good, bad]))
+    assert str(bad) in str(err.value)
+
+
+def test_judged_only_audits_the_covered_pairs_and_says_so(tmp_path):
+    from omniaudit.errors import InputError
+    from omniaudit.evaluation.stats import waf
+
+    pairs = _pairs()["pairs"]
+    binary = _binary(pairs)
+    covered = binary["fold"].isin([0, 1]).to_numpy()
+    labels = [p if c else None for p, c in zip(binary["preference"], covered, strict=True)]
+    judge = _write_judge(tmp_path / "two_folds.csv", binary, labels)
+    config = PreferenceAuditConfig(n_resamples=100, source_classifier=False, controls=False, judges=[judge])
+    with pytest.raises(InputError, match="--judged-only"):
+        audit_preference(pairs, config)
+    with pytest.raises(InputError, match="no judge"):
+        audit_preference(pairs, PreferenceAuditConfig(judged_only=True))
+    out = run_preference_audit(tmp_path / "out", data=None, spec=SyntheticSpec(n_pairs=400, seed=7),
+                               config=PreferenceAuditConfig(**{**config.__dict__, "judged_only": True}))
+    import json
+
+    audit = json.loads((out / "audit.json").read_text())
+    jo = audit["judged_only"]
+    assert jo["n_pairs"] == int(covered.sum()) and jo["n_binary"] == len(binary)
+    assert jo["by_fold"]["0"]["judged"] == jo["by_fold"]["0"]["total"] > 0 and jo["by_fold"]["3"]["judged"] == 0
+    assert audit["slices"]["full"]["n"] == int(covered.sum())
+    assert audit["predictors"]["two_folds"]["full"]["waf"] == 100.0
+    # probes are the out-of-fold predictions of the full audit, scored on the judged pairs only
+    full_audit, full_table = audit_preference(pairs, PreferenceAuditConfig(n_resamples=0, source_classifier=False,
+                                                                           controls=False))
+    pred = (full_table["pred__generator_lr"] == "a1").to_numpy(int)[covered]
+    y = (binary["preference"] == "a1").to_numpy(int)[covered]
+    assert audit["predictors"]["generator_lr"]["full"]["waf"] == pytest.approx(waf(y, pred))
+    report = (out / "report.md").read_text()
+    assert f"Judged-only audit: every number below covers the {int(covered.sum())} of {len(binary)} binary pairs" \
+        in report
+    assert "fold 3: 0/" in report
+
+
+def test_cli_accepts_name_eq_file_and_judged_only(tmp_path, capsys, emoprefer_csv, small_raw):
+    import json
+
+    from omniaudit.cli import main
+
+    binary = small_raw[small_raw["preference"] != "same"].reset_index(drop=True)
+    (tmp_path / "A").mkdir()
+    (tmp_path / "B").mkdir()
+    half = [p if i % 2 else None for i, p in enumerate(binary["preference"])]
+    first = _write_judge(tmp_path / "A" / "predictions.csv", binary, binary["preference"].tolist())
+    second = _write_judge(tmp_path / "B" / "predictions.csv", binary, half)
+    fast = ["--n-resamples", "50", "--no-source-classifier", "--no-controls"]
+    base = ["audit", "preference", "--data", str(emoprefer_csv), *fast]
+    assert main([*base, "--out", str(tmp_path / "clash"), "--judges", str(first), str(second)]) == 2
+    assert "NAME=FILE" in capsys.readouterr().err.replace("\n", "")
+    assert main([*base, "--out", str(tmp_path / "partial"), "--judges", f"A={first}", f"B={second}"]) == 2
+    assert "--judged-only" in capsys.readouterr().err.replace("\n", "")
+    out = tmp_path / "ok"
+    assert main([*base, "--out", str(out), "--judges", f"A={first}", f"B={second}", "--judged-only"]) == 0
+    audit = json.loads((out / "audit.json").read_text())
+    assert set(audit["judges"]) == {"A", "B"}
+    assert audit["judged_only"]["n_pairs"] == audit["slices"]["full"]["n"] == len(binary) // 2
+    assert audit["judged_only"]["per_judge"] == {"A": len(binary), "B": len(binary) // 2}
+
+
+def test_copies_of_a_pair_are_resampled_as_one_unit():
+    import pandas as pd
+
+    from omniaudit.evaluation.audits.preference import bootstrap_clusters
+
+    raw = synthesize(SyntheticSpec(n_pairs=200, seed=2))
+    binary_rows = raw.index[raw["preference"] != "same"][:3]
+    pairs = build_tables(pd.concat([raw, raw.loc[binary_rows]], ignore_index=True))["pairs"]
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(n_resamples=50, source_classifier=False,
+                                                             controls=False))
+    assert audit["bootstrap"]["unit"] == "source pairs (duplicates together)"
+    key, _ = bootstrap_clusters(_binary(pairs))
+    assert len(key) - len(set(key)) == 3
+    assert audit["dataset"]["duplicates"]["exact"] == 3
