@@ -97,19 +97,39 @@ def merge_shard_files(dest: Path, shards: list[Path], configs: tuple[str, ...]) 
         shutil.copyfile(folder / key, dest / key)
 
 
-def load_config(path_or_repo: str | Path, config: str, split: str = "train",
-                columns: list[str] | None = None) -> pd.DataFrame:
-    """Read one config/split with ``datasets.load_dataset`` (a local Hub-layout folder or a Hub repo id).
+def load_hub_dataset(path_or_repo: str | Path, config: str | None, split: str = "train"):
+    """One config/split as a ``datasets.Dataset``: a local Hub-layout folder or a Hub repo id.
 
-    ``columns`` selects columns before conversion to pandas (e.g. to leave embedded media out).
+    A local folder is read through the ``parquet`` builder on its shards' absolute paths: ``load_dataset(FOLDER,
+    config)`` caches by the folder's *name* and the card's relative patterns, so a folder rebuilt in place (or another
+    folder with the same name) would silently be served the first build's rows.
     """
     import datasets
 
+    folder = Path(path_or_repo)
     try:
-        ds = datasets.load_dataset(str(path_or_repo), config, split=split)
+        if config is None or not (folder / "README.md").is_file():  # a Hub repo, or not a folder omniaudit wrote
+            return datasets.load_dataset(str(path_or_repo), config, split=split)
+        configs = card_configs(folder)
+        if config not in configs:
+            raise InputError(f"no config '{config}' in this dataset; its card lists {sorted(configs)}", file=folder)
+        patterns = [p for s, p in configs[config] if s == split]
+        files = sorted({str(f.resolve()) for p in patterns for f in folder.glob(p) if f.suffix == ".parquet"})
+        if not files:
+            raise InputError(f"config '{config}' has no Parquet shards for split '{split}'", file=folder)
+        return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
         raise InputError(f"cannot load config '{config}' split '{split}' (expected a folder written by omniaudit "
                          f"or a Hub dataset repo id): {type(exc).__name__}: {exc}", file=path_or_repo) from exc
+
+
+def load_config(path_or_repo: str | Path, config: str, split: str = "train",
+                columns: list[str] | None = None) -> pd.DataFrame:
+    """Read one config/split (:func:`load_hub_dataset`) as pandas.
+
+    ``columns`` selects columns before conversion to pandas (e.g. to leave embedded media out).
+    """
+    ds = load_hub_dataset(path_or_repo, config, split)
     if columns is not None:
         missing = [c for c in columns if c not in ds.column_names]
         if missing:
@@ -119,6 +139,36 @@ def load_config(path_or_repo: str | Path, config: str, split: str = "train",
     return ds.to_pandas()
 
 
+def card_configs(folder: str | Path) -> dict[str, list[tuple[str, str]]]:
+    """The ``configs`` of a local folder's README.md card: config name -> [(split, data file pattern)]."""
+    import yaml
+
+    folder = Path(folder)
+    card = folder / "README.md"
+    if not card.is_file():
+        raise InputError("no README.md dataset card: not a dataset folder written by omniaudit", file=folder)
+    text = card.read_text(encoding="utf-8", errors="replace")
+    head, sep, _ = text.removeprefix("---\n").partition("\n---")
+    try:
+        meta = yaml.safe_load(head) if text.startswith("---\n") and sep else None
+    except yaml.YAMLError:
+        meta = None
+    configs = meta.get("configs") if isinstance(meta, dict) else None
+    if not isinstance(configs, list) or not configs:
+        raise InputError("README.md has no YAML 'configs' list: not a dataset card written by omniaudit", file=card)
+    out = {}
+    for entry in configs:
+        name = entry.get("config_name") if isinstance(entry, dict) else None
+        files = entry.get("data_files") if isinstance(entry, dict) else None
+        if not name or not isinstance(files, list) or not files:
+            raise InputError("a config of the card lacks config_name or data_files", file=card, value=entry)
+        specs = [(f.get("split", "train"), f.get("path")) if isinstance(f, dict) else ("train", f) for f in files]
+        if not all(isinstance(p, str) for _, p in specs):
+            raise InputError("a config's data_files entry has no path", file=card, value=entry)
+        out[name] = specs
+    return out
+
+
 def check_dataset_folder(folder: str | Path) -> list[str]:
     """The config names of a dataset folder written by omniaudit; InputError naming the folder otherwise.
 
@@ -126,8 +176,6 @@ def check_dataset_folder(folder: str | Path) -> list[str]:
     in the folder; and it was written by omniaudit (the ``.omniaudit.json`` marker, or for folders written before
     the marker existed, a card that says so).
     """
-    import yaml
-
     folder = Path(folder)
     build = "build one with `omniaudit build ...`"
     if not folder.exists():
@@ -139,27 +187,14 @@ def check_dataset_folder(folder: str | Path) -> list[str]:
         hint = (f"; the dataset of a preference audit is in {folder / 'dataset'}"
                 if (folder / "dataset" / "README.md").is_file() else f" ({build})")
         raise InputError(f"no README.md dataset card: not a dataset folder written by omniaudit{hint}", file=folder)
-    text = card.read_text(encoding="utf-8", errors="replace")
-    head, sep, _ = text.removeprefix("---\n").partition("\n---")
-    try:
-        meta = yaml.safe_load(head) if text.startswith("---\n") and sep else None
-    except yaml.YAMLError:
-        meta = None
-    configs = meta.get("configs") if isinstance(meta, dict) else None
-    if not isinstance(configs, list) or not configs:
-        raise InputError("README.md has no YAML 'configs' list: not a dataset card written by omniaudit", file=card)
     names = []
-    for entry in configs:
-        name = entry.get("config_name") if isinstance(entry, dict) else None
-        files = entry.get("data_files") if isinstance(entry, dict) else None
-        if not name or not isinstance(files, list) or not files:
-            raise InputError("a config of the card lacks config_name or data_files", file=card, value=entry)
-        for spec in files:
-            pattern = spec.get("path") if isinstance(spec, dict) else spec
-            if not isinstance(pattern, str) or not [f for f in folder.glob(pattern) if f.suffix == ".parquet"]:
+    for name, specs in card_configs(folder).items():
+        for _, pattern in specs:
+            if not [f for f in folder.glob(pattern) if f.suffix == ".parquet"]:
                 raise InputError(f"config '{name}': no Parquet file matches the card's data file {pattern!r}; "
                                  f"the folder is incomplete", file=folder)
         names.append(name)
+    text = card.read_text(encoding="utf-8", errors="replace")
     if read_marker(folder) is None and "omniaudit" not in text:
         raise InputError(f"not written by omniaudit (no {MARKER} marker, and the card does not name omniaudit)",
                          file=folder)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 
@@ -74,6 +74,38 @@ class JudgeItem:
         return {m.kind for m in self.media}
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """How a runner samples its answers (temperature 0: greedy). ``run`` numbers repeated samples (``--runs N``):
+    run r uses ``seed + r`` (when a seed is set) and runners key their caches by it, so repeated samples of one item
+    are never collapsed into one answer."""
+
+    temperature: float = 0.0
+    top_p: float | None = None  # None: the model's / server's default
+    seed: int | None = None  # None: not sent (servers pick one)
+    run: int = 0
+
+    def for_run(self, run: int) -> Sampling:
+        return replace(self, run=run, seed=None if self.seed is None else self.seed + run)
+
+    def record(self) -> dict:
+        """The fields every predictions row carries."""
+        return {"run": self.run, "temperature": self.temperature, "top_p": self.top_p, "seed": self.seed}
+
+
+class Answer(str):
+    """A runner's answer to one item: the raw text (a ``str``, so callers that want only text are unchanged) and, for
+    a closed item, ``option_probs`` (option -> probability, summing to 1) where the runner has them (option logits,
+    a server's logprobs), else None: the text is parsed instead."""
+
+    option_probs: dict[str, float] | None
+
+    def __new__(cls, raw: str, option_probs: dict[str, float] | None = None) -> Answer:
+        answer = super().__new__(cls, raw)
+        answer.option_probs = option_probs
+        return answer
+
+
 def _media_columns(features) -> dict[str, str]:
     import datasets
 
@@ -85,12 +117,9 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
                formats: list[str] | None = None) -> list[JudgeItem]:
     """The items of one config (optionally only some ``condition`` / ``task`` and ``format`` values), media left
     encoded. A judge that cannot take several audio inputs can be run on ``formats=["concat"]`` only."""
-    import datasets
+    from omniaudit.data_builders.hub import load_hub_dataset
 
-    try:
-        ds = datasets.load_dataset(str(dataset), config, split="train")
-    except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
-        raise InputError(f"cannot load config '{config}': {type(exc).__name__}: {exc}", file=dataset) from exc
+    ds = load_hub_dataset(dataset, config)
     missing = [c for c in JUDGE_COLUMNS if c not in ds.column_names]
     if missing:
         raise InputError(f"config '{config}' is not a set of model items: it lacks the item columns {missing} "
