@@ -3,7 +3,11 @@
 One dimension per intervention (Thud Table 3): Shift probes temporal synchronisation (``sync``), Mute sound existence
 (``existence``), Swap source consistency (``consistency``); an Original clip is the positive control for all three.
 Questions follow appendix G/H: a structured sync question, and the neutral description prompts for existence and
-consistency (a model is not cued about the hypothesis under test).
+consistency (a model is not cued about the hypothesis under test). The existence and consistency prompts are the
+paper's words (appendix H quotes them). The paper's sync prompt (appendix G.2) is not printed in our copy; it is
+described as "a single structured prompt [...] which simultaneously asks the model to make an aligned/misaligned
+decision and estimate the offset" (Table 3: "Is the sound synchronized?"), which the sync question below does. No
+system message is used at inference (appendix G gives one only for the GPT extractor).
 """
 
 from __future__ import annotations

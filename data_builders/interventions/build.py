@@ -3,7 +3,10 @@
 Configs (one split, ``train``):
 
 - ``diagnostic``: per source clip the Original (asked all three questions) and each intervention (asked the question of
-  its dimension), with structured targets;
+  its dimension), with structured targets. Rows are model items (``omniaudit judge --config diagnostic``): ``prompt``
+  (the question), ``system`` (null), no ``options`` (free-form: answers are generated, then read by the audit's
+  extractor), ``media`` = ``["video"]`` with ``video_audio`` true (the clip's own soundtrack is the input), and
+  ``gold`` (the audio-verified reference answer, = ``target``, read only by ``scripted:oracle``);
 - ``sft``: warm-up chat records whose answers verify the audio;
 - ``dpo``: preference pairs ``prompt, chosen, rejected, video`` for Shift, Mute, Swap, CTP and OP (Thud §2.2, A.3).
 
@@ -134,7 +137,11 @@ def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) ->
             row_id = f"{video_id}/{dim}"
             answer = answers.correct_answer(ev, v.intervention, dim, v.offset_s, plan.partner_heard)
             out["diagnostic"].append({
-                "id": row_id, "video_id": video_id, "source_id": plan.id, "intervention": v.intervention,
+                # the item a model answers (DESIGN.md: items): free-form, the clip with its own soundtrack
+                "id": row_id, "system": None, "prompt": answers.QUESTIONS[dim], "media": ["video"],
+                "video_audio": True, "gold": answer,
+                # metadata the model never sees
+                "video_id": video_id, "source_id": plan.id, "intervention": v.intervention,
                 "offset_s": v.offset_s, "partner_id": v.partner_id, "dimension": dim,
                 "question": answers.QUESTIONS[dim], "target": answer,
                 **answers.target(v.intervention, dim, v.offset_s),
@@ -205,7 +212,8 @@ def features() -> dict:
     s, f, b = Value("string"), Value("float64"), Value("bool")
     return {
         "diagnostic": Features({
-            "id": s, "video_id": s, "source_id": s, "intervention": s, "offset_s": f, "partner_id": s,
+            "id": s, "system": s, "prompt": s, "media": List(s), "video_audio": b, "gold": s,
+            "video_id": s, "source_id": s, "intervention": s, "offset_s": f, "partner_id": s,
             "dimension": s, "question": s, "target": s, "target_synced": b, "target_direction": s,
             "target_offset_s": f, "target_sound_present": b, "target_match": b, "category": s, "visual_event": s,
             "visual_time": f, "audio_event": s, "audio_time": f, "duration_s": f, "audio_pad_s": f,

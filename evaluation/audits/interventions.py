@@ -16,6 +16,11 @@ accuracies over Original + Shift rows and Fig. 6b's offset localisation (the sta
 bootstrap over *source clips* (an Original and its interventions are resampled together, so gaps keep their
 pairing). A row without a usable answer (missing prediction or unparseable response) counts as wrong in every
 accuracy (per |Δ| band too), and the coverage is reported: nothing is dropped silently.
+
+Predictions are read as ``omniaudit judge --config diagnostic`` writes them (the free-form answer in ``raw``), or
+with a ``response`` column, or structured fields. Sampled runs (a ``run`` column) are scored run by run and averaged
+per item before the bootstrap; ``runs`` (each run's accuracies) and ``sampling`` (the settings the file records) are
+added to ``audit.json`` and the report.
 """
 
 from __future__ import annotations
@@ -31,13 +36,16 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.extract import extract, llm_extract
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.tables import check_ids, read_records
+from omniaudit.tables import fail_at, read_records
 
 INTERVENTION_OF = {"sync": "shift", "existence": "mute", "consistency": "swap"}
 SYNC_ONLY = ("shift_yes_no", "sync_binary", "sync_three_way", "offset_within_tolerance")  # not available without sync
 DIAGNOSTIC_COLUMNS = ["id", "source_id", "intervention", "offset_s", "dimension", "target_synced",
                       "target_direction", "target_offset_s", "target_sound_present", "target_match"]
 STRUCTURED = ("synced", "direction", "offset_s", "audio_state", "sound_present", "match")
+TEXT_COLUMNS = ("response", "raw")  # the free-form answer: ``response``, or ``raw`` as ``omniaudit judge`` writes it
+SAMPLING = ("temperature", "top_p", "top_k", "seed", "max_tokens", "max_new_tokens")  # recorded when the file has them
+INTEGER_SETTINGS = ("top_k", "seed", "max_tokens", "max_new_tokens")
 OFFSET_BANDS = (0.0, 0.5, 1.0, 2.0, 5.0, np.inf)
 # Fig. 6b's tolerance is not printed in the paper; 0.5 s is its own audio-timestamp agreement tolerance (appendix B,
 # epsilon_a), the precision the event times themselves are verified to.
@@ -77,45 +85,107 @@ def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
     raise InputError("expected true/false", file=path, row=row, column=column, value=value)
 
 
+def _is_null(value: object) -> bool:
+    return value is None or (isinstance(value, float) and np.isnan(value)) or (isinstance(value, str)
+                                                                             and not value.strip())
+
+
+def _runs(raw: pd.DataFrame, path: Path, rows: list[int]) -> list[str] | None:
+    """The run of each row (``omniaudit judge --runs N`` writes ``run``), as text; None without a ``run`` column."""
+    if "run" not in raw.columns:
+        return None
+    runs = []
+    for row_no, value in zip(rows, raw["run"].tolist(), strict=True):
+        if _is_null(value):
+            raise InputError("expected a run (the file has a 'run' column, so every row needs one)", file=path,
+                             row=row_no, column="run", value=value)
+        runs.append(str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip())
+    return runs
+
+
+def _run_order(labels) -> list[str]:
+    """Run labels in order: numerically when they are all integers (2 before 10), else as text."""
+    unique = list(dict.fromkeys(labels))
+    if all(label.lstrip("-").isdigit() for label in unique):
+        return sorted(unique, key=int)
+    return sorted(unique)
+
+
+def _sampling(raw: pd.DataFrame) -> dict:
+    """The sampling settings the file records (one value, or the sorted distinct values, per setting)."""
+    out = {}
+    for column in SAMPLING:
+        if column not in raw.columns:
+            continue
+        values = [v.item() if isinstance(v, np.generic) else v for v in raw[column].tolist() if not _is_null(v)]
+        if column in INTEGER_SETTINGS:  # a JSONL column with a gap is read as floats
+            values = [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
+        numeric = lambda v: isinstance(v, int | float) and not isinstance(v, bool)  # noqa: E731
+        distinct = sorted(set(values), key=lambda v: (0, v, "") if numeric(v) else (1, 0, str(v)))
+        if distinct:
+            out[column] = distinct[0] if len(distinct) == 1 else distinct
+    return out
+
+
 def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str | None = None,
                      **judge_options) -> pd.DataFrame:
-    """One row per diagnostic row: structured fields from the file, or extracted from its free-form ``response``
+    """One row per diagnostic row (and run): structured fields from the file, or extracted from its free-form answer
     (rule-based, or by the judge ``extractor``, any ``omniaudit judge`` SPEC, as the paper's GPT extractor).
 
-    Every prediction id must exist in the dataset (a mismatch names the id); dataset rows without a prediction get
-    all fields None and ``answered`` False.
+    The free-form answer is ``response``, or ``raw`` as ``omniaudit judge`` writes it (its ``label`` / ``parsed``
+    are about closed option sets and are ignored). With a ``run`` column (``omniaudit judge --runs N``) the result
+    has one row per diagnostic row and run, with ``run`` (text): a (row, run) the file lacks is unanswered. The
+    sampling settings the file records (``temperature``, ``top_p``, ``seed``, ...) are in ``.attrs["sampling"]``.
+
+    Every prediction id must exist in the dataset (a mismatch names the id) and appear once (per run); dataset rows
+    without a prediction get all fields None and ``answered`` False.
     """
     path = Path(path)
     raw, rows = read_records(path)
     if "id" not in raw.columns:
         raise InputError(f"missing column 'id'; the file has {list(raw.columns)}", file=path)
-    if "response" not in raw.columns and not set(STRUCTURED) & set(raw.columns):
-        raise InputError(f"expected a 'response' column or structured fields {STRUCTURED}; the file has "
-                         f"{list(raw.columns)}", file=path)
+    text = next((c for c in TEXT_COLUMNS if c in raw.columns), None)
+    if text is None and not set(STRUCTURED) & set(raw.columns):
+        raise InputError(f"expected a 'response' column (or 'raw', as `omniaudit judge` writes it) or structured "
+                         f"fields {STRUCTURED}; the file has {list(raw.columns)}", file=path)
     ids = raw["id"].astype(str)
     dims = diagnostic.set_index("id")["dimension"]
-    check_ids(ids, dims.index, path, rows,
-              "id not in the dataset ({n} unknown id(s); do the predictions belong to this dataset?)")
+    runs = _runs(raw, path, rows)
+    unknown = ~ids.isin(dims.index)
+    fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s); do the predictions belong to this "
+            "dataset?)", path, rows, "id", ids)
+    keys = ids if runs is None else ids + "\0" + pd.Series(runs, index=ids.index)
+    fail_at(keys.duplicated(), "duplicate id" if runs is None else "duplicate id in the same run", path, rows, "id",
+            ids)
     records, free_form = [], []
-    for row_no, (_, rec) in zip(rows, raw.iterrows(), strict=True):
+    for k, (row_no, (_, rec)) in enumerate(zip(rows, raw.iterrows(), strict=True)):
         dim = dims[str(rec["id"])]
         fields = _structured(rec, dim, path, row_no)
         if fields is None:
-            response = rec.get("response")
+            response = rec.get(text) if text else None
             if not isinstance(response, str):
                 response = "" if response is None or response != response else str(response)
             # an empty answer is unparseable, not a visual-only one
             fields = {} if not response.strip() else (extract(dim, response) if extractor is None else None)
             if fields is None:
-                free_form.append((str(rec["id"]), dim, response))
+                free_form.append((str(rec["id"]) if runs is None else f"{rec['id']}#run={runs[k]}", dim, response))
                 fields = {}
-        records.append({"id": str(rec["id"]), **fields})
+        records.append({"id": str(rec["id"]), **({} if runs is None else {"run": runs[k]}), **fields})
     if free_form:
         extracted = llm_extract(free_form, extractor, **judge_options)
-        records = [{**r, **extracted.get(r["id"], {})} for r in records]
-    pred = pd.DataFrame(records, columns=["id", "synced", "direction", "offset_s", "audio_state", "match"])
-    out = diagnostic[["id"]].merge(pred, on="id", how="left")
-    out["answered"] = out["id"].isin(pred["id"])
+        key = (lambda r: r["id"]) if runs is None else (lambda r: f"{r['id']}#run={r['run']}")  # noqa: E731
+        records = [{**r, **extracted.get(key(r), {})} for r in records]
+    columns = ["id", "synced", "direction", "offset_s", "audio_state", "match"]
+    if runs is None:
+        pred = pd.DataFrame(records, columns=columns)
+        out = diagnostic[["id"]].merge(pred, on="id", how="left")
+        out["answered"] = out["id"].isin(pred["id"])
+    else:
+        pred = pd.DataFrame(records, columns=["run", *columns]).assign(answered=True)
+        grid = pd.concat([diagnostic[["id"]].assign(run=r) for r in _run_order(runs)], ignore_index=True)
+        out = grid.merge(pred, on=["id", "run"], how="left")
+        out["answered"] = out["answered"].eq(True)
+    out.attrs["sampling"] = _sampling(raw)
     return out
 
 
@@ -188,12 +258,25 @@ def _correct(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
 
 def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
                         config: InterventionAuditConfig = InterventionAuditConfig()) -> dict:
-    """All metrics of one model. Accuracies and gaps in percent, failure-mode rates in [0, 1]."""
+    """All metrics of one model. Accuracies and gaps in percent, failure-mode rates in [0, 1].
+
+    Several sampled runs (``predictions`` with a ``run`` column, one row per diagnostic row and run) are scored run
+    by run and pooled per clip before the clip-cluster bootstrap: each item's accuracy is its mean over the runs
+    (every run has every item; a missing answer is wrong), a failure-mode rate is over all parsed answers of all
+    runs, and ``n`` counts answers (items x runs). ``runs`` lists them with each run's own accuracies and Avg Gap.
+    """
     tolerance = config.offset_tolerance_s
     if not (isinstance(tolerance, int | float) and np.isfinite(tolerance) and tolerance >= 0):
         raise InputError("expected a finite number of seconds >= 0", column="offset_tolerance_s", value=tolerance)
     diag = diagnostic.reset_index(drop=True)
-    pred = predictions.set_index("id").loc[diag["id"]].reset_index()
+    n_items = len(diag)
+    if "run" in predictions.columns:  # one block of diagnostic rows per run, clips unchanged (clusters span runs)
+        runs = list(dict.fromkeys(predictions["run"]))
+        diag = pd.concat([diag.assign(run=r) for r in runs], ignore_index=True)
+        pred = predictions.set_index(["id", "run"]).loc[pd.MultiIndex.from_frame(diag[["id", "run"]])].reset_index()
+    else:
+        runs = []
+        pred = predictions.set_index("id").loc[diag["id"]].reset_index()
     correct = _correct(diag, pred)
     dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
     orig = iv == "original"
@@ -295,10 +378,37 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         "sync_three_way_accuracy": est("sync_three_way", 100),
         "offset_within_tolerance": {**est("offset_within_tolerance", 100), "tolerance_s": float(tolerance)},
         "coverage": {d: {"answered": est(f"answered.{d}"), "parsed": est(f"parsed.{d}")} for d in INTERVENTION_OF},
-        "n_rows": len(diag), "n_source_clips": int(r.n),
+        "n_rows": n_items, "n_source_clips": int(r.n),
+        **({"runs": _per_run(diag, correct, paired, runs, answered)} if runs else {}),
+        **({"sampling": predictions.attrs["sampling"]} if predictions.attrs.get("sampling") else {}),
         "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "unit": "source clip",
                       "confidence": 0.95},
     }
+
+
+def _per_run(diag: pd.DataFrame, correct: np.ndarray, paired: dict[str, np.ndarray], runs: list,
+             answered: np.ndarray) -> dict:
+    """Each run's own paired accuracies and Avg Gap (points; None for a dimension the run has no answer in, as the
+    pooled numbers), and the Avg Gap's mean and sd over runs."""
+    iv, run, dim = diag["intervention"].to_numpy(), diag["run"].to_numpy(), diag["dimension"].to_numpy()
+    mean = lambda mask: float(100 * correct[mask].mean()) if mask.any() else None  # noqa: E731
+    per_run = {}
+    for label in runs:
+        mine, dims = run == label, {}
+        for d, intervention in INTERVENTION_OF.items():
+            if not (answered & mine & (dim == d)).any():
+                dims[d] = {"orig": None, "interv": None, "gap": None}
+                continue
+            orig, interv = mean(paired[d] & mine & (iv == "original")), mean(paired[d] & mine & (iv == intervention))
+            dims[d] = {"orig": orig, "interv": interv,
+                       "gap": None if orig is None or interv is None else orig - interv}
+        gaps = [v["gap"] for v in dims.values()]
+        per_run[str(label)] = {**dims, "avg_gap": None if None in gaps else float(np.mean(gaps))}
+    gaps = [v["avg_gap"] for v in per_run.values() if v["avg_gap"] is not None]
+    return {"n": len(runs), "aggregation": "per item: mean over runs; failure modes: pooled answers; n: answers",
+            "per_run": per_run,
+            "avg_gap_over_runs": {"mean": float(np.mean(gaps)) if gaps else None,
+                                  "sd": float(np.std(gaps, ddof=1)) if len(gaps) > 1 else None}}
 
 
 def load_diagnostic(dataset: str | Path) -> pd.DataFrame:
@@ -326,5 +436,28 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         plot_failure_modes(result["failure_modes"], result["failure_modes_ci"], tmp / "failure_modes.png")
-        (tmp / "report.md").write_text(interventions_report(result, "failure_modes.png"), encoding="utf-8")
+        report = interventions_report(result, "failure_modes.png") + _runs_report(result)
+        (tmp / "report.md").write_text(report, encoding="utf-8")
     return out
+
+
+def _runs_report(result: dict) -> str:
+    """The sampling settings and, for several runs, each run's accuracies (appended to the report)."""
+    from omniaudit.evaluation.report import fmt, markdown_table
+
+    out = []
+    if result.get("sampling"):
+        settings = ", ".join(f"{k} = {v}" for k, v in result["sampling"].items())
+        out += ["", "## Sampling", "", f"Answers were generated with {settings} (as the predictions file records)."]
+    runs = result.get("runs")
+    if runs and runs["n"] > 1:
+        spread = runs["avg_gap_over_runs"]
+        out += ["", f"## Runs ({runs['n']})", "",
+                "Every run is scored on every diagnostic row; the tables above pool the runs per item (mean over "
+                "runs) before the clip bootstrap, and their n count answers (items x runs). Avg Gap over runs: "
+                f"mean {fmt(spread['mean'])}, sd {fmt(spread['sd'])}.", "",
+                markdown_table(["Run"] + [f"{d}: {c}" for d in INTERVENTION_OF for c in ("orig", "interv")]
+                               + ["Avg Gap"],
+                               [[label] + [fmt(v[d][c]) for d in INTERVENTION_OF for c in ("orig", "interv")]
+                                + [fmt(v["avg_gap"])] for label, v in runs["per_run"].items()])]
+    return "\n".join(out) + ("\n" if out else "")

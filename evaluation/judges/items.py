@@ -124,6 +124,9 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
     if missing:
         raise InputError(f"config '{config}' is not a set of model items: it lacks the item columns {missing} "
                          f"(it has {ds.column_names})", file=dataset)
+    if getattr(ds.features["prompt"], "dtype", None) not in ("string", "large_string"):  # e.g. a DPO config's chat
+        raise InputError(f"config '{config}' is not a set of model items: its 'prompt' column is a "
+                         f"{type(ds.features['prompt']).__name__} (e.g. chat messages), not text", file=dataset)
     media_cols = _media_columns(ds.features)
     for col in media_cols:  # media stay encoded: runners decode what they send
         ds = ds.cast_column(col, type(ds.features[col])(decode=False))
@@ -145,7 +148,8 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
             data = cell.get("bytes")
             if data is None and cell.get("path"):
                 data = Path(cell["path"]).read_bytes()
-            parts.append(MediaPart(media_cols[col], data, col, bool(row.get("video_audio"))))
+            kind = media_cols[col]
+            parts.append(MediaPart(kind, data, col, kind == "video" and bool(row.get("video_audio"))))
         items.append(JudgeItem(id=row["id"], prompt=row["prompt"], options=list(row.get("options") or []),
                                system=row.get("system"), media=parts, order=row.get("order"),
                                gold=row.get("gold"), reference=row.get("reference"),
@@ -162,7 +166,7 @@ def check_modalities(items: list[JudgeItem], runner: str, accepts: set[str]) -> 
         for part in item.media:
             if part.modality not in accepts:
                 raise InputError(f"item '{item.id}' has a {part.modality} input ({part.column}) but {runner} takes "
-                                 f"only {', '.join(sorted(accepts)) or 'text'}")
+                                 f"no {part.modality} (it takes only {', '.join(sorted(accepts)) or 'text'})")
 
 
 def refuse_unsent_media(items: list[JudgeItem], runner: str) -> None:

@@ -13,12 +13,14 @@ from media_clips import layout_audio, noise_audio, write_av, write_clip, write_i
 from omniaudit.data_builders.interventions import (
     InterventionBuildOptions,
     SyntheticClipSpec,
+    answers,
     build_interventions_dataset,
     media,
     read_manifest,
 )
 from omniaudit.data_builders.interventions.build import merge_shards, plan_clips, summarize
 from omniaudit.errors import InputError
+from omniaudit.evaluation.judges.items import check_modalities, load_items
 
 SPEC = SyntheticClipSpec(n_clips=6, width=96, height=64)
 
@@ -44,6 +46,40 @@ def test_configs_load_offline_with_features(built):
     assert first["prompt"][0]["content"][0]["type"] == "video" and first["chosen"][0]["role"] == "assistant"
     assert first["video"]["bytes"][4:8] == b"ftyp"  # an embedded MP4
     assert not list(built.parent.glob(".ds.work-*"))  # the work folder is gone after success
+
+
+def test_diagnostic_rows_are_free_form_items_with_the_clip_and_its_soundtrack(built):
+    """The item contract: prompt (the paper's question), no system, no options, the video with its own audio."""
+    items = load_items(built, "diagnostic")
+    d = table(built, "diagnostic", ["id", "dimension", "question", "target", "gold", "media", "video_audio"]
+              ).set_index("id")
+    assert [i.id for i in items] == list(d.index) and len(items) == 42
+    for item in items:
+        row = d.loc[item.id]
+        assert item.prompt == answers.QUESTIONS[row["dimension"]] == row["question"]
+        assert item.system is None and item.options == [] and not item.closed
+        assert [(m.kind, m.column, m.with_audio, m.modality) for m in item.media] == [
+            ("video", "video", True, "video+audio")]
+        assert item.media[0].data[4:8] == b"ftyp" and item.gold == row["target"]
+        assert list(row["media"]) == ["video"] and row["video_audio"]
+    # the Original is asked three questions on one clip: one source for a runner's per-source media cache
+    first = items[0].id.split("/")[0]
+    original = [i for i in items if i.id.startswith(f"{first}/original/")]
+    assert len(original) == 3 and len({i.media[0].key for i in original}) == 1
+    assert len({i.media[0].key for i in items if i.id.startswith(f"{first}/")}) == 5  # original, 2 shifts, mute, swap
+    with pytest.raises(InputError, match=r"item '.+/original/sync' has a video\+audio input \(video\)"):
+        check_modalities(items, "hf:tiny", {"video", "image"})  # a model that cannot hear the clip refuses
+    check_modalities(items, "hf:tiny", {"audio", "image", "video", "video+audio"})
+    # the neutral prompts are the paper's words (Thud appendix H)
+    assert answers.QUESTIONS["existence"] == "Describe the audio you hear in this video."
+    assert answers.QUESTIONS["consistency"] == "Describe what you see in the video and what you hear in the audio."
+
+
+@pytest.mark.parametrize(("config", "why"), [("sft", r"lacks the item columns \['prompt'\]"),
+                                             ("dpo", "'prompt' column is a List")])
+def test_training_configs_are_not_model_items(built, config, why):
+    with pytest.raises(InputError, match=f"config '{config}' is not a set of model items: .*{why}"):
+        load_items(built, config)
 
 
 def test_diagnostic_rows_and_targets(built):
