@@ -52,6 +52,39 @@ def _add_out(p: argparse.ArgumentParser) -> None:
                    help="replace --out even when it is not an earlier output of this command (deletes its contents)")
 
 
+def _add_tracking(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("tracking")
+    g.add_argument("--report-to", choices=["none", "wandb"], default="none",
+                   help="log the headline metrics, tables, figures and predictions to wandb (needs the [track] "
+                        "extra; WANDB_MODE=offline logs locally, WANDB_DIR says where) (default none)")
+    g.add_argument("--project", help="wandb project (default $WANDB_PROJECT or omniaudit)")
+    g.add_argument("--run-name", help="wandb run name (default: the command and the --out name)")
+
+
+def _tracking(args: argparse.Namespace):
+    """``--report-to``: a tracking run opened before the command works (None without one)."""
+    from contextlib import nullcontext
+
+    if getattr(args, "report_to", "none") == "none":
+        return nullcontext(None)
+    from omniaudit.evaluation.tracking import TrackingOptions, tracking_run
+
+    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "func"}
+    return tracking_run(TrackingOptions(args.report_to, args.project, args.run_name), job=args.job,
+                        kind=getattr(args, "what", None), out=getattr(args, "out", None), config=config)
+
+
+def _log_output(tracker, args: argparse.Namespace) -> None:
+    """After the command wrote its output: the judge's predictions file, or the audit's folder and its inputs."""
+    from omniaudit.evaluation.tracking import named_files
+
+    if args.job == "judge":
+        tracker.log_predictions(args.out, {"dataset": str(args.dataset), "config": args.config, "judge": args.judge})
+    else:
+        tracker.log_audit(args.what, args.out, named_files(getattr(args, "judges", None)
+                                                           or getattr(args, "predictions", None)))
+
+
 def _add_bootstrap(p: argparse.ArgumentParser) -> None:
     p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
@@ -75,10 +108,11 @@ def cmd_build_preference(args: argparse.Namespace) -> None:
 
     options = PreferenceBuildOptions(source_balanced=args.source_balanced, length_control=args.length_control,
                                      dual_order=args.dual_order, length_tolerance=args.length_tolerance,
-                                     remedy_seed=args.seed)
+                                     remedy_seed=args.seed, media_dir=args.media)
     with console.status("building preference dataset"):
         out = build_preference_dataset(args.out, args.data, _columns(args), options, _spec(args), args.push_to_hub)
-    print(f"dataset written to {out} (load it with datasets.load_dataset('{out}', 'pairs'))")
+    print(f"dataset written to {out} (load it with datasets.load_dataset('{out}', 'pairs'); judge it with "
+          f"`omniaudit judge --dataset {out} --config judge`)")
     if args.push_to_hub:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
 
@@ -147,13 +181,36 @@ def cmd_judge(args: argparse.Namespace) -> None:
 
     with progress_status(f"judging {args.config} with {args.judge}") as progress:
         counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
-                           seed=args.seed, batch_size=args.batch_size, mode=args.mode, concurrency=args.concurrency,
-                           max_retries=args.max_retries, cache_dir=args.cache, api_key_env=args.api_key_env,
-                           max_tokens=args.max_tokens)
-    print(f"{counts['items']} items judged, {counts['parsed']} parsed"
-          + (f", {counts['requests']} HTTP requests" if counts["requests"] is not None else "")
-          + (f", {counts['rejected']} rejected by the server (kept as unparseable)" if counts["rejected"] else ""))
+                           temperature=args.temperature, top_p=args.top_p, seed=args.seed, runs=args.runs,
+                           shard=args.shard, batch_size=args.batch_size, mode=args.mode, concurrency=args.concurrency,
+                           max_retries=args.max_retries, cache_dir=args.cache, use_cache=not args.no_cache,
+                           api_key_env=args.api_key_env, max_tokens=args.max_tokens, dialect=args.dialect,
+                           timeout_s=args.timeout, top_logprobs=args.top_logprobs, fps=args.fps,
+                           max_frames=args.max_frames)
+    runs = f" x {counts['runs']} runs" if counts["runs"] > 1 else ""
+    shard = f" (shard {counts['shard']})" if counts["shard"] else ""
+    parts = [f"{counts['items']} items{runs} judged{shard}"]
+    if counts["closed"]:
+        parts.append(f"{counts['parsed']} of {counts['closed']} closed answers parsed, {counts['with_probs']} with "
+                     "option probabilities")
+    if counts["free_form"]:
+        parts.append(f"{counts['generated']} of {counts['free_form']} free-form answers non-empty")
+    if counts["requests"] is not None:
+        parts.append(f"{counts['requests']} HTTP requests")
+    print(", ".join(parts))
+    bad = (counts["rejected"] or 0) + (counts["not_completions"] or 0)
+    if bad:
+        console.print(Text(f"warning: {bad} of {counts['rows']} replies were not answers ({counts['rejected']} "
+                           f"rejected by the server, {counts['not_completions']} not chat completions); they are kept "
+                           "as unparseable and asked again on a rerun", style="bold yellow"), soft_wrap=True)
     print(f"predictions: {args.out}")
+
+
+def cmd_merge_predictions(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.judges.shards import merge_predictions
+
+    counts = merge_predictions(args.out, args.shards)
+    print(f"merged {counts['shards']} shards: {counts['items']} items x {counts['runs']} run(s) into {args.out}")
 
 
 def cmd_audit_preference(args: argparse.Namespace) -> None:
@@ -161,11 +218,21 @@ def cmd_audit_preference(args: argparse.Namespace) -> None:
 
     config = PreferenceAuditConfig(n_resamples=args.n_resamples, seed=args.seed, reference=args.reference,
                                    source_classifier=not args.no_source_classifier, controls=not args.no_controls,
-                                   judges=list(args.judges or []), judged_only=args.judged_only)
+                                   judges=list(args.judges or []), judged_only=args.judged_only,
+                                   compare=list(args.compare or []), length_control=not args.no_length_control,
+                                   annotations=args.annotations, odin_runs=list(args.odin or []))
     with progress_status("auditing preference benchmark") as progress:
         out = run_preference_audit(args.out, args.data, _columns(args), args.config, config, _spec(args), progress)
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
+
+
+def cmd_report_odin(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.odin_report import run_odin_report
+
+    out = run_odin_report(args.out, args.runs)
+    print(f"report: {out / 'report.md'}")
+    print(f"metrics: {out / 'odin.json'}")
 
 
 def cmd_merge(args: argparse.Namespace) -> None:
@@ -211,6 +278,9 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
     with console.status("grading answers"):
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, args.attention,
                                     cache_dir=args.cache)
+    if args.judge:
+        result = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+        print(f"judge verdicts: {result['n_judged']} asked, {result['n_unparsed_verdicts']} unparsed (counted wrong)")
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
 
@@ -238,7 +308,9 @@ def build_parser() -> argparse.ArgumentParser:
         "preference", help="pairwise preference benchmark: folds, priors, slices, remedies",
         description="Validate a pairwise preference benchmark (EmoPrefer layout: name, model1, a1, model2, a2, "
                     "preference in {a1, a2, same}) and write it in the Hub layout with 5-fold assignment (seed 42), "
-                    "fold-exclusive generator priors and slice flags; optional remedy configs.")
+                    "fold-exclusive generator priors and slice flags; optional remedy configs; and config judge: "
+                    "zero-shot judging items (both orders of every binary pair, options A/B, with the pair's clip "
+                    "when --media is given) for `omniaudit judge --config judge`.")
     _add_data_source(p)
     _add_out(p)
     p.add_argument("--source-balanced", action="store_true", help="add config source_balanced (balanced winners "
@@ -247,6 +319,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="add config length_controlled: pairs with relative length gap < TOL (e.g. 0.15)")
     p.add_argument("--dual-order", action="store_true", help="add config dual_order (both orders, label reversed)")
     p.add_argument("--length-tolerance", type=float, default=0.15, help="length-matched slice tolerance (0.15)")
+    p.add_argument("--media", metavar="DIR",
+                   help="attach each pair's clip DIR/<name>.<ext> (video: mp4 mkv webm mov avi m4v, with its "
+                        "soundtrack; or audio: wav flac mp3 m4a ogg opus) to the judge items; a missing clip is an "
+                        "error naming the pair's row")
     p.add_argument("--seed", type=int, default=0, help="seed of the source-balanced subsample (default 0)")
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_preference)
@@ -321,9 +397,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = jobs.add_parser(
         "judge", help="run a judge over a dataset config and write its predictions",
-        description="Put a judge in front of every item of a config and write PRED.jsonl (id, order, raw, label, "
-                    "parsed). JUDGE: hf:PATH_OR_REPO (local Transformers model; closed-set answers from option "
-                    "logits), openai:MODEL@URL (OpenAI-compatible chat server, e.g. http://localhost:8000/v1; API "
+        description="Put a judge in front of every item of a config and write PRED.jsonl, one row per item and "
+                    "run: id, order, run, raw, label and parsed (closed sets; free-form items are generated, never "
+                    "matched to options), option_probs (where the runner has them), temperature, top_p, seed. "
+                    "JUDGE: hf:PATH_OR_REPO (local Transformers model; closed-set answers from option logits), "
+                    "openai:MODEL@URL (OpenAI-compatible chat server, e.g. http://localhost:8000/v1 for vLLM; API "
                     "key from $OPENAI_API_KEY; answers cached, so an interrupted run resumes), scripted:NAME "
                     "(always-a, always-b, copy-reference, copy-specialist, oracle, random).")
     p.add_argument("--dataset", required=True, help="dataset folder or Hub repo id")
@@ -338,15 +416,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-tokens", type=int, default=32,
                    help="longest answer in tokens (openai; hf with --mode generate) (default 32; raise it for "
                         "thinking models)")
-    p.add_argument("--seed", type=int, default=0, help="seed of scripted:random (0)")
+    g = p.add_argument_group("sampling (recorded in every predictions row)")
+    g.add_argument("--temperature", type=float, default=0.0, help="sampling temperature; 0 = greedy (default 0)")
+    g.add_argument("--top-p", type=float, help="nucleus sampling mass (default: the model's / server's)")
+    g.add_argument("--seed", type=int,
+                   help="sampling seed; run r uses SEED + r (default: none sent; scripted:random uses 0)")
+    g.add_argument("--runs", type=int, default=1,
+                   help="answers per item, e.g. 5 runs at --temperature 0.7 for a majority vote, 3 for a mean over "
+                        "runs; rows carry their run index (default 1)")
+    p.add_argument("--shard", type=_shard, metavar="I/N",
+                   help="judge only shard I of N (orders of one trial stay together); join the N files with "
+                        "`omniaudit merge-predictions`")
     p.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
     p.add_argument("--mode", choices=["logits", "generate"], default="logits",
                    help="hf: read option logits (default) or generate text")
-    p.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
-    p.add_argument("--max-retries", type=int, default=5, help="openai: retries per request, with backoff (5)")
-    p.add_argument("--cache", help="openai: response cache folder (default $OMNIAUDIT_CACHE or "
-                                   "~/.cache/omniaudit, judge-responses/)")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="openai: environment variable with the API key")
+    p.add_argument("--fps", type=float, default=2.0,
+                   help="video frames per second sampled (hf; openai with --dialect frames) (default 2)")
+    p.add_argument("--max-frames", type=int, default=16, help="most frames per video (default 16)")
+    g = p.add_argument_group("openai: servers")
+    g.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
+                   help="how media are sent: vllm = video_url, a video's own soundtrack through mm_processor_kwargs "
+                        "use_audio_in_video (vLLM, Qwen-Omni); openai = standard parts, video_url without its "
+                        "soundtrack; frames = no video_url: sampled JPEG frames + the soundtrack as input_audio "
+                        "(OpenAI, Gemini's OpenAI-compatible endpoint). Audio (input_audio WAV) and images "
+                        "(image_url) are the same in all three (default vllm)")
+    g.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
+    g.add_argument("--max-retries", type=int, default=5, help="retries per request, with backoff (5)")
+    g.add_argument("--timeout", type=float, default=120.0, help="seconds per request (120)")
+    g.add_argument("--top-logprobs", type=int, default=10,
+                   help="closed items: ask for logprobs with this many alternatives, read as option probabilities "
+                        "where the server returns them; 0 = do not ask (default 10)")
+    g.add_argument("--cache", help="response cache folder (default $OMNIAUDIT_CACHE or ~/.cache/omniaudit, "
+                                   "judge-responses/)")
+    g.add_argument("--no-cache", action="store_true", help="ask every request again and store nothing")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable with the API key")
+    _add_tracking(p)
     p.set_defaults(func=cmd_judge)
 
     audit = jobs.add_parser("audit", help="audit a benchmark or judges and write a report",
@@ -361,8 +465,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_data_source(p)
     p.add_argument("--config", default="pairs", help="config to audit when --data is a built dataset (pairs)")
     p.add_argument("--judges", nargs="+", metavar="[NAME=]FILE",
-                   help="judge prediction files (CSV/JSONL: name or id, order ab|ba, p_a1 or label a1|a2); the judge "
-                        "is named NAME or the file's stem; files with the same NAME are one judge")
+                   help="judge prediction files: the predictions of `omniaudit judge --config judge` as written "
+                        "(A/B mapped to a1/a2 by order, option probabilities used where present, runs averaged), or "
+                        "CSV/JSONL with name or id, order ab|ba, p_a1 or label a1|a2; the judge is named NAME or the "
+                        "file's stem; files with the same NAME are one judge")
     p.add_argument("--judged-only", action="store_true",
                    help="audit only the binary pairs every judge covers (e.g. predictions for some folds); the "
                         "report says how many pairs, per fold")
@@ -371,7 +477,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_bootstrap(p)
     p.add_argument("--no-source-classifier", action="store_true", help="skip the TF-IDF source classifier")
     p.add_argument("--no-controls", action="store_true", help="skip permutation and counterfactual controls")
+    p.add_argument("--compare", nargs="+", metavar="A:B",
+                   help="paired comparisons of two predictors (probe or judge names), Table 3: exact McNemar and "
+                        "the WAF difference with a paired bootstrap CI, per slice; several in one run")
+    p.add_argument("--no-length-control", action="store_true",
+                   help="skip per-generator mean length, the wordiest-generator check and length-controlled win "
+                        "rates")
+    p.add_argument("--annotations", metavar="FILE",
+                   help="per-annotator labels (CSV/JSONL/Parquet: name or id, annotator, label a1|a2|same): "
+                        "Fleiss' kappa, majority vote, Dawid-Skene, and every predictor scored against consensus")
+    p.add_argument("--odin", nargs="+", metavar="[NAME=]RUN",
+                   help="training/reward_odin.py output folders (or their odin_metrics.json), e.g. lambda0=RUN0 "
+                        "lambda1=RUN1: Fig. 2a, mean |rho| +- SD across folds, per-fold values kept")
     _add_out(p)
+    _add_tracking(p)
     p.set_defaults(func=cmd_audit_preference)
 
     p = audits.add_parser(
@@ -384,10 +503,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "`id` (the diagnostic row id) and either "
                     "structured fields (synced, direction delay|early|none, offset_s in seconds, signed + = delayed "
                     "unless direction sets the sign | audio_state or sound_present | match) or a "
-                    "free-form `response` (parsed by a rule-based extractor). Writes OUT/audit.json, OUT/report.md "
+                    "free-form `response` or `raw` (parsed by a rule-based extractor): the file `omniaudit judge "
+                    "--config diagnostic` writes is read as is. Sampled runs (a `run` column) are averaged per item "
+                    "before the clip bootstrap and listed run by run. Writes OUT/audit.json, OUT/report.md "
                     "and OUT/failure_modes.png.")
     p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")
-    p.add_argument("--predictions", required=True, help="the model's predictions (JSONL/CSV)")
+    p.add_argument("--predictions", required=True,
+                   help="the model's predictions (JSONL/CSV), e.g. `omniaudit judge --config diagnostic` output")
     p.add_argument("--extractor", metavar="SPEC", help="judge that turns free-form responses into fields "
                                                        "(openai:MODEL@URL, hf:PATH, scripted:NAME); default: rules")
     p.add_argument("--cache", help="openai extractor: response cache folder")
@@ -396,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default 0.5, the paper's audio-timestamp tolerance)")
     _add_bootstrap(p)
     _add_out(p)
+    _add_tracking(p)
     p.set_defaults(func=cmd_audit_interventions)
 
     p = audits.add_parser(
@@ -409,16 +532,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="predictions of `omniaudit judge`; files with the same NAME are one judge (default: stem)")
     _add_bootstrap(p)
     _add_out(p)
+    _add_tracking(p)
     p.set_defaults(func=cmd_audit_protocols)
 
     p = audits.add_parser(
         "composition", help="graded accuracy of free-form answers by template, category and tier",
-        description="Grade each run's answers (id, prediction or response) against the samples: normalised exact "
+        description="Grade each run's answers (id and raw as `omniaudit judge` writes them, or prediction / "
+                    "response) against the samples: normalised exact "
                     "match (case, punctuation, articles, whitespace, number words), then an optional judge for "
                     "semantic equivalence (Yes/No). Accuracy overall and by template, category and tier, mean and "
                     "sd over runs. Writes OUT/audit.json, OUT/graded.csv, OUT/report.md and a figure.")
     p.add_argument("--dataset", required=True, help="composition dataset folder or Hub repo id")
-    p.add_argument("--predictions", nargs="+", required=True, help="one file per inference run")
+    p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME=]FILE",
+                   help="predictions (`omniaudit judge --config samples` / `--config ablations`, or id + prediction). "
+                        "Files sharing a NAME are one inference run (its samples and ablations files); a bare FILE "
+                        "is its own run; a file with a 'run' column (judge --runs N) holds several runs")
     p.add_argument("--judge", metavar="SPEC", help="judge for non-exact answers: hf:PATH | openai:MODEL@URL | "
                                                    "scripted:NAME")
     p.add_argument("--cache", help="openai judge: response cache folder")
@@ -428,7 +556,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "MODEL=PREDICTIONS (repeat MODEL=... for several runs); a bare MODEL uses --predictions "
                         "(only one model may)")
     _add_out(p)
+    _add_tracking(p)
     p.set_defaults(func=cmd_audit_composition)
+
+    p = jobs.add_parser(
+        "merge-predictions", help="join the predictions of a sharded judge run (judge --shard I/N) into one file",
+        description="Join the N files of `omniaudit judge --shard I/N` (all N required, each once) into the file an "
+                    "unsharded run writes, byte for byte.")
+    p.add_argument("shards", nargs="+", type=Path, help="shard predictions files (JSONL)")
+    p.add_argument("--out", required=True, help="merged predictions file (JSONL)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace an existing --out file that omniaudit did not write")
+    p.set_defaults(func=cmd_merge_predictions)
 
     p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
                         description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "
@@ -440,7 +579,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = jobs.add_parser(
         "tiny-models", help="write tiny random models, a tokenizer and the datasets the tiny recipes use",
         description="Build, offline and from configs: a tiny Qwen2 causal LM, a tiny sequence classifier, a tiny "
-                    "Qwen2.5-Omni thinker (audio + vision + text) and a locally trained tokenizer, plus the datasets "
+                    "Qwen2.5-Omni thinker (audio + vision + text), a tiny Qwen2-Audio-style audio LM (audio_lm) and "
+                    "a locally trained tokenizer, plus the datasets "
                     "of training/recipes/tiny/*.yaml (our builders' embedded defaults). Then, from the repository "
                     "root: accelerate launch --config_file accelerate_configs/cpu.yaml training/dpo.py --config "
                     "training/recipes/tiny/dpo.yaml --output_dir OUT")
@@ -448,6 +588,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true",
                    help="replace existing subfolders that omniaudit did not write")
     p.set_defaults(func=cmd_tiny_models)
+
+    report = jobs.add_parser("report", help="reports that combine finished runs",
+                             description="Reports over the outputs of finished runs.")
+    reports = report.add_subparsers(dest="what", metavar="REPORT", required=True)
+    p = reports.add_parser(
+        "odin", help="Fig. 2a: ODIN head-confound correlations, mean |rho| +- SD across folds, per run",
+        description="Read the odin_metrics.json of two or more training/reward_odin.py runs (e.g. lambda = 0 and "
+                    "lambda = 1) and write OUT/odin.json (per-fold |rho| and mean +- SD, ddof=1), OUT/report.md "
+                    "and OUT/fig2a_odin_correlations.png.")
+    p.add_argument("runs", nargs="+", metavar="[NAME=]RUN",
+                   help="run folders (or their odin_metrics.json); unnamed runs are named lambda=<lambda_dec>")
+    _add_out(p)
+    p.set_defaults(func=cmd_report_odin)
 
     p = jobs.add_parser("push", help="push a built dataset folder to the Hugging Face Hub",
                         description="Upload a dataset folder written by `omniaudit build` or `merge` (README card "
@@ -478,9 +631,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = " ".join(["omniaudit", args.job] + ([args.what] if getattr(args, "what", None) else []))
     try:
         with output_policy(overwrite=getattr(args, "overwrite", False), command=command):
-            if getattr(args, "out", None) is not None and func not in (cmd_judge, cmd_tiny_models):
+            own_file = (cmd_judge, cmd_merge_predictions, cmd_tiny_models)  # outputs checked by the command
+            if getattr(args, "out", None) is not None and func not in own_file:
                 args.out = _out_folder(args.out)  # fail before any work; the judge's file is checked by run_judge
-            func(args)
+            with _tracking(args) as tracker:  # opened before the command: no package or login fails before work
+                func(args)
+                if tracker is not None:
+                    _log_output(tracker, args)
     except (InputError, HubUnavailable, ServiceError) as exc:
         # user text (values, paths) is printed verbatim: no markup, no highlighting, no hard wrapping
         console.print(Text("error: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)

@@ -1,0 +1,337 @@
+"""``--report-to wandb`` on judge and audit commands, checked in the offline run files wandb writes (no network).
+
+wandb 0.31 writes an offline run as ``WANDB_DIR/wandb/offline-run-*/run-*.wandb`` (a LevelDB-style log of protobuf
+records: run, summary, history, artifact, exit) plus ``files/media`` (tables as ``*.table.json``, images as PNG).
+:func:`offline_runs` reads those records back, so the tests see what a later ``wandb sync`` would upload.
+"""
+
+import json
+import struct
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from omniaudit.cli import main
+from omniaudit.errors import InputError
+from omniaudit.evaluation import tracking
+
+pytest.importorskip("wandb")
+
+
+# --- reading offline runs --------------------------------------------------------------------------------------------
+
+def _records(path: Path) -> list[bytes]:
+    """The records of a wandb transaction log (LevelDB log format: 32 KiB blocks, 7-byte record headers)."""
+    data, block, pos, out, partial = path.read_bytes(), 32768, 7, [], b""
+    assert data[:4] == b":W&B", path
+    while pos + 7 <= len(data):
+        if block - pos % block < 7:  # a block's tail too short for a header is padding
+            pos += block - pos % block
+            continue
+        _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
+        chunk, pos = data[pos + 7:pos + 7 + length], pos + 7 + length
+        if kind == 0 and length == 0:
+            break
+        if kind == 1:
+            out.append(chunk)
+        elif kind == 2:
+            partial = chunk
+        elif kind == 3:
+            partial += chunk
+        elif kind == 4:
+            out.append(partial + chunk)
+    return out
+
+
+def _nest(target: dict, keys: list[str], value) -> None:
+    for key in keys[:-1]:
+        target = target.setdefault(key, {})
+    target[keys[-1]] = value
+
+
+def offline_runs(wandb_dir: Path) -> dict[str, dict]:
+    """display name -> run, summary, config, artifacts, exit code and folder of every offline run under wandb_dir."""
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    runs = {}
+    for log in sorted(wandb_dir.glob("wandb/offline-run-*/run-*.wandb")):
+        run = {"summary": {}, "config": {}, "artifacts": [], "exit_code": None, "folder": log.parent}
+        for raw in _records(log):
+            record = pb.Record()
+            record.ParseFromString(raw)
+            kind = record.WhichOneof("record_type")
+            if kind == "run":
+                run.update(name=record.run.display_name, job_type=record.run.job_type, tags=list(record.run.tags),
+                           project=record.run.project)
+                run["config"] = {u.key: json.loads(u.value_json) for u in record.run.config.update}
+            elif kind == "summary":
+                for update in record.summary.update:
+                    _nest(run["summary"], list(update.nested_key) or [update.key], json.loads(update.value_json))
+            elif kind == "artifact":
+                a = record.artifact
+                run["artifacts"].append({"type": a.type, "name": a.name, "digest": a.digest,
+                                         "metadata": json.loads(a.metadata or "{}"),
+                                         "files": sorted(c.path for c in a.manifest.contents)})
+            elif kind == "exit":
+                run["exit_code"] = record.exit.exit_code
+        runs[run["name"]] = run
+    return runs
+
+
+def logged_table(run: dict, key: str) -> pd.DataFrame:
+    entry = run["summary"][key]
+    assert entry["_type"] == "table-file", entry
+    table = json.loads((run["folder"] / "files" / entry["path"]).read_text())
+    return pd.DataFrame(table["data"], columns=table["columns"])
+
+
+@pytest.fixture
+def offline(tmp_path, monkeypatch) -> Path:
+    """wandb in offline mode with every folder it writes under tmp_path; returns WANDB_DIR."""
+    for var, name in (("WANDB_DIR", "wandb-runs"), ("WANDB_DATA_DIR", "wandb-data"),
+                      ("WANDB_CACHE_DIR", "wandb-cache"), ("WANDB_CONFIG_DIR", "wandb-config")):
+        (tmp_path / name).mkdir()
+        monkeypatch.setenv(var, str(tmp_path / name))
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    for var in ("WANDB_PROJECT", "WANDB_RUN_GROUP", "WANDB_NAME", "WANDB_API_KEY"):
+        monkeypatch.delenv(var, raising=False)
+    return tmp_path / "wandb-runs"
+
+
+# --- end to end through the CLI --------------------------------------------------------------------------------------
+
+def test_preference_audit_logs_metrics_tables_figures_and_artifacts(offline, tmp_path):
+    from omniaudit.data_builders.preference import SyntheticSpec, synthesize
+
+    raw = synthesize(SyntheticSpec(n_pairs=240))  # what `audit preference --pairs 240` builds
+    longer = (raw["a1"].str.len() >= raw["a2"].str.len()).map({True: "a1", False: "a2"})
+    pd.concat([pd.DataFrame({"name": raw["name"], "order": "ab", "label": longer}),  # ba: always the second shown
+               pd.DataFrame({"name": raw["name"], "order": "ba", "label": "a1"})]).to_csv(tmp_path / "longer.csv")
+    out = tmp_path / "audit"
+    rc = main(["audit", "preference", "--pairs", "240", "--n-resamples", "200", "--judges",
+               f"longer={tmp_path / 'longer.csv'}", "--out", str(out), "--report-to", "wandb",
+               "--project", "shortcuts", "--run-name", "pref-demo"])
+    assert rc == 0
+    audit = json.loads((out / "audit.json").read_text())
+    run = offline_runs(offline)["pref-demo"]
+    assert run["project"] == "shortcuts" and run["job_type"] == "audit" and run["tags"] == ["audit", "preference"]
+    assert run["exit_code"] == 0
+    assert run["config"]["n_resamples"] == 200 and run["config"]["pairs"] == 240
+    summary = run["summary"]
+    # headline metrics, flattened from audit.json
+    for name in ("length_lr", "winrate_rule", "longer"):
+        for slice_name in ("full", "length_matched", "counter_stereotypical"):
+            assert summary[f"waf/{name}/{slice_name}"] == pytest.approx(audit["predictors"][name][slice_name]["waf"])
+    assert summary["prior_following/winrate_rule/counter_stereotypical"] == 1.0
+    assert summary["source_classifier/accuracy_mean"] == pytest.approx(audit["source_classifier"]["accuracy_mean"])
+    assert summary["controls/identity_permutation/waf_mean"] == pytest.approx(
+        audit["controls"]["identity_permutation"]["mean"])
+    assert summary["judges/longer/order_agreement"] == pytest.approx(audit["judges"]["longer"]["order_agreement"])
+    assert 0 < summary["judges/longer/order_agreement"] < 1 and summary["dataset/n_pairs"] == 240
+    # tables, with the CIs split into columns
+    waf = logged_table(run, "tables/waf").set_index(["predictor", "slice"])
+    entry = audit["predictors"]["generator_lr"]["counter_stereotypical"]
+    assert waf.loc[("generator_lr", "counter_stereotypical"), "waf"] == pytest.approx(entry["waf"])
+    assert waf.loc[("generator_lr", "counter_stereotypical"), "ci_low"] == pytest.approx(entry["ci"][0])
+    assert waf.loc[("longer", "full"), "kind"] == "judge" and waf.loc[("length_lr", "full"), "kind"] == "probe"
+    assert len(waf) == 5 * 3
+    predictions = logged_table(run, "tables/predictions")
+    assert len(predictions) == audit["dataset"]["n_binary"] and "p_a1__longer" in predictions
+    assert set(logged_table(run, "tables/win_rates")["generator"]) == set(audit["dataset"]["generators"])
+    assert len(logged_table(run, "tables/source_pairs")) == len(audit["source_pairs"])
+    # figures as images
+    for figure in ("waf_full_vs_counter", "generator_win_rates"):
+        image = summary[f"figures/{figure}"]
+        assert image["_type"] == "image-file" and image["width"] > 100
+        assert (run["folder"] / "files" / image["path"]).stat().st_size > 1000
+    # artifacts: the audit folder, and the judge file it read
+    artifacts = {a["type"]: a for a in run["artifacts"] if a["type"] in ("audit", "predictions")}
+    assert artifacts["audit"]["name"] == "audit-preference-audit"
+    assert artifacts["audit"]["files"] == sorted(["audit.json", "report.md", "predictions.csv",
+                                                  "waf_full_vs_counter.png", "generator_win_rates.png"])
+    assert artifacts["audit"]["metadata"]["metrics"]["waf/longer/full"] == summary["waf/longer/full"]
+    assert artifacts["predictions"]["name"] == "predictions-longer"
+    assert artifacts["predictions"]["files"] == ["longer.csv"]
+
+
+def test_judge_run_then_protocols_audit_share_one_predictions_artifact(offline, tmp_path, protocol_dataset,
+                                                                       monkeypatch):
+    import wandb
+
+    predictions = tmp_path / "oracle.jsonl"
+    with monkeypatch.context() as patch:
+        patch.setattr(wandb.Table, "MAX_ROWS", 5)  # the per-item table goes to the artifact past this
+        rc = main(["judge", "--dataset", str(protocol_dataset), "--config", "blueprint", "--judge", "scripted:oracle",
+                   "--out", str(predictions), "--report-to", "wandb"])
+    assert rc == 0
+    rows = [json.loads(line) for line in predictions.read_text().splitlines()]
+    rc = main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions", f"oracle={predictions}",
+               "--n-resamples", "200", "--out", str(tmp_path / "audit"), "--report-to", "wandb"])
+    assert rc == 0
+    runs = offline_runs(offline)
+    judge, audit_run = runs["judge-oracle"], runs["protocols-audit"]
+    assert judge["job_type"] == "judge" and judge["config"]["judge"] == "scripted:oracle"
+    summary = judge["summary"]
+    assert summary["predictions/rows"] == summary["predictions/items"] == summary["predictions/closed"] == len(rows)
+    assert summary["predictions/parse_rate"] == 1.0 and summary["predictions/runs"] == 1
+    assert summary["predictions/free_form"] == 0
+    assert "tables/predictions" not in judge["summary"]  # longer than MAX_ROWS (5 here): in an artifact
+    [overflow] = [a for a in judge["artifacts"] if a["type"] == "tables"]
+    assert overflow["name"] == "tables-judge-oracle" and overflow["files"] == ["tables/predictions.table.json"]
+    [logged] = [a for a in judge["artifacts"] if a["type"] == "predictions"]
+    assert logged["name"] == "predictions-oracle" and logged["files"] == ["oracle.jsonl"]
+    assert logged["metadata"]["config"] == "blueprint" and logged["metadata"]["predictions/parsed"] == len(rows)
+    # the audit logs the same file under the same name and digest: one artifact version for both runs
+    [used] = [a for a in audit_run["artifacts"] if a["type"] == "predictions"]
+    assert (used["name"], used["files"], used["digest"]) == (logged["name"], logged["files"], logged["digest"])
+    audit = json.loads((tmp_path / "audit" / "audit.json").read_text())
+    summary = audit_run["summary"]
+    assert summary["accuracy/oracle/blueprint/emotion/audio"] == audit["accuracy"]["oracle"]["blueprint"]["emotion"][
+        "audio"]["value"] == 1.0
+    assert summary["n_answered/oracle"] == len(rows)
+    estimates = logged_table(audit_run, "tables/estimates")
+    assert list(estimates.columns[:7]) == ["metric", "judge", "cell", "value", "ci_low", "ci_high", "n"]
+    assert set(estimates["metric"]) == {"accuracy", "parse_rate"}  # blueprint only: no rf, lock, ...
+    assert (estimates["value"] == 1.0).all() and len(estimates) == sum(
+        1 for k in summary if k.startswith(("accuracy/", "parse_rate/")))
+    assert not [k for k in summary if k.startswith("figures/")]  # the protocols audit draws no figure
+
+
+def test_interventions_and_composition_audits_are_logged(offline, tmp_path, intervention_dataset):
+    targets = pd.read_parquet(next((intervention_dataset / "diagnostic").glob("*.parquet")), columns=["id", "target"])
+    answers = [{"id": i, "response": t if n % 4 else "yes"} for n, (i, t) in enumerate(targets.itertuples(False))]
+    (tmp_path / "model.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
+    rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions",
+               str(tmp_path / "model.jsonl"), "--n-resamples", "200", "--out", str(tmp_path / "iv"),
+               "--report-to", "wandb", "--run-name", "iv"])
+    assert rc == 0
+    comp = tmp_path / "comp-ds"
+    assert main(["build", "composition", "--synthetic", "8", "--out", str(comp)]) == 0
+    samples = pd.read_parquet(next((comp / "samples").glob("*.parquet")), columns=["id", "answer"])
+    for run in range(2):
+        (tmp_path / f"run{run}.jsonl").write_text("".join(
+            json.dumps({"id": i, "prediction": a if (n + run) % 3 else "no idea"}) + "\n"
+            for n, (i, a) in enumerate(samples.itertuples(False))))
+    rc = main(["audit", "composition", "--dataset", str(comp), "--predictions", str(tmp_path / "run0.jsonl"),
+               str(tmp_path / "run1.jsonl"), "--out", str(tmp_path / "comp"), "--report-to", "wandb",
+               "--run-name", "comp"])
+    assert rc == 0
+    runs = offline_runs(offline)
+
+    iv, result = runs["iv"], json.loads((tmp_path / "iv" / "audit.json").read_text())
+    for dimension in ("sync", "existence", "consistency"):
+        for field in ("orig", "interv", "gap"):
+            assert iv["summary"][f"dimensions/{dimension}/{field}"] == pytest.approx(
+                result["dimensions"][dimension][field])
+    assert iv["summary"]["avg_gap"] == pytest.approx(result["avg_gap"])
+    assert iv["summary"]["failure_modes/offset_blindness"] == pytest.approx(
+        result["failure_modes"]["offset_blindness"])
+    assert iv["summary"]["offset_within_tolerance"] == pytest.approx(result["offset_within_tolerance"]["value"])
+    assert iv["summary"]["coverage/existence/parsed"] == pytest.approx(
+        result["coverage"]["existence"]["parsed"]["value"])
+    dims = logged_table(iv, "tables/dimensions").set_index("dimension")
+    assert dims.loc["sync", "gap_ci_high"] == pytest.approx(result["dimensions"]["sync"]["ci"]["gap"][1])
+    modes = logged_table(iv, "tables/failure_modes").set_index("mode")
+    assert len(modes) == 8 and modes.loc["offset_blindness", "group"] == "Temporal"
+    assert set(logged_table(iv, "tables/temporal")["metric"]) == set(tracking.TEMPORAL)
+    assert iv["summary"]["figures/failure_modes"]["_type"] == "image-file"
+    assert [a["name"] for a in iv["artifacts"] if a["type"] == "predictions"] == ["predictions-model"]
+
+    comp_run, result = runs["comp"], json.loads((tmp_path / "comp" / "audit.json").read_text())
+    assert comp_run["summary"]["accuracy/overall"] == pytest.approx(result["accuracy"]["overall"]["mean"])
+    assert comp_run["summary"]["accuracy/overall_sd"] == pytest.approx(result["accuracy"]["overall"]["sd"])
+    assert comp_run["summary"]["accuracy/overall_sd"] > 0  # two runs that differ
+    assert comp_run["summary"]["n_runs"] == 2
+    for category, entry in result["accuracy"]["by_category"].items():
+        assert comp_run["summary"][f"accuracy/by_category/{category}"] == pytest.approx(entry["mean"])
+    graded = logged_table(comp_run, "tables/graded")
+    assert len(graded) == len(pd.read_csv(tmp_path / "comp" / "graded.csv")) and set(graded["run"]) == {"run0",
+                                                                                                         "run1"}
+    accuracy = logged_table(comp_run, "tables/accuracy")
+    assert accuracy.iloc[0][["scope", "name"]].tolist() == ["overall", "all"]
+    assert comp_run["summary"]["figures/template_accuracy"]["_type"] == "image-file"
+    assert sorted(a["name"] for a in comp_run["artifacts"] if a["type"] == "predictions") == ["predictions-run0",
+                                                                                              "predictions-run1"]
+
+
+# --- failures --------------------------------------------------------------------------------------------------------
+
+def test_without_wandb_installed_report_to_fails_before_any_work(offline, tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "wandb", None)  # `import wandb` raises ImportError
+    rc = main(["audit", "preference", "--pairs", "200", "--out", str(tmp_path / "audit"), "--report-to", "wandb"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "needs the wandb package" in err and "omniaudit[track]" in err
+    assert not (tmp_path / "audit").exists() and not list(offline.iterdir())
+
+
+def test_online_without_a_login_fails_before_any_work(offline, tmp_path, monkeypatch, capsys):
+    monkeypatch.delenv("WANDB_MODE")
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.netrc, no saved login
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    rc = main(["audit", "preference", "--pairs", "200", "--out", str(tmp_path / "audit"), "--report-to", "wandb"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "wandb could not start a run" in err and "WANDB_MODE=offline" in err
+    assert not (tmp_path / "audit").exists()
+
+
+def test_a_failing_command_leaves_a_failed_run_and_no_logged_output(offline, tmp_path, protocol_dataset, capsys):
+    rc = main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions",
+               str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "audit"), "--report-to", "wandb"])
+    assert rc == 2 and "missing.jsonl" in capsys.readouterr().err
+    [run] = offline_runs(offline).values()
+    assert run["exit_code"] == 1 and not run["artifacts"]
+    assert not [k for k in run["summary"] if not k.startswith("_")]
+
+
+def test_report_to_none_starts_no_run(offline, tmp_path, protocol_dataset):
+    rc = main(["judge", "--dataset", str(protocol_dataset), "--config", "blueprint", "--judge", "scripted:always-a",
+               "--out", str(tmp_path / "p.jsonl")])
+    assert rc == 0 and not list(offline.iterdir())
+
+
+# --- the pure parts --------------------------------------------------------------------------------------------------
+
+def test_helpers_name_files_and_artifacts_and_refuse_unknown_audits(tmp_path):
+    (tmp_path / "a=b.jsonl").write_text("")
+    assert tracking.named_files(["judge=x/p.jsonl", str(tmp_path / "a=b.jsonl"), "plain.csv"]) == [
+        Path("x/p.jsonl"), tmp_path / "a=b.jsonl", Path("plain.csv")]
+    assert tracking.named_files("one.jsonl") == [Path("one.jsonl")] and tracking.named_files(None) == []
+    assert tracking.artifact_name("predictions", "runs/Qwen 2.5 omni@T=0.7.jsonl") == "predictions-Qwen-2.5-omni-T-0.7"
+    with pytest.raises(InputError, match="expected one of preference"):
+        tracking.audit_metrics("attention", {})
+    with pytest.raises(InputError, match="no audit.json"):
+        tracking.audit_tables("protocols", tmp_path)
+    with pytest.raises(InputError, match="unknown tracker"):
+        tracking.require_tracker("tensorboard")
+    frame = tracking._loggable(pd.DataFrame({"raw": ["x", None, float("nan")], "probs": [{"A": 0.7}, None, [1]],
+                                             "answer": ["five", 3, None], "n": [1, 2, 3]}))
+    assert frame["raw"].tolist() == ["x", None, None] and frame["probs"].tolist() == ['{"A": 0.7}', None, "[1]"]
+    assert frame["answer"].tolist() == ["five", "3", None] and frame["n"].tolist() == [1, 2, 3]
+    wandb = pytest.importorskip("wandb")
+    assert wandb.Table(dataframe=frame).data[1] == [None, None, "3", 2]  # wandb accepts the column types
+
+
+def test_predictions_counts_follow_the_judge_rows(tmp_path):
+    rows = [  # two runs of a closed item in two orders, and a free-form item, as `omniaudit judge` writes them
+        {"id": "p1", "order": "ab", "run": 0, "raw": "A", "label": "A", "parsed": True, "option_probs": {"A": 0.9}},
+        {"id": "p1", "order": "ba", "run": 0, "raw": "??", "label": None, "parsed": False, "option_probs": None},
+        {"id": "p1", "order": "ab", "run": 1, "raw": "B", "label": "B", "parsed": True, "option_probs": None},
+        {"id": "p1", "order": "ba", "run": 1, "raw": "A", "label": "A", "parsed": True, "option_probs": None},
+        {"id": "q7", "order": None, "run": 0, "raw": "three red squares", "label": None, "parsed": None,
+         "option_probs": None},
+        {"id": "q7", "order": None, "run": 1, "raw": " ", "label": None, "parsed": None, "option_probs": None},
+    ]
+    path = tmp_path / "pred.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows) + "\n")
+    metrics = tracking.predictions_metrics(tracking.read_predictions(path))
+    assert metrics == {"predictions/rows": 6, "predictions/items": 3, "predictions/runs": 2, "predictions/closed": 4,
+                       "predictions/parsed": 3, "predictions/parse_rate": 0.75, "predictions/with_probs": 1,
+                       "predictions/free_form": 2, "predictions/generated": 1, "predictions/generated_rate": 0.5}
+    path.write_text(json.dumps(rows[0]) + "\n{not json\n")
+    with pytest.raises(InputError, match=r"pred.jsonl:row 2: not a JSON line"):
+        tracking.read_predictions(path)
