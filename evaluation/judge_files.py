@@ -1,10 +1,22 @@
 """External pairwise-judge prediction files: read, validate and average orders into P(a1 preferred).
 
-A file is CSV or JSONL with one row per pair and presentation order: ``name`` (or ``id``), ``order`` in {ab, ba},
-and either ``p_a1`` (probability that the dataset's a1 is preferred, whatever order it was shown in) or ``label`` in
-{a1, a2}. The orders of a pair are averaged (appendix B: mean of p_A(d1, d2) and 1 - p_A(d2, d1), already mapped to
-a1 by the file) and thresholded at 0.5; an average of exactly 0.5 is a tie (no preference), see
-:func:`omniaudit.evaluation.stats.decide_with_ties`.
+Two shapes are read, CSV or JSONL:
+
+* pair predictions: one row per pair and presentation order: ``name`` (or ``id``), ``order`` in {ab, ba}, and either
+  ``p_a1`` (probability that the dataset's a1 is preferred, whatever order it was shown in) or ``label`` in {a1, a2};
+* item predictions, as ``omniaudit judge --config judge`` writes them for the preference dataset's ``judge`` config
+  (recognised by the runner's ``raw`` / ``parsed`` columns): ``id`` = ``<pair id>/<order>``, ``order``, ``label`` in
+  {A, B} (the option it named; null when it named none) and, where the runner had them, ``option_probs`` (a JSON
+  object or dict option -> probability). The slot is mapped back to the pair by order: in ``ab`` option A is a1, in
+  ``ba`` option B is a1; P(a1) is P(A) / (P(A) + P(B)) (ab) or P(B) / (P(A) + P(B)) (ba) where ``option_probs`` is
+  given, else 1 or 0 from the label. An answer that names no option (null label, no probabilities) is no preference
+  for that order, P(a1) = 0.5, and is counted. (Slot letters are read only here: in a pair-predictions file "a" or
+  "b" would be ambiguous.)
+
+Several sampled runs (column ``run``, ``omniaudit judge --runs N``) of one (pair, order) are averaged: mean P(a1)
+over runs, which for labels is the share of runs choosing a1, i.e. a majority vote once thresholded. The orders of a
+pair are then averaged (appendix B: mean of p_A(d1, d2) and 1 - p_A(d2, d1), mapped to a1) and thresholded at 0.5;
+an average of exactly 0.5 is a tie (no preference), see :func:`omniaudit.evaluation.stats.decide_with_ties`.
 
 Judges are given as ``NAME=FILE`` or ``FILE`` (name = the file's stem), the syntax of ``audit protocols
 --predictions``; several files with the same NAME are one judge (e.g. its ab and ba orders in two files).
@@ -12,6 +24,8 @@ Judges are given as ``NAME=FILE`` or ``FILE`` (name = the file's stem), the synt
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +37,10 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.stats import TIE, decide_with_ties
 
 ORDERS = ("ab", "ba")
+SLOTS = ("A", "B")
+ITEM_COLUMNS = ("raw", "parsed")  # the runner's columns: the file holds item predictions of the judge config
+SAMPLING_COLUMNS = ("temperature", "top_p", "seed")
+NO_PREFERENCE = 0.5
 
 
 @dataclass
@@ -39,6 +57,7 @@ class JudgeScores:
     order_agreement: float  # fraction of two-order pairs whose two decisions agree (position consistency)
     n_ties: int = 0  # judged pairs whose averaged P(a1) is exactly 0.5 (no preference, e.g. a position-locked judge)
     files: list[Path] = field(default_factory=list)
+    meta: dict = field(default_factory=dict)  # how the files were read (for audit.json and the report)
 
     @property
     def covered(self) -> np.ndarray:
@@ -83,56 +102,133 @@ def _read_rows(path: Path) -> pd.DataFrame:
     try:
         if suffix == ".csv":
             return pd.read_csv(path, dtype=str, keep_default_na=False)
-        return pd.read_json(path, lines=True, dtype=False)
+        return pd.read_json(path, lines=True, dtype=False, precise_float=True)
     except (ValueError, UnicodeDecodeError) as exc:  # pandas' EmptyDataError and ParserError are ValueErrors
         raise InputError(f"cannot read judge predictions: {type(exc).__name__}: {exc}", file=path) from exc
 
 
+def _missing(value: object) -> bool:
+    """An empty cell: None, NaN, or blank text (CSV cells are read as text)."""
+    if value is None:
+        return True
+    if isinstance(value, float):
+        return math.isnan(value)
+    return isinstance(value, str) and not value.strip()
+
+
+def _slot_probs(value: object, path: Path, row: int) -> tuple[float, float] | None:
+    """(P(A), P(B)) from an ``option_probs`` cell (dict or JSON object; renormalised over A and B), None if empty."""
+    if _missing(value):
+        return None
+    probs = value
+    if isinstance(value, str):
+        try:
+            probs = json.loads(value)
+        except json.JSONDecodeError:
+            probs = None
+    if not isinstance(probs, dict) or not set(SLOTS) <= set(probs):
+        raise InputError('expected an object with the probabilities of options A and B, e.g. {"A": 0.7, "B": 0.3}',
+                         file=path, row=row, column="option_probs", value=value)
+    try:
+        pa, pb = float(probs["A"]), float(probs["B"])
+    except (TypeError, ValueError):
+        pa = pb = float("nan")
+    if not (pa >= 0 and pb >= 0 and math.isfinite(pa + pb) and pa + pb > 0):
+        raise InputError("expected non-negative, finite probabilities for A and B (not both 0)", file=path, row=row,
+                         column="option_probs", value=value)
+    return pa / (pa + pb), pb / (pa + pb)
+
+
+def _run_index(value: object, path: Path, row: int) -> int:
+    try:
+        run = int(str(value).strip()) if not _missing(value) else -1
+    except ValueError:
+        run = -1
+    if run < 0:
+        raise InputError("expected a run index (0, 1, ...)", file=path, row=row, column="run", value=value)
+    return run
+
+
 def read_judge_file(path: str | Path) -> pd.DataFrame:
-    """Validated rows ``key, order, p_a1`` (key = the file's ``id`` or ``name`` column, as string)."""
+    """Validated rows ``key, order, run, p_a1, source`` (key = the pair's ``id`` or ``name``, as string; source =
+    how P(a1) was read: p_a1, probs, label or unparsed). ``attrs``: ``key`` (id or name), ``items`` (True for the
+    runner's item predictions) and ``sampling`` (distinct values of the runner's sampling columns)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("judge file not found", file=path)
     raw = _read_rows(path)
+    items = any(c in raw.columns for c in ITEM_COLUMNS)
     key = "id" if "id" in raw.columns else "name"
     need = [c for c in (key, "order") if c not in raw.columns]
-    if need or not ({"p_a1", "label"} & set(raw.columns)):
-        raise InputError(f"expected columns name (or id), order and p_a1 or label; the file has {list(raw.columns)}",
-                         file=path)
+    if need or not ({"p_a1", "label", "option_probs"} & set(raw.columns)) or (items and key != "id"):
+        raise InputError("expected columns name (or id), order and p_a1 or label (pair predictions), or the "
+                         "predictions of `omniaudit judge --config judge` (id, order, raw, label, parsed, "
+                         f"option_probs); the file has {list(raw.columns)}", file=path)
     if raw.empty:
         raise InputError("no rows", file=path)
-    use_p = "p_a1" in raw.columns
-    p = np.empty(len(raw))
-    for i, rec in enumerate(raw.itertuples(index=False)):
-        row = i + 1
-        if str(rec.order).strip().lower() not in ORDERS:
-            raise InputError("expected order ab or ba", file=path, row=row, column="order", value=rec.order)
-        if use_p:
+    n = len(raw)
+    p, source, keys, runs = np.empty(n), np.empty(n, dtype=object), np.empty(n, dtype=object), np.zeros(n, np.int64)
+    orders = raw["order"].map(lambda v: "" if _missing(v) else str(v).strip().lower()).to_numpy()
+    has = {c: c in raw.columns for c in ("p_a1", "label", "option_probs", "run")}
+    for i, rec in enumerate(raw.to_dict("records")):
+        row, order = i + 1, orders[i]
+        if order not in ORDERS:
+            raise InputError("expected order ab or ba", file=path, row=row, column="order", value=rec["order"])
+        keys[i] = str(rec[key]).strip()
+        if items:  # an item id is <pair id>/<order>
+            if not keys[i].lower().endswith(f"/{order}") or len(keys[i]) == len(order) + 1:
+                raise InputError(f"expected an item id of the preference judge config, <pair id>/{order} (this row's "
+                                 "order); were these predictions made on another config?", file=path, row=row,
+                                 column="id", value=rec[key])
+            keys[i] = keys[i][: -len(order) - 1]
+        if has["run"]:
+            runs[i] = _run_index(rec["run"], path, row)
+        if has["p_a1"]:
             try:
-                p[i] = float(rec.p_a1)
+                p[i] = float(rec["p_a1"])
             except (TypeError, ValueError):
                 p[i] = np.nan
             if not 0.0 <= p[i] <= 1.0:  # also catches NaN
                 raise InputError("expected a probability in [0, 1]", file=path, row=row, column="p_a1",
-                                 value=rec.p_a1)
+                                 value=rec["p_a1"])
+            source[i] = "p_a1"
+            continue
+        first = 0 if order == "ab" else 1  # the slot showing a1: A in order ab, B in order ba
+        probs = _slot_probs(rec["option_probs"], path, row) if has["option_probs"] else None
+        if probs is not None:
+            p[i], source[i] = probs[first], "probs"
+            continue
+        label = "" if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip()
+        if items and label.upper() in SLOTS:  # the option named, a slot letter
+            p[i] = 1.0 if SLOTS.index(label.upper()) == first else 0.0
+        elif items and not label:
+            p[i], source[i] = NO_PREFERENCE, "unparsed"  # the judge answered, naming no option
+            continue
+        elif not items and label.lower() in ("a1", "a2"):
+            p[i] = 1.0 if label.lower() == "a1" else 0.0
         else:
-            label = str(rec.label).strip().lower()
-            if label not in ("a1", "a2"):
-                raise InputError("expected label a1 or a2", file=path, row=row, column="label", value=rec.label)
-            p[i] = 1.0 if label == "a1" else 0.0
-    rows = pd.DataFrame({"key": raw[key].astype(str).str.strip(), "order": raw["order"].str.strip().str.lower(),
-                         "p_a1": p})
-    dup = rows.duplicated(["key", "order"], keep=False)
-    if dup.any():
-        first = int(np.flatnonzero(dup)[0])
-        raise InputError(f"{key} '{rows.key[first]}' has more than one row for order '{rows.order[first]}'",
-                         file=path, row=first + 1)
+            raise InputError(f"expected label {'A or B (the option named)' if items else 'a1 or a2'}", file=path,
+                             row=row, column="label", value=rec.get("label"))
+        source[i] = "label"
+    rows = pd.DataFrame({"key": keys, "order": orders, "run": runs, "p_a1": p, "source": source})
+    repeated = rows.duplicated(["key", "order", "run"])
+    if repeated.any():
+        again = int(np.flatnonzero(repeated)[0])
+        k, o, r = rows.loc[again, ["key", "order", "run"]]
+        first = int(np.flatnonzero((rows["key"] == k) & (rows["order"] == o) & (rows["run"] == r))[0])
+        what = (f"item '{k}/{o}' has more than one row" if items
+                else f"{key} '{k}' has more than one row for order '{o}'")
+        raise InputError(what + (f" and run {r}" if has["run"] else "") + f" (again in row {again + 1})", file=path,
+                         row=first + 1)
     rows.attrs["key"] = key
+    rows.attrs["items"] = items
+    rows.attrs["sampling"] = {c: sorted({None if _missing(v) else v for v in raw[c]}, key=str)
+                              for c in SAMPLING_COLUMNS if c in raw.columns}
     return rows
 
 
 def read_judge(spec: JudgeSpec) -> pd.DataFrame:
-    """Validated rows of all of a judge's files; a (key, order) given in two files is an error naming both."""
+    """Validated rows of all of a judge's files; a (key, order, run) given in two files is an error naming both."""
     frames = []
     for path in spec.files:
         rows = read_judge_file(path)
@@ -142,13 +238,53 @@ def read_judge(spec: JudgeSpec) -> pd.DataFrame:
         raise InputError(f"judge '{spec.name}': its files key rows by different columns ({sorted(keys)}); use the "
                          "same one in every file", file=spec.files[-1])
     rows = pd.concat(frames, ignore_index=True)
-    dup = rows.duplicated(["key", "order"], keep=False)
+    dup = rows.duplicated(["key", "order", "run"], keep=False)
     if dup.any():
         first, again = rows[dup].iloc[0], rows[dup].iloc[1]
-        raise InputError(f"judge '{spec.name}': {keys.pop()} '{first.key}' order '{first.order}' is given twice "
+        run = f" run {first.run}" if rows["run"].any() else ""
+        raise InputError(f"judge '{spec.name}': {keys.pop()} '{first.key}' order '{first.order}'{run} is given twice "
                          f"(also in {again.file}, row {again.row})", file=first.file, row=int(first.row))
     rows.attrs["key"] = frames[0].attrs["key"]
+    rows.attrs["items"] = any(f.attrs["items"] for f in frames)
+    sampling: dict[str, set] = {}
+    for f in frames:
+        for col, values in f.attrs["sampling"].items():
+            sampling.setdefault(col, set()).update(values)
+    rows.attrs["sampling"] = {c: sorted(v, key=str) for c, v in sampling.items()}
     return rows
+
+
+def reading_meta(rows: pd.DataFrame) -> dict:
+    """How a judge's rows were read, for audit.json: the file shape, where P(a1) came from (rows per source), runs,
+    unparsed answers and the runner's sampling settings; ``note`` says it in one sentence for the report.
+
+    Empty for plain pair predictions (one run, p_a1 or a1/a2 labels, no sampling columns): nothing was mapped."""
+    counts = rows["source"].value_counts()
+    n = {s: int(counts.get(s, 0)) for s in ("p_a1", "probs", "label", "unparsed")}
+    runs = rows.groupby(["key", "order"])["run"].nunique()
+    if not rows.attrs["items"] and runs.max() == 1 and not rows.attrs["sampling"]:
+        return {}
+    meta = {"predictions": "items" if rows.attrs["items"] else "pairs", "rows": len(rows),
+            "p_a1_from": {k: v for k, v in n.items() if v}, "n_unparsed": n["unparsed"],
+            "runs": {"min": int(runs.min()), "max": int(runs.max())}}
+    if rows.attrs["sampling"]:
+        meta["sampling"] = rows.attrs["sampling"]
+    parts = [("item predictions of `omniaudit judge --config judge`, option A/B mapped to a1/a2 by order"
+              if rows.attrs["items"] else "pair predictions")]
+    parts.append("P(a1) from " + ", ".join(f"{what} on {n[s]} rows" for s, what in (
+        ("p_a1", "the p_a1 column"), ("probs", "option probabilities"), ("label", "labels")) if n[s]))
+    if n["unparsed"]:
+        parts.append(f"{n['unparsed']} answers named no option and count as no preference (P(a1) = 0.5 for that "
+                     "order)")
+    if meta["runs"]["max"] > 1:
+        k = meta["runs"]
+        parts.append(f"{k['min']}{'-' + str(k['max']) if k['max'] > k['min'] else ''} runs per item and order, "
+                     "averaged (mean P(a1); for labels the share of runs choosing a1, a majority vote)")
+    if meta.get("sampling"):
+        parts.append("sampling " + ", ".join(f"{c} {'/'.join('default' if x is None else str(x) for x in v)}"
+                                             for c, v in meta["sampling"].items()))
+    meta["note"] = "; ".join(parts) + "."
+    return meta
 
 
 def judge_scores(path: str | Path | JudgeSpec, pairs: pd.DataFrame, all_ids: pd.Series | None = None,
@@ -172,7 +308,9 @@ def judge_scores(path: str | Path | JudgeSpec, pairs: pd.DataFrame, all_ids: pd.
     unknown = sorted(set(rows["key"]) - known - set(targets))
     if unknown:
         raise InputError(f"{len(unknown)} {key}(s) not in the dataset, e.g. {unknown[:5]}", file=where)
-    wide = rows.pivot(index="key", columns="order", values="p_a1").reindex(targets)
+    meta = reading_meta(rows)
+    per_order = rows.groupby(["key", "order"], as_index=False)["p_a1"].mean()  # runs averaged first
+    wide = per_order.pivot(index="key", columns="order", values="p_a1").reindex(targets)
     missing = targets[wide.isna().all(axis=1).to_numpy()].tolist()
     if missing and not allow_missing:
         raise InputError(f"no prediction for {len(missing)} audited pair(s), e.g. {missing[:5]}; to audit only the "
@@ -189,4 +327,5 @@ def judge_scores(path: str | Path | JudgeSpec, pairs: pd.DataFrame, all_ids: pd.
     judged = n_orders > 0
     p_a1[judged] = values[judged].mean(axis=1, where=~np.isnan(values[judged]))
     return JudgeScores(name=spec.name, p_a1=p_a1, n_orders=n_orders, order_agreement=agreement,
-                       n_ties=int((decide_with_ties(p_a1[judged]) == TIE).sum()), files=list(spec.files))
+                       n_ties=int((decide_with_ties(p_a1[judged]) == TIE).sum()), files=list(spec.files),
+                       meta=meta)

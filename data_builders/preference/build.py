@@ -1,8 +1,10 @@
 """Build the preference audit dataset: validated pairs -> folds -> priors and slices -> remedies -> Hub layout.
 
-Configs: ``pairs`` (every row, "same" included, with fold, lengths, fold-exclusive priors and slice flags) and, when
+Configs: ``pairs`` (every row, "same" included, with fold, lengths, fold-exclusive priors and slice flags), when
 asked, ``source_balanced``, ``length_controlled`` and ``dual_order`` (binary pairs only; priors recomputed within the
-config on the same folds). One split, ``train``: folds, not splits, separate held-out members.
+config on the same folds), and always ``judge``: zero-shot judging items, both orders of every binary pair, in the
+item contract (``omniaudit judge --config judge``; with ``media_dir`` each pair's clip attached, see
+:mod:`~omniaudit.data_builders.preference.judge`). One split, ``train``: folds, not splits, separate held-out members.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from omniaudit.data_builders.hub import configs_metadata, push_to_hub, write_hub_dataset
-from omniaudit.data_builders.preference import remedies
+from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
+from omniaudit.data_builders.preference import judge, remedies
 from omniaudit.data_builders.preference.read import read_preference_table
 from omniaudit.data_builders.preference.slices import (
     FOLD_SEED,
@@ -28,6 +32,7 @@ from omniaudit.data_builders.preference.slices import (
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec, generator_styles, synthesize
 from omniaudit.errors import InputError, located
 from omniaudit.hub_cards import dataset_card
+from omniaudit.io import atomic_dir
 
 SPLIT = "train"
 COLUMN_ORDER = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior1",
@@ -45,6 +50,7 @@ class PreferenceBuildOptions:
     n_splits: int = N_SPLITS
     fold_seed: int = FOLD_SEED
     remedy_seed: int = 0
+    media_dir: str | None = None  # folder of clips named <name>.<ext>, attached to the judge items
 
 
 def unique_ids(names: pd.Series) -> pd.Series:
@@ -118,7 +124,9 @@ def _ordered(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def build_tables(pairs: pd.DataFrame, options: PreferenceBuildOptions = PreferenceBuildOptions()) -> dict:
-    """Annotated ``pairs`` plus the requested remedy configs, as DataFrames keyed by config name."""
+    """Annotated ``pairs``, the requested remedy configs and the ``judge`` items, as DataFrames keyed by config name.
+
+    With ``options.media_dir`` every binary pair's clip is located and probed here, before anything is written."""
     if len(pairs) < options.n_splits:
         raise InputError(f"{len(pairs)} pair(s) cannot be split into {options.n_splits} cross-validation folds; "
                          f"need at least {options.n_splits}")
@@ -140,7 +148,10 @@ def build_tables(pairs: pd.DataFrame, options: PreferenceBuildOptions = Preferen
         tables["dual_order"] = remedies.dual_order(annotated[base_cols + ["source_pair", "len1", "len2"]])
     for name in list(tables)[1:]:
         tables[name] = annotate(tables[name], options.length_tolerance)
-    return {name: _ordered(t) for name, t in tables.items()}
+    tables = {name: _ordered(t) for name, t in tables.items()}
+    clips = judge.find_clips(tables["pairs"], options.media_dir) if options.media_dir else None
+    tables["judge"] = judge.judge_table(tables["pairs"], clips)
+    return tables
 
 
 def summarize(df: pd.DataFrame) -> dict:
@@ -184,7 +195,27 @@ def render_card(tables: dict[str, pd.DataFrame], source: str, options: Preferenc
         source=source, options=asdict(options), spec=spec.as_dict() if spec else None, styles=styles,
         summary=summarize(tables["pairs"]),
         config_sizes={name: len(t) for name, t in tables.items()},
+        judge=judge.summarize(tables["judge"]), judge_prompts=judge.PROMPTS,
     )
+
+
+def write_preference_dataset(out_dir: str | Path, tables: dict[str, pd.DataFrame], card: str) -> Path:
+    """Write every config and the card, atomically replacing ``out_dir``; the ``judge`` config is written in small
+    row groups with its clips read as they are written (memory stays flat in the number of clips)."""
+    with atomic_dir(out_dir) as tmp:
+        for name, table in tables.items():
+            (tmp / name).mkdir()
+            path = tmp / name / shard_name(SPLIT)
+            if name != "judge":
+                pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path)
+                continue
+            feats = judge.features(table)
+            sink = ParquetSink(path, feats, rows_per_group=16)
+            for start in range(0, len(table), sink.rows_per_group):
+                sink.add(judge.records(table, start, start + sink.rows_per_group, feats))
+            sink.close()
+        (tmp / "README.md").write_text(card, encoding="utf-8")
+    return Path(out_dir)
 
 
 def build_from_source(data: str | Path | None, columns: dict[str, str] | None = None,
@@ -208,7 +239,7 @@ def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None
                              spec: SyntheticSpec | None = None, push_repo: str | None = None) -> Path:
     """Read (or synthesise), build and write the Hub-layout dataset; optionally push it. Returns ``out_dir``."""
     tables, _, card = build_from_source(data, columns, options, spec)
-    out = write_hub_dataset(out_dir, {name: {SPLIT: t} for name, t in tables.items()}, card)
+    out = write_preference_dataset(out_dir, tables, card)
     if push_repo:
         push_to_hub(out, push_repo)
     return out

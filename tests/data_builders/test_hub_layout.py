@@ -118,7 +118,7 @@ def test_push_uploads_a_built_dataset_without_the_local_marker(tmp_path, built, 
 
     monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_OFFLINE", False)
     monkeypatch.setattr(huggingface_hub, "HfApi", FakeHub)
-    assert check_dataset_folder(built) == ["pairs", "source_balanced", "length_controlled", "dual_order"]
+    assert check_dataset_folder(built) == ["pairs", "source_balanced", "length_controlled", "dual_order", "judge"]
     assert push_to_hub(built, "me/ds").endswith("/commit/1")
     assert calls["repo"] == "me/ds" and calls["upload"]["folder_path"] == str(built)
     assert calls["upload"]["ignore_patterns"] == [".omniaudit.json"]
