@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import itertools
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import pandas as pd
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.data_builders.interventions.media import add_noise, concat_with_tone, decode_audio
 from omniaudit.data_builders.protocols import prompts
+from omniaudit.data_builders.protocols.corpora import CorpusOptions, write_corpus_manifest
 from omniaudit.data_builders.protocols.features import (
     connected_groups,
     derangement,
@@ -38,6 +38,12 @@ from omniaudit.data_builders.protocols.features import (
     specialist_folds,
 )
 from omniaudit.data_builders.protocols.manifest import read_clip_manifest
+from omniaudit.data_builders.protocols.specialists import (
+    hf_attribute_specialist,
+    parse_specialists,
+    speaker_triplet_scores,
+    specialist_for,
+)
 from omniaudit.data_builders.protocols.speech import SpeechSetSpec, synthesize_speech_set
 from omniaudit.errors import InputError, located
 from omniaudit.hub_cards import dataset_card
@@ -47,6 +53,7 @@ SPLIT = "train"
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
 RATE = 16000
 PAIRWISE_ATTRIBUTES = ("naturalness", "speaker")  # compared, not classified
+PAIRWISE_TASKS = ("cleanness", "identical", "attribute", "naturalness", "speaker")
 BLUEPRINT_CONDITIONS = ("audio", "skeleton", "descriptors", "true", "wrong", "no_frame", "wrong_audio")
 CUE_CONDITIONS = ("none", "conf_spec", "conf_ref", "conf_both")
 MIN_DBFS = -60.0  # quietest usable clip (RMS): the Cleanness noise is scaled to the signal, eGeMAPS needs a voice
@@ -56,15 +63,35 @@ BUILD_INFO = "build_info.json"
 @dataclass(frozen=True)
 class ProtocolBuildOptions:
     seed: int = 0
-    max_trials: int = 30  # per pairwise task
+    max_trials: int = 30  # per pairwise task, unless the task's own count is set
+    cleanness_trials: int | None = None  # the paper: 40 (RAVDESS)
+    attribute_trials: int | None = None  # the paper: 30 angry vs neutral
+    naturalness_trials: int | None = None  # the paper: 60 (BVCC)
+    speaker_trials: int | None = None  # the paper: 100 triplets (VoxCeleb1)
+    identical_trials: int | None = None  # default: max(2, max_trials // 3)
     noise_snr_db: float = 0.0  # the Cleanness control
     mos_gap: float = 1.0  # the Naturalness pairs
     control: tuple[str, str, str] = ("emotion", "angry", "neutral")  # attribute control: gold label vs foil
     conflict_placement: str = "before"  # where the reference goes in the cue-conflict grid
+    # ``[ATTRIBUTE=]hf:MODEL`` (see specialists.py); none: the fitted eGeMAPS specialist (and no speaker scoring)
+    specialists: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.conflict_placement not in prompts.PLACEMENTS:
             raise InputError(f"conflict placement must be one of {prompts.PLACEMENTS}", value=self.conflict_placement)
+        object.__setattr__(self, "specialists", tuple(self.specialists))
+        parse_specialists(self.specialists)  # fails early on a malformed spec
+        for task in PAIRWISE_TASKS:
+            n = self.trials(task)
+            if n < 0:
+                raise InputError(f"the {task} trial count must be >= 0", value=n)
+
+    def trials(self, task: str) -> int:
+        """The trial count of a pairwise task (cleanness, identical, attribute, naturalness, speaker)."""
+        own = getattr(self, f"{task}_trials")
+        if own is not None:
+            return own
+        return max(2, self.max_trials // 3) if task == "identical" else self.max_trials
 
 
 def features() -> dict:
@@ -177,15 +204,20 @@ def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, 
         if (spec == "").any():
             if (spec != "").any():
                 raise InputError(f"attribute '{attribute}': the specialist column is filled for some rows only")
-            x = pd.DataFrame([feats[c] for c in group["id"]])
             groups, by = _specialist_groups(group, hashes, options.seed)
+            model = specialist_for(parse_specialists(options.specialists), attribute)
             try:
-                spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed, groups)
+                if model:
+                    spec, source = hf_attribute_specialist(model, [store.array(c) for c in group["id"]],
+                                                           group["label"].to_numpy(), groups, options.seed, by)
+                else:
+                    x = pd.DataFrame([feats[c] for c in group["id"]])
+                    spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed, groups)
+                    source = (f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold grouped by {by}, "
+                              f"seed {options.seed})")
             except InputError as exc:
                 exc.message = f"attribute '{attribute}': {exc.message}"
                 raise
-            source = (f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold grouped by {by}, "
-                      f"seed {options.seed})")
         facts[attribute] = {"labels": labels, "k": len(labels), "clips": len(group), "derangement": wrong_of,
                             "specialist_source": source,
                             "specialist_accuracy": float(np.mean(spec == group["label"].to_numpy())),
@@ -221,7 +253,8 @@ def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, 
                         id=f"reference/{attribute}/{clip}/{condition}/{placement}", condition=condition,
                         placement=placement, system=system, prompt=text, audios=audio, reference=reference,
                         cue=wrong, cue_shown=condition == "wrong", **base))
-            spec_block = f'A {attribute} classifier predicts "{wrong}".'
+            said = prompts.specialist_says(attribute, wrong)
+            spec_block = said[0].upper() + said[1:]
             for condition in CUE_CONDITIONS:
                 system, text = None, listen
                 if condition in ("conf_ref", "conf_both"):
@@ -245,16 +278,15 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
     """
     warnings = [] if warnings is None else warnings
     rng = np.random.default_rng(options.seed)
-    cap = options.max_trials
     trials: list[dict] = []
     clips = sorted(set(manifest.loc[manifest["attribute"] != "naturalness", "id"]) or set(manifest["id"]))
 
     def pick(items: list, n: int) -> list:
         return [items[i] for i in sorted(rng.permutation(len(items))[:n])]
 
-    for clip in pick(clips, cap):
+    for clip in pick(clips, options.trials("cleanness")):
         trials.append({"task": "cleanness", "first": clip, "second": f"{clip}#noisy", "gold": 0})
-    for clip in pick(clips, max(2, cap // 3)):
+    for clip in pick(clips, options.trials("identical")):
         trials.append({"task": "identical", "first": clip, "second": clip, "gold": None})
     attribute, gold_label, foil_label = options.control
     attribute = attribute.lower()
@@ -277,29 +309,42 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
             warnings.append(f"{control}: no {gold_label}/{foil_label} clips share speaker and transcript; pairs "
                             f"are matched in manifest order instead")
             pairs = list(zip(pos["id"], neg["id"], strict=False))
-        for a, b in pick(pairs, cap):
+        for a, b in pick(pairs, options.trials("attribute")):
             trials.append({"task": "attribute", "first": a, "second": b, "gold": 0, "label": gold_label})
     # Naturalness pairs and speaker triplets never share a clip, so trials are independent units for the bootstrap
     nat = manifest[manifest["attribute"] == "naturalness"].reset_index(drop=True)
-    pairs = [(i, j) for i, j in itertools.combinations(range(len(nat)), 2)
-             if abs(nat.at[i, "mos"] - nat.at[j, "mos"]) >= options.mos_gap]
+    mos = nat["mos"].to_numpy(float)
+    first, second = np.triu_indices(len(nat), 1)  # itertools.combinations order
+    keep = np.abs(mos[first] - mos[second]) >= options.mos_gap
+    pairs = list(zip(first[keep].tolist(), second[keep].tolist(), strict=True))
     used: set[int] = set()
+    cap, made = options.trials("naturalness"), 0
     for i, j in (pairs[k] for k in rng.permutation(len(pairs))):
-        if i in used or j in used or sum(t["task"] == "naturalness" for t in trials) >= cap:
+        if made >= cap:
+            break
+        if i in used or j in used:
             continue
         used |= {i, j}
+        made += 1
         better = 0 if nat.at[i, "mos"] > nat.at[j, "mos"] else 1
         trials.append({"task": "naturalness", "first": nat.at[i, "id"], "second": nat.at[j, "id"], "gold": better})
     spk = manifest[manifest["attribute"] == "speaker"].reset_index(drop=True)
+    recording = spk["recording"].to_numpy() if "recording" in spk.columns else np.full(len(spk), "")
     used = set()
+    cap, made = options.trials("speaker"), 0
     for ref in rng.permutation(len(spk)):
-        if ref in used or sum(t["task"] == "speaker" for t in trials) >= cap:
+        if made >= cap:
+            break
+        if ref in used:
             continue
-        same = [k for k in spk.index[spk["label"] == spk.at[ref, "label"]] if k != ref and k not in used]
+        # the same-speaker candidate comes from another recording where the manifest names recordings
+        same = [k for k in spk.index[spk["label"] == spk.at[ref, "label"]] if k != ref and k not in used
+                and (recording[ref] == "" or recording[k] != recording[ref])]
         other = [k for k in spk.index[spk["label"] != spk.at[ref, "label"]] if k not in used]
         if same and other:
             s, o = same[int(rng.integers(len(same)))], other[int(rng.integers(len(other)))]
             used |= {int(ref), s, o}
+            made += 1
             trials.append({"task": "speaker", "reference": spk.at[ref, "id"], "first": spk.at[s, "id"],
                            "second": spk.at[o, "id"], "gold": 0})
     built = {t["task"] for t in trials}
@@ -385,6 +430,11 @@ def build_protocol_tables(manifest: pd.DataFrame, options: ProtocolBuildOptions,
     _noisy_copies(store, trials, options)
     tables["pairwise"] = pairwise_rows(trials, store, options)
     summary = summarize(tables, facts, trials)
+    speaker_model = dict(parse_specialists(options.specialists)).get("speaker")
+    if speaker_model:
+        say(f"speaker specialist {speaker_model}")
+        summary["speaker_specialist"] = speaker_triplet_scores(
+            speaker_model, [t for t in trials if t["task"] == "speaker"], store.array)
     summary["notes"] = list(manifest.attrs.get("notes", []))
     summary["warnings"] = warnings
     return {name: tables[name] for name in CONFIGS}, summary
@@ -393,8 +443,12 @@ def build_protocol_tables(manifest: pd.DataFrame, options: ProtocolBuildOptions,
 def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None,
                             options: ProtocolBuildOptions = ProtocolBuildOptions(),
                             spec: SpeechSetSpec | None = None, push_repo: str | None = None,
-                            progress: Callable[[str], None] | None = None) -> Path:
-    """Build the four configs into ``out_dir`` (atomically); without ``clips``, the embedded espeak-ng speech set.
+                            progress: Callable[[str], None] | None = None,
+                            corpora: list[tuple[str, str | Path]] | None = None,
+                            corpus_options: CorpusOptions | None = None) -> Path:
+    """Build the four configs into ``out_dir`` (atomically); the clips come from the manifest ``clips``, from corpus
+    folders ``corpora`` (``[(name, folder)]``, :mod:`~omniaudit.data_builders.protocols.corpora`), or, with
+    neither, from the embedded espeak-ng speech set.
 
     ``out_dir/build_info.json`` holds the summary the card shows, with ``notes`` (labels read as one spelling) and
     ``warnings`` (pairwise tasks the manifest could not supply).
@@ -403,7 +457,15 @@ def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None
 
     out = Path(out_dir)
     with tempfile.TemporaryDirectory(prefix="omniaudit-speech-") as tmp:
-        if clips is None:
+        corpus_summary = None
+        if clips is not None and corpora:
+            raise InputError("give a clip manifest or corpus folders, not both")
+        if corpora:
+            spec, clips_path = None, Path(tmp) / "manifest.jsonl"
+            (progress or (lambda _m: None))("reading corpus folders")
+            corpus_summary = write_corpus_manifest(clips_path, list(corpora), corpus_options or CorpusOptions())
+            source = ", ".join(corpus_summary)
+        elif clips is None:
             spec = spec or SpeechSetSpec()
             (progress or (lambda _m: None))("synthesising speech with espeak-ng")
             clips_path, source = synthesize_speech_set(Path(tmp) / "speech", spec), "embedded espeak-ng speech set"
@@ -412,6 +474,8 @@ def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None
         manifest = read_clip_manifest(clips_path)
         with located(clips_path):
             tables, summary = build_protocol_tables(manifest, options, progress)
+        if corpus_summary is not None:
+            summary["corpora"] = {"clips": corpus_summary, "options": asdict(corpus_options or CorpusOptions())}
         feats = features()
         with atomic_dir(out) as dest:
             for name in CONFIGS:

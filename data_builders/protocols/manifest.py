@@ -1,8 +1,9 @@
 """Read a labelled clip set for the judge-protocol probes.
 
 One row per (clip, attribute): ``id``, ``audio`` (relative to the manifest's folder, or absolute), ``attribute``,
-``label``, and optionally ``transcript``, ``speaker``, ``mos`` (naturalness), ``specialist`` (a specialist model's
-top-1 prediction for the attribute). A clip may appear once per attribute.
+``label``, and optionally ``transcript``, ``speaker``, ``recording`` (the session or video a clip was cut from: a
+speaker triplet's same-speaker candidate then comes from another recording), ``mos`` (naturalness), ``specialist`` (a
+specialist model's top-1 prediction for the attribute). A clip may appear once per attribute.
 
 Labels of one attribute that differ only in case ("Angry", "angry") are one class: every spelling is read as the
 most frequent one (ties: the first in the file), and the returned frame's ``attrs["notes"]`` says so.
@@ -19,11 +20,12 @@ from omniaudit.errors import InputError
 from omniaudit.tables import fail_at, read_records, resolve_media_path
 
 ATTRIBUTES = ("emotion", "language", "naturalness", "speaker", "gender", "accent", "age")
-OPTIONAL = ("transcript", "speaker", "mos", "specialist")
+OPTIONAL = ("transcript", "speaker", "recording", "mos", "specialist")
 
 
 def read_clip_manifest(path: str | Path) -> pd.DataFrame:
-    """Validated rows: id, audio (absolute path), attribute, label, transcript, speaker, mos, specialist, row."""
+    """Validated rows: id, audio (absolute path), attribute, label, transcript, speaker, recording, mos, specialist,
+    row."""
     path = Path(path)
     raw, rows = read_records(path)
     raw = raw.astype(object).where(raw.notna(), "")
@@ -33,7 +35,7 @@ def read_clip_manifest(path: str | Path) -> pd.DataFrame:
     if raw.empty:
         raise InputError("no rows", file=path)
     out = pd.DataFrame({"row": rows})
-    for col in ("id", "attribute", "label", "transcript", "speaker", "specialist"):
+    for col in ("id", "attribute", "label", "transcript", "speaker", "recording", "specialist"):
         out[col] = raw[col].astype(str).str.strip() if col in raw.columns else ""
     for col in ("id", "label"):
         fail_at(out[col] == "", f"expected a non-empty {col}", path, rows, col)

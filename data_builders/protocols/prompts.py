@@ -23,7 +23,16 @@ PAIRWISE_QUESTIONS = {
     "naturalness": "Which clip sounds more natural?",
     "speaker": "Which candidate, A or B, is spoken by the same person as the reference?",
 }
-JUDGE_SYSTEM = "You are an expert audio judge."
+
+
+def article(word: str) -> str:
+    """The indefinite article before ``word`` ("an emotion classifier", "a language classifier")."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def specialist_says(attribute: str, label: str) -> str:
+    """The specialist sentence of the blueprint block and the cue-conflict grid."""
+    return f'{article(attribute)} {attribute} classifier predicts "{label}".'
 
 
 def answer_instruction(options: list[str]) -> str:
@@ -45,19 +54,28 @@ def blueprint(transcript: str, speaker: str, duration: float, descriptors: str |
     if descriptors:
         lines.append(f"- Acoustic descriptors: {descriptors}")
     if specialist is not None:
-        lines.append(f'- Specialist: a {attribute} classifier predicts "{specialist}".' if framed
+        lines.append(f"- Specialist: {specialist_says(attribute, specialist)}" if framed
                      else f"- {attribute.capitalize()}: {specialist}.")
     return "\n".join(lines)
 
 
+def reference_line(reference: str) -> str:
+    return f"Reference label: {reference}."
+
+
 def with_reference(q: str, reference: str, placement: str) -> tuple[str | None, str]:
-    """(system, user text) with the verbal reference label at one of four placements."""
+    """(system, user text) with the verbal reference label at one of four placements.
+
+    ``before``, ``after`` and ``system`` carry the same sentence and differ only in where it is; the system message
+    holds that sentence alone (no persona), so a placement effect is not a persona effect. ``rubric`` is the paper's
+    rubric "hint" framing.
+    """
     if placement == "before":
-        return None, f"Reference label: {reference}.\n{q}"
+        return None, f"{reference_line(reference)}\n{q}"
     if placement == "after":
-        return None, f"{q}\nReference label: {reference}."
+        return None, f"{q}\n{reference_line(reference)}"
     if placement == "system":
-        return f"{JUDGE_SYSTEM} The reference annotation for this clip is: {reference}.", q
+        return reference_line(reference), q
     if placement == "rubric":
         return None, f"{q}\nRubric hint: a correct answer for this clip is {reference}."
     raise ValueError(f"unknown placement {placement!r}; expected one of {PLACEMENTS}")

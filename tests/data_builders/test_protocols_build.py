@@ -88,6 +88,24 @@ def test_reference_placements(protocol_dataset):
     assert (d.loc[d["condition"] == "wrong", "reference"] != d.loc[d["condition"] == "wrong", "gold"]).all()
     before = d[d["placement"] == "before"]["prompt"].iloc[0]
     assert before.index("Reference label") < before.index("Listen")
+    # the system placement differs from before / after only in where the sentence is: no persona line
+    for _, g in d.groupby(["attribute", "clip_id", "condition"]):
+        by = g.set_index("placement")
+        line = f"Reference label: {by.at['system', 'reference']}."
+        assert by.at["system", "system"] == line
+        assert by.at["before", "prompt"] == f"{line}\n{by.at['system', 'prompt']}"
+        assert by.at["after", "prompt"] == f"{by.at['system', 'prompt']}\n{line}"
+
+
+def test_specialist_sentences_use_the_right_article(protocol_dataset):
+    d = table(protocol_dataset, "blueprint", META)
+    wrong = d[d["condition"] == "wrong"]
+    for attribute, article in (("emotion", "an"), ("language", "a")):
+        prompts_ = wrong.loc[wrong["attribute"] == attribute, "prompt"]
+        assert prompts_.str.contains(f"Specialist: {article} {attribute} classifier predicts").all()
+    cue = table(protocol_dataset, "cue_conflict", META)
+    spec = cue[(cue["condition"] == "conf_spec") & (cue["attribute"] == "emotion")]
+    assert spec["prompt"].str.startswith("An emotion classifier predicts").all()
 
 
 def test_pairwise_trials_orders_formats_and_audio(protocol_dataset):
