@@ -43,6 +43,8 @@ from omniaudit.data_builders.interventions.plan import (  # noqa: F401  (re-expo
     in_shard,
     media_summary,
     plan_clips,
+    range_name,
+    validate_shift_ranges,
     validate_shifts,
 )
 from omniaudit.data_builders.interventions.synthetic import SyntheticClipSpec, synthesize_clips
@@ -226,16 +228,24 @@ def features() -> dict:
     }
 
 
-def summarize(tables: dict[str, pd.DataFrame]) -> dict:
+def summarize(tables: dict[str, pd.DataFrame], fixed_shifts: tuple[float, ...] | None = None) -> dict:
+    """Counts for the card. With ``fixed_shifts`` (the build's ``--shift`` values), Shift rows at other offsets (drawn
+    from ``--shift-range``) are summarised as a count and a range instead of one entry per offset."""
     diag, dpo = tables["diagnostic"], tables["dpo"]
     originals = diag[diag["intervention"] == "original"].drop_duplicates("source_id")
+    shifted = diag[diag["intervention"] == "shift"]["offset_s"].astype(float)
+    drawn = pd.Series(False, index=shifted.index)
+    if fixed_shifts is not None:
+        drawn = ~shifted.map(lambda o: f"{o:+.2f}").isin({f"{s:+.2f}" for s in fixed_shifts})
     return {
         "n_source_clips": int(diag["source_id"].nunique()) if len(diag) else 0,
         "rows": {name: len(t) for name, t in tables.items()},
         "diagnostic": {f"{i}/{d}": int(n) for (i, d), n in
                        diag.groupby(["intervention", "dimension"]).size().items()} if len(diag) else {},
-        "shift_offsets": {f"{o:+.2f}": int(n) for o, n in
-                          diag[diag["intervention"] == "shift"]["offset_s"].value_counts().sort_index().items()},
+        "shift_offsets": {f"{o:+.2f}": int(n) for o, n in shifted[~drawn].value_counts().sort_index().items()},
+        "drawn_shifts": {"rows": int(drawn.sum()), "min_s": float(shifted[drawn].min()),
+                         "max_s": float(shifted[drawn].max()),
+                         "median_abs_s": float(shifted[drawn].abs().median())} if drawn.any() else None,
         "dpo": {k: int(n) for k, n in dpo["kind"].value_counts().sort_index().items()} if len(dpo) else {},
         # one Original per clip (it has a row per dimension): count clips, not rows
         "audio_padded_clips": int((originals["audio_pad_s"] > 0).sum()),
@@ -252,7 +262,7 @@ def write_card(folder: Path, info: dict) -> None:
     """Write ``build_info.json`` and the README card of a built folder, counting rows from its Parquet files."""
     tables = {name: pq.read_table(sorted((folder / name).glob("*.parquet")), columns=cols).to_pandas()
               for name, cols in SUMMARY_COLUMNS.items()}
-    summary = summarize(tables)
+    summary = summarize(tables, tuple(info["options"]["shifts"]) if info["options"].get("shift_ranges") else None)
     summary["shard"] = info["shard"]
     metadata = {
         "pretty_name": "omniaudit audio-visual intervention dataset",
@@ -317,6 +327,10 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
         if too_long:
             raise InputError(f"shifts {', '.join(f'{s:+g}' for s in too_long)} s are not shorter than the synthetic "
                              f"clips ({spec.duration:g} s)", value=options.shifts)
+        wide = [r for r in options.shift_ranges if max(abs(r[0]), abs(r[1])) >= spec.duration]
+        if wide:
+            raise InputError(f"shift ranges {', '.join(f'[{a:g}, {b:g}]' for a, b in wide)} s reach offsets not "
+                             f"shorter than the synthetic clips ({spec.duration:g} s)", value=options.shift_ranges)
     work = _work_dir(out, options, spec)
     fresh_work = not work.exists()
     say = progress or (lambda _msg: None)
@@ -342,8 +356,8 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
     mine = [p for p in plans if in_shard(p.id, options.shard_index, options.shard_count)]
     skipped: dict[str, int] = {}
     for p in mine:
-        for s in p.skipped_shifts:
-            skipped[f"{s:+.2f}"] = skipped.get(f"{s:+.2f}", 0) + 1
+        for key in [f"{s:+.2f}" for s in p.skipped_shifts] + [range_name(r) for r in p.skipped_ranges]:
+            skipped[key] = skipped.get(key, 0) + 1
     feats = features()
     with atomic_dir(out) as tmp:
         sinks = {}

@@ -4,7 +4,8 @@ Columns: ``id``, ``video`` (relative to the manifest's folder, or absolute) and 
 ``visual_event``, ``visual_time``, ``audio_event``, ``audio_time``. Extra annotators' timestamps go in
 ``visual_time_<annotator>`` / ``audio_time_<annotator>``. A sample is kept when all its visual timestamps lie within
 ``eps_visual`` (0.8 s) and all its audio timestamps within ``eps_audio`` (0.5 s) of each other; the consensus time is
-the primary ``*_time`` when given, else the annotators' median.
+the primary ``*_time`` when given, else the annotators' median. A non-empty ``discard`` cell (manual review, or
+``omniaudit annotate`` when an annotator found no event or gave no usable time) rejects the row with its text.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ def _times(raw: pd.DataFrame, kind: str, path: Path, rows: list[int]) -> pd.Data
     return out
 
 
-def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: float = EPS_AUDIO) -> Manifest:
-    """Validated, agreement-filtered clips; every problem names the manifest, the row and the column."""
+def read_rows(path: str | Path) -> tuple[pd.DataFrame, list[int], pd.Series, list[str]]:
+    """Every manifest row, checked: (records with "" for missing cells, row numbers, ids, absolute video paths)."""
     path = Path(path)
     raw, rows = read_records(path)
     raw = raw.astype(object).where(raw.notna(), "")
@@ -68,10 +69,21 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
             raise InputError("expected a non-empty id", file=path, row=rows[i], column="id")
     fail_at(ids.duplicated(), "duplicate id", path, rows, "id", ids)
     videos = [str(resolve_media_path(str(v), path, r, "video")) for v, r in zip(raw["video"], rows, strict=True)]
+    return raw, rows, ids, videos
+
+
+def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: float = EPS_AUDIO) -> Manifest:
+    """Validated, agreement-filtered clips; every problem names the manifest, the row and the column."""
+    path = Path(path)
+    raw, rows, ids, videos = read_rows(path)
     clips = pd.DataFrame({"id": ids, "row": rows, "video": videos})
     for col in TEXT_FIELDS:
         clips[col] = raw[col].astype(str).str.strip() if col in raw.columns else ""
     rejected_reason = pd.Series("", index=raw.index)
+    if "discard" in raw.columns:
+        note = raw["discard"].map(lambda v: "" if v is False or str(v).strip().lower() in ("", "false", "0", "no")
+                                  else str(v).strip())
+        rejected_reason[note != ""] = [f"discarded: {n}" for n in note[note != ""]]
     for kind, eps in (("visual", eps_visual), ("audio", eps_audio)):
         times = _times(raw, kind, path, rows)
         primary = f"{kind}_time"

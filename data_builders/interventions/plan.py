@@ -38,7 +38,9 @@ MEDIA_VERSION = 2  # bump when the rendered media change for the same options (2
 
 @dataclass(frozen=True)
 class InterventionBuildOptions:
-    shifts: tuple[float, ...] = DEFAULT_SHIFTS
+    shifts: tuple[float, ...] = DEFAULT_SHIFTS  # fixed offsets, every clip (may be empty when shift_ranges is not)
+    # (A, B) ranges: each adds one Shift per clip with Δ drawn uniformly from [A, B] (seed + clip id, 0.01 s grid)
+    shift_ranges: tuple[tuple[float, float], ...] = ()
     seed: int = 0
     audio_codec: str = "aac"
     num_proc: int = 1
@@ -50,7 +52,15 @@ class InterventionBuildOptions:
     swap_max_similarity: float = SWAP_MAX_SIMILARITY  # refuse Swap partners at least this similar to the clip's audio
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "shifts", validate_shifts(self.shifts))
+        ranges = validate_shift_ranges(self.shift_ranges)
+        shifts = () if ranges and not tuple(self.shifts) else validate_shifts(self.shifts)
+        object.__setattr__(self, "shift_ranges", ranges)
+        object.__setattr__(self, "shifts", shifts)
+        fixed = {f"{s:+.2f}" for s in shifts}
+        for a, b in ranges:
+            if not set(_grid_names(a, b)) - fixed:
+                raise InputError(f"shift range [{a:g}, {b:g}] s holds no non-zero offset at 0.01 s resolution that is "
+                                 "not already a fixed --shift (each drawn offset names its clip)", value=(a, b))
         if self.audio_codec not in media.AUDIO_CODECS:
             raise InputError(f"audio codec must be one of {media.AUDIO_CODECS}", value=self.audio_codec)
         if not 0 <= self.shard_index < self.shard_count:
@@ -62,8 +72,14 @@ class InterventionBuildOptions:
 
     def media_key(self) -> str:
         """What the rendered clips depend on; the work folder is keyed by it so stale clips are never reused."""
-        return hashlib.sha1(json.dumps([self.shifts, self.seed, self.audio_codec, MEDIA_VERSION]).encode()
-                            ).hexdigest()[:12]
+        key = [self.shifts, self.seed, self.audio_codec, MEDIA_VERSION] + ([self.shift_ranges] if self.shift_ranges
+                                                                           else [])
+        return hashlib.sha1(json.dumps(key).encode()).hexdigest()[:12]
+
+    @property
+    def max_abs_shift(self) -> float:
+        """The largest |Δ| any Shift of this build can have (fixed or drawn)."""
+        return max([abs(s) for s in self.shifts] + [max(abs(a), abs(b)) for a, b in self.shift_ranges], default=0.0)
 
 
 def validate_shifts(shifts) -> tuple[float, ...]:
@@ -97,6 +113,67 @@ def validate_shifts(shifts) -> tuple[float, ...]:
     return values
 
 
+def validate_shift_ranges(ranges) -> tuple[tuple[float, float], ...]:
+    """``--shift-range A B`` values as ``((A, B), ...)`` floats, or an InputError naming the offending range.
+
+    Each range needs finite A < B (seconds, + = audio delayed). A range may span zero (Thud's Δ ∈ [-Δmax, Δmax]);
+    a draw that rounds to 0.00 s is drawn again. Use two ranges (``-2 -0.5`` and ``0.5 2``) to keep Δ perceptible.
+    """
+    out = []
+    for r in ranges or ():
+        try:
+            a, b = (float(v) for v in r)
+        except (TypeError, ValueError) as exc:
+            raise InputError("a shift range must be two numbers of seconds A B", value=r) from exc
+        if not (np.isfinite(a) and np.isfinite(b)):
+            raise InputError("a shift range must be two finite numbers of seconds", value=(a, b))
+        if not a < b:
+            raise InputError(f"a shift range needs A < B (got [{a:g}, {b:g}]; a fixed offset is --shift)",
+                             value=(a, b))
+        out.append((a, b))
+    return tuple(out)
+
+
+def _grid_names(a: float, b: float) -> list[str]:
+    """The non-zero 0.01 s offsets (as variant names, ``+1.23``) a draw from [a, b] can round to."""
+    lo, hi = round(a * 100), round(b * 100)
+    return [f"{k / 100:+.2f}" for k in range(lo, hi + 1) if k]
+
+
+MAX_DRAWS = 1000  # per range and clip: a draw that rounds to zero or to a name already used is drawn again
+
+
+def draw_shifts(clip_id: str, options: InterventionBuildOptions) -> list[tuple[float, tuple[float, float]]]:
+    """One offset per ``options.shift_ranges`` range for this clip: (Δ rounded to 0.01 s, its range).
+
+    Δ ~ Uniform[A, B] from a generator seeded by the build's seed and the clip id only (so a clip draws the same
+    offsets in every shard, process and manifest order), rounded to 0.01 s (the variant name, ``shift+1.23``), and
+    drawn again while it rounds to zero or repeats a fixed offset or an earlier range's draw for this clip.
+    """
+    if not options.shift_ranges:
+        return []
+    digest = hashlib.sha1(clip_id.encode()).hexdigest()
+    rng = np.random.default_rng([options.seed, int(digest[:8], 16), int(digest[8:16], 16), 0x5348])  # "SH" stream
+    used = {f"{s:+.2f}" for s in options.shifts}
+    out = []
+    for a, b in options.shift_ranges:
+        for _ in range(MAX_DRAWS):
+            offset = round(float(rng.uniform(a, b)), 2)
+            if f"{offset:+.2f}" not in used and f"{abs(offset):.2f}" != "0.00":
+                break
+        else:
+            raise InputError(f"clip '{clip_id}': no distinct offset found in shift range [{a:g}, {b:g}] s after "
+                             f"{MAX_DRAWS} draws; widen it or use fewer overlapping ranges", value=(a, b))
+        used.add(f"{offset:+.2f}")
+        out.append((offset, (a, b)))
+    return out
+
+
+def range_name(r: tuple[float, float]) -> str:
+    """How a shift range is named in counts and on the card: ``drawn in [-2.00, +2.00]``."""
+    return f"drawn in [{r[0]:+.2f}, {r[1]:+.2f}]"
+
+
 @dataclass(frozen=True)
 class Variant:
     intervention: str  # original | shift | mute | swap
@@ -126,6 +203,7 @@ class ClipPlan:
     partner_id: str | None = None
     partner_heard: str | None = None
     skipped_shifts: list[float] = field(default_factory=list)
+    skipped_ranges: list[tuple[float, float]] = field(default_factory=list)  # a drawn offset moved the sound out
     row: int | None = None  # manifest row, for errors
     manifest: str | None = None
     layout: str | None = None  # channel layout of the written audio (output_layout)
@@ -210,21 +288,31 @@ def plan_clips(manifest: Manifest, options: InterventionBuildOptions) -> tuple[l
             rejected.append({"id": row["id"], "row": int(row["row"]), "reason": f"unusable media: {exc.message}"})
             continue
         event = _event(row)
-        variants, skipped = [Variant("original")], []
-        for offset in options.shifts:
+        variants, skipped, skipped_ranges = [Variant("original")], [], []
+        for a, b in options.shift_ranges:
+            if max(abs(a), abs(b)) >= info.duration:
+                raise InputError(f"shift range [{a:g}, {b:g}] s reaches offsets not shorter than clip '{row['id']}' "
+                                 f"({info.duration:.2f} s)", file=manifest.path, row=int(row["row"]))
+        drawn = [(offset, None) for offset in options.shifts] + draw_shifts(row["id"], options)
+        for offset, source in drawn:
             if abs(offset) >= info.duration:
                 raise InputError(f"shift {offset:+g} s is not shorter than clip '{row['id']}' ({info.duration:.2f} s)",
                                  file=manifest.path, row=int(row["row"]))
             lands = None if event.audio_time is None else event.audio_time + offset
             if lands is not None and not 0 <= lands < info.duration:
-                skipped.append(offset)  # the sound would leave the clip: the answer would no longer be unambiguous
+                # the sound would leave the clip: the answer would no longer be unambiguous
+                if source is None:
+                    skipped.append(offset)
+                else:
+                    skipped_ranges.append(source)
                 continue
             variants.append(Variant("shift", float(offset)))
         variants.append(Variant("mute"))
         layout, note = media.output_layout(info, options.audio_codec)
         plans.append(ClipPlan(row["id"], row["video"], info, event, row["category"], variants, skipped_shifts=skipped,
-                              row=int(row["row"]), manifest=str(manifest.path) if manifest.path else None,
-                              layout=layout, layout_note=note, fingerprint=fingerprint))
+                              skipped_ranges=skipped_ranges, row=int(row["row"]),
+                              manifest=str(manifest.path) if manifest.path else None, layout=layout,
+                              layout_note=note, fingerprint=fingerprint))
     _assign_partners(plans, options.seed, options.swap_max_similarity)
     return plans, rejected
 

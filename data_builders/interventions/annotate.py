@@ -1,0 +1,402 @@
+"""Thud appendix B annotation: ask models (runners) for each clip's visual and audio event times, one column each.
+
+``omniaudit annotate --manifest M --out A.jsonl --annotator gemini=SPEC [--annotator gpt:visual=SPEC ...]`` reads a
+video manifest (the columns of :mod:`manifest`), asks every annotator about every clip and writes a new manifest
+(JSONL; the input is never overwritten) with, per annotator ``NAME``:
+
+- ``visual_time_NAME`` / ``audio_time_NAME``: seconds from the start of the clip (null when not given), the columns
+  the agreement filter of :func:`~omniaudit.data_builders.interventions.manifest.read_manifest` compares
+  (ε_v = 0.8 s, ε_a = 0.5 s) when the dataset is built;
+- ``visual_event_NAME`` / ``audio_event_NAME``: the events it named, and ``annotation_NAME``: its raw answer.
+
+Roles, as in the paper: an annotator ``NAME=SPEC`` watches the clip with its soundtrack and is asked the whole event
+tuple (Gemini's role); ``NAME:visual=SPEC`` gets the pictures only and is asked when the (already named) visual
+event happens (GPT's and Claude's frame-level verification). The first full annotator (or ``--primary``) fills the
+row's empty ``visual_event`` / ``audio_event`` / ``visual_time`` / ``audio_time``. Human verification is one more
+column written by hand (``audio_time_human``), which the filter reads like any other.
+
+A row is marked ``discard`` (rejected at build time, reason kept) when an annotator says the event is not there
+("none": no audible sound, no visible event), gives no usable time, or a time past the end of the clip: the paper
+keeps only clips whose events every annotator localises. Answers are read robustly: a JSON object (also inside a
+code fence or prose), else ``key: value`` lines; times as seconds (``1.5``, ``1.5 s``), ``mm:ss(.f)`` or
+``hh:mm:ss(.f)``, and ``none`` / ``null`` / ``n/a`` for "not there".
+
+SPEC is any runner of ``omniaudit judge`` (``openai:MODEL@URL`` for a hosted omni model, ``hf:PATH``) or
+``column:FIELD``, a scripted annotator that answers each clip with the text of the manifest's own ``FIELD`` column
+(tests, or answers collected elsewhere).
+
+The paper does not print its annotation prompt in the text we have (appendix B names it, the box is not in the
+extracted text); :data:`ANNOTATION_PROMPT` follows its stated design: event-level localisation, not captioning.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from omniaudit.data_builders.interventions import media
+from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, read_manifest, read_rows
+from omniaudit.errors import InputError
+from omniaudit.evaluation.judges.items import JudgeItem, MediaPart
+
+ANNOTATION_PROMPT = (
+    "Watch this {duration:.1f}-second video and listen to its audio track. Do not describe the video in general. "
+    "Find the single most salient physical event that should make a sound (an impact, fall, collision, breakage or "
+    "contact) and localise it in time.\n"
+    "- visual_event: what is seen at that moment, in a short phrase;\n"
+    "- visual_time: when it is seen, in seconds from the start of the video;\n"
+    "- audio_event: the sound actually heard for it, in a short phrase, judged from the audio track and not from "
+    "the picture;\n"
+    "- audio_time: when that sound is heard, in seconds from the start of the video.\n"
+    "If no such sound is audible, give audio_event \"none\" and audio_time null; if no clear visual event happens, "
+    "give visual_time null.\n"
+    'Answer with one JSON object only: {{"visual_event": "...", "visual_time": 0.0, "audio_event": "...", '
+    '"audio_time": 0.0}}'
+)
+VISUAL_PROMPT = (
+    "Watch this {duration:.1f}-second video. {target} Give the time, in seconds from the start of the video, at "
+    "which it is seen: its onset or peak moment (the impact, fall, collision, breakage or contact). If it does not "
+    "happen in the video, give visual_time null.\n"
+    'Answer with one JSON object only: {{"visual_event": "...", "visual_time": 0.0}}'
+)
+TARGET_NAMED = 'Locate this visual event: "{event}".'
+TARGET_ANY = "Find the single most salient physical event that should make a sound."
+ROLES = ("av", "visual")
+FIELDS = {"av": ("visual", "audio"), "visual": ("visual",)}
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+BATCH = 32  # clips whose video bytes are held at once
+NONE_WORDS = {"none", "null", "n/a", "na", "nil", "no", "absent", "no sound", "silence", "silent", "not audible",
+              "inaudible", "not visible", "no event", "not present", "unknown", "-", "--"}
+
+
+@dataclass(frozen=True)
+class Annotator:
+    name: str
+    spec: str
+    role: str = "av"  # av: video with its soundtrack, whole tuple; visual: pictures only, visual time
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        return FIELDS[self.role]
+
+
+def parse_annotator(text: str) -> Annotator:
+    """``NAME=SPEC`` or ``NAME:visual=SPEC`` (``NAME:av=SPEC`` is the default role spelled out)."""
+    head, sep, spec = str(text).partition("=")
+    name, _, role = head.partition(":")
+    name, role, spec = name.strip(), (role.strip() or "av"), spec.strip()
+    if not sep or not spec or not NAME.match(name):
+        raise InputError("an annotator must look like NAME=SPEC or NAME:visual=SPEC (NAME: letters, digits, _ or -), "
+                         "e.g. gemini=openai:gemini-2.5-pro@https://HOST/v1", value=text)
+    if role not in ROLES:
+        raise InputError(f"annotator role must be one of {', '.join(ROLES)}", value=text)
+    return Annotator(name, spec, role)
+
+
+# ---- reading an answer ---------------------------------------------------------------------------------------------
+
+@dataclass
+class TimeReading:
+    seconds: float | None = None  # a time >= 0
+    none: bool = False  # the annotator says the event is not there
+    problem: str | None = None  # no usable answer: why
+
+
+_CLOCK = re.compile(r"^(?:(\d+):)?(\d{1,2}):(\d{1,2}(?:\.\d+)?)$")
+_SECONDS = re.compile(r"^(\d+(?:\.\d+)?|\.\d+)\s*(?:s|sec|secs|second|seconds)?\.?$")
+_MIN_SEC = re.compile(r"^(\d+)\s*(?:m|min|mins|minutes?)\s*(\d+(?:\.\d+)?)\s*(?:s|sec|secs|seconds?)?$")
+
+
+def parse_time(value) -> TimeReading:
+    """A time cell of an answer: seconds (number, ``1.5``, ``1.5 s``), ``mm:ss(.f)``, ``hh:mm:ss(.f)``, ``1m 2.5s``;
+    ``None`` / ``"none"`` / ``"n/a"`` mean "not there"; anything else is a problem (never a guess)."""
+    if value is None:
+        return TimeReading(none=True)
+    if isinstance(value, bool):
+        return TimeReading(problem=f"expected a time, found {value!r}")
+    if isinstance(value, int | float):
+        if not math.isfinite(value) or value < 0:
+            return TimeReading(problem=f"expected a time >= 0 s, found {value!r}")
+        return TimeReading(float(value))
+    text = str(value).strip().strip("\"'`").strip().lower().rstrip(".")
+    if text in NONE_WORDS or text.startswith(("no ", "none")):
+        return TimeReading(none=True)
+    text = text.removeprefix("at ").removeprefix("~").removeprefix("about ").strip()
+    if m := _CLOCK.match(text):
+        h, mm, ss = int(m.group(1) or 0), int(m.group(2)), float(m.group(3))
+        if ss >= 60 or (m.group(1) and mm >= 60):
+            return TimeReading(problem=f"not a clock time: {value!r}")
+        return TimeReading(3600 * h + 60 * mm + ss)
+    if m := _SECONDS.match(text):
+        return TimeReading(float(m.group(1)))
+    if m := _MIN_SEC.match(text):
+        return TimeReading(60 * int(m.group(1)) + float(m.group(2)))
+    return TimeReading(problem=f"not a time: {value!r}")
+
+
+KEYS = {"visual_event": ("visual_event", "visual event", "visual"), "visual_time": (
+    "visual_time", "visual time", "visual_timestamp", "visual timestamp", "t_v", "video_time"),
+    "audio_event": ("audio_event", "audio event", "acoustic_event", "sound_event", "sound"),
+    "audio_time": ("audio_time", "audio time", "audio_timestamp", "audio timestamp", "t_a", "acoustic_time",
+                   "sound_time")}
+
+
+def _json_object(text: str) -> dict | None:
+    """The first JSON object in the text (bare, in a code fence or in prose), else None."""
+    start = text.find("{")
+    while start != -1:
+        depth, in_str, escaped = 0, False, False
+        for end in range(start, len(text)):
+            ch = text[end]
+            if in_str:
+                if escaped:
+                    escaped = False
+                elif ch == "\\":
+                    escaped = True
+                elif ch == '"':
+                    in_str = False
+            elif ch == '"':
+                in_str = True
+            elif ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    try:
+                        obj = json.loads(text[start:end + 1])
+                    except json.JSONDecodeError:
+                        break
+                    if isinstance(obj, dict):
+                        return obj
+                    break
+        start = text.find("{", start + 1)
+    return None
+
+
+def _normalise(key: str) -> str | None:
+    k = re.sub(r"[\s\-]+", "_", str(key).strip().lower())
+    for canonical, aliases in KEYS.items():
+        if k in {re.sub(r"[\s\-]+", "_", a) for a in aliases}:
+            return canonical
+    return None
+
+
+def _alias_pattern(alias: str) -> str:
+    return r"[\s_\-]+".join(map(re.escape, re.split(r"[\s_\-]+", alias)))
+
+
+_VALUE = r"""(?:"([^"]*)"|'([^']*)'|([^,;\n}]+))"""
+_FALLBACK = {canonical: re.compile(
+    r"(?<![A-Za-z_])[\"'*]*(?:" + "|".join(_alias_pattern(a) for a in aliases) + r")[\"'*\s]*[:=]\s*[*\s]*" + _VALUE,
+    re.IGNORECASE) for canonical, aliases in KEYS.items()}
+
+
+def parse_annotation(raw: str) -> dict:
+    """``{visual_event, visual_time, audio_event, audio_time}`` read from an answer; a key the answer does not give is
+    absent. Times stay raw here (see :func:`parse_time`).
+
+    A JSON object anywhere in the answer is read first; without one (or when it is not valid JSON, e.g. single quotes
+    or a trailing comma) each key is looked for as ``key: value`` / ``key = value`` (quoted or up to , ; } or the end
+    of the line; markdown bold around the key is fine).
+    """
+    text = raw or ""
+    obj = _json_object(text)
+    found: dict = {}
+    if obj is not None:
+        for key, value in obj.items():
+            canonical = _normalise(key)
+            if canonical and canonical not in found:
+                found[canonical] = value
+        return found
+    for canonical, pattern in _FALLBACK.items():
+        if m := pattern.search(text):
+            value = next(g for g in m.groups() if g is not None).strip().rstrip("*").strip()
+            found[canonical] = None if value.lower() == "null" else value
+    return found
+
+
+def _text(answer) -> str:
+    """A runner's answer as text: a ``str`` (or :class:`~omniaudit.evaluation.judges.items.Answer`), or an object
+    carrying its text as ``raw`` / ``text``."""
+    if isinstance(answer, str):
+        return str(answer)
+    for attr in ("raw", "text"):
+        value = getattr(answer, attr, None)
+        if isinstance(value, str):
+            return value
+    return "" if answer is None else str(answer)
+
+
+# ---- the step -----------------------------------------------------------------------------------------------------
+
+class ColumnAnnotator:
+    """``column:FIELD``: answers each clip (item id = clip id) with the manifest's ``FIELD`` text."""
+
+    def __init__(self, replies: dict[str, str]) -> None:
+        self.replies = replies
+
+    def answer(self, items: list[JudgeItem], progress=None) -> list[str]:
+        return [self.replies.get(item.id, "") for item in items]
+
+
+@dataclass
+class AnnotateResult:
+    out: Path
+    rows: int
+    annotators: list[str]
+    discarded: int
+    problems: dict[str, int] = field(default_factory=dict)  # annotator -> answers without a usable time
+    agreement: dict = field(default_factory=dict)  # read_manifest(out).summary() at the given tolerances
+
+
+def _is_annotated_manifest(path: Path) -> bool:
+    try:
+        with path.open(encoding="utf-8") as fh:
+            first = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return False
+    return isinstance(first, dict) and {"id", "video"} <= set(first) and any(
+        k.startswith("annotation_") for k in first)
+
+
+def _runner(annotator: Annotator, raw: pd.DataFrame, ids: pd.Series, path: Path, judge_options: dict):
+    kind, _, rest = annotator.spec.partition(":")
+    if kind == "column":
+        if rest not in raw.columns:
+            raise InputError(f"annotator '{annotator.name}' answers from column '{rest}', which the manifest lacks",
+                             file=path, column=rest)
+        return ColumnAnnotator({i: "" if v is None else str(v) for i, v in zip(ids, raw[rest], strict=True)})
+    from omniaudit.evaluation.judges.run import make_judge
+
+    return make_judge(annotator.spec, **judge_options)
+
+
+def _prompt(annotator: Annotator, duration: float, visual_event: str) -> str:
+    if annotator.role == "visual":
+        target = TARGET_NAMED.format(event=visual_event) if visual_event else TARGET_ANY
+        return VISUAL_PROMPT.format(duration=duration, target=target)
+    return ANNOTATION_PROMPT.format(duration=duration)
+
+
+def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[Annotator | str],
+                      primary: str | None = None, eps_visual: float = EPS_VISUAL, eps_audio: float = EPS_AUDIO,
+                      progress: Callable[[str], None] | None = None, **judge_options) -> AnnotateResult:
+    """Ask every annotator about every clip of ``manifest`` and write the annotated manifest ``out`` (JSONL,
+    atomically; never the input). ``judge_options`` go to the runner factory (``max_tokens``, ``concurrency``...).
+
+    Returns counts and the agreement filter's summary of ``out`` (what ``build interventions`` will keep).
+    """
+    from omniaudit.io import check_out_file
+
+    path, out = Path(manifest), Path(out)
+    annotators = [a if isinstance(a, Annotator) else parse_annotator(a) for a in annotators]
+    if not annotators:
+        raise InputError("give at least one --annotator NAME=SPEC")
+    names = [a.name for a in annotators]
+    if len(set(names)) != len(names):
+        raise InputError("annotator names must be distinct (they name the columns)", value=names)
+    if out.suffix.lower() not in (".jsonl", ".ndjson"):
+        raise InputError("the annotated manifest is written as JSONL; name it *.jsonl", file=out)
+    if out.resolve() == path.resolve():
+        raise InputError("the output would overwrite the input manifest; write the annotations to a new file",
+                         file=out)
+    check_out_file(out, _is_annotated_manifest)
+    raw, rows, ids, videos = read_rows(path)
+    for a in annotators:
+        taken = [c for c in (f"visual_time_{a.name}", f"audio_time_{a.name}", f"annotation_{a.name}")
+                 if c in raw.columns]
+        if taken:
+            raise InputError(f"the manifest already has column(s) {taken}: annotator '{a.name}' would overwrite them; "
+                             "give it another name", file=path)
+    full = [a.name for a in annotators if a.role == "av"]
+    primary = primary if primary is not None else (full[0] if full else None)
+    if primary is not None and primary not in full:
+        raise InputError(f"--primary must name an annotator that gives the whole event tuple ({', '.join(full)})",
+                         value=primary)
+    say = progress or (lambda _msg: None)
+    durations = []
+    for v, r, i in zip(videos, rows, ids, strict=True):
+        try:
+            info = media.probe(v)
+        except InputError as exc:
+            raise InputError(f"clip '{i}' ({v}): {exc.message}", file=path, row=r, column="video") from exc
+        durations.append(info.duration)
+    records = [dict(rec) for rec in raw.to_dict("records")]
+    for rec in records:
+        for col in ("visual_event", "audio_event", "visual_time", "audio_time", "discard"):
+            rec.setdefault(col, "")
+    discard: list[list[str]] = [[str(rec["discard"]).strip()] if str(rec["discard"]).strip() else []
+                                for rec in records]
+    options = {"max_tokens": 256, **judge_options}
+    problems: dict[str, int] = {}
+    for a in sorted(annotators, key=lambda a: a.role == "visual"):  # visual verifiers see the named event
+        runner = _runner(a, raw, ids, path, options)
+        problems[a.name] = 0
+        for start in range(0, len(records), BATCH):
+            chunk = range(start, min(start + BATCH, len(records)))
+            items = [JudgeItem(id=ids.iloc[k], prompt=_prompt(a, durations[k], str(records[k]["visual_event"])),
+                               media=[MediaPart("video", Path(videos[k]).read_bytes(), "video",
+                                                with_audio=a.role == "av")]) for k in chunk]
+            say(f"{a.name}: clips {start + 1}-{chunk.stop} of {len(records)}")
+            answers = runner.answer(items, None)
+            if len(answers) != len(items):
+                raise InputError(f"annotator '{a.name}' ({a.spec}) returned {len(answers)} answers for "
+                                 f"{len(items)} clips")
+            for k, answer in zip(chunk, answers, strict=True):
+                bad = _record(records[k], a, _text(answer), durations[k], a.name == primary)
+                discard[k].extend(bad)
+                problems[a.name] += any("no usable" in b for b in bad)
+    moved = out.parent.resolve() != path.parent.resolve()  # relative video paths would point elsewhere: absolute
+    for rec, reasons, video in zip(records, discard, videos, strict=True):
+        rec["discard"] = "; ".join(reasons)
+        if moved:
+            rec["video"] = video
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_name(f".{out.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps({k: _cell(v) for k, v in rec.items()}, ensure_ascii=False) + "\n")
+    os.replace(tmp, out)
+    summary = read_manifest(out, eps_visual, eps_audio).summary()
+    return AnnotateResult(out, len(records), names, sum(bool(r) for r in discard), problems, summary)
+
+
+def _cell(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _record(rec: dict, a: Annotator, raw: str, duration: float, primary: bool) -> list[str]:
+    """Write annotator ``a``'s columns into ``rec``; return the reasons to discard the clip (empty: usable)."""
+    found = parse_annotation(raw)
+    rec[f"annotation_{a.name}"] = raw
+    reasons = []
+    for kind in a.fields:
+        event = found.get(f"{kind}_event")
+        event = None if event is None or str(event).strip().lower() in NONE_WORDS else str(event).strip()
+        reading = parse_time(found[f"{kind}_time"]) if f"{kind}_time" in found else TimeReading(
+            problem=f"no {kind}_time in the answer")
+        seconds = reading.seconds
+        if seconds is not None and seconds > duration:
+            reasons.append(f"{a.name}: {kind} time {seconds:g} s is past the end of the clip ({duration:.2f} s)")
+            seconds = None
+        elif reading.none:
+            reasons.append(f"{a.name}: no {'audible sound' if kind == 'audio' else 'visible event'}")
+        elif reading.problem:
+            reasons.append(f"{a.name}: no usable {kind} time ({reading.problem})")
+        rec[f"{kind}_time_{a.name}"] = seconds
+        rec[f"{kind}_event_{a.name}"] = event
+        if primary:
+            if event and not str(rec[f"{kind}_event"]).strip():
+                rec[f"{kind}_event"] = event
+            if seconds is not None and str(rec[f"{kind}_time"]).strip() == "":
+                rec[f"{kind}_time"] = seconds
+    return reasons
