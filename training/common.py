@@ -64,14 +64,11 @@ def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
 
 def load_split(data: DataArguments, required: tuple[str, ...], split: str | None = None):
     """One split as a ``datasets.Dataset``; missing columns fail before training, naming them."""
-    import datasets
+    from omniaudit.data_builders.hub import load_hub_dataset
 
     if not data.dataset_name:
         raise InputError("no dataset: set dataset_name in the recipe or pass --dataset_name")
-    try:
-        ds = datasets.load_dataset(data.dataset_name, data.dataset_config, split=split or data.dataset_train_split)
-    except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
-        raise InputError(f"cannot load the dataset: {type(exc).__name__}: {exc}", file=data.dataset_name) from exc
+    ds = load_hub_dataset(data.dataset_name, data.dataset_config, split or data.dataset_train_split)
     missing = [c for c in required if c not in ds.column_names]
     if missing:
         raise InputError(f"config '{data.dataset_config}' lacks column(s) {missing} that this script needs; it has "
@@ -121,6 +118,78 @@ def model_kwargs(model_args) -> dict:
     return {k: v for k, v in kwargs.items() if v is not None}
 
 
+def peft_config(model_args, task_type: str | None = None, default_targets: str | list[str] | None = None,
+                language_model_of=None):
+    """The LoRA config, built by TRL's ``get_peft_config`` so every ``ModelConfig`` option applies (``use_dora``,
+    ``use_rslora``, ``lora_modules_to_save``, ``lora_target_parameters``); None without ``use_peft``.
+
+    ``task_type`` is the script's own (it knows the model it builds); ``default_targets`` stands in for an unset
+    ``lora_target_modules``. A single plain module name (``--lora_target_modules q_proj``, which TRL turns into the
+    string ``"q_proj"`` and PEFT would read as a full-match regex matching nothing) is matched as a name.
+    ``language_model_of``: a multimodal model whose language model alone is adapted (:func:`language_model_only`).
+    """
+    import dataclasses
+    import re
+
+    from trl.trainer.utils import get_peft_config
+
+    config = get_peft_config(model_args)
+    if config is None:
+        return None
+    targets = model_args.lora_target_modules
+    if targets is None:
+        targets = default_targets
+    if isinstance(targets, str) and re.fullmatch(r"\w+", targets):
+        targets = [targets]
+    changes = {"target_modules": targets}
+    if task_type:
+        changes["task_type"] = task_type
+    if language_model_of is not None:
+        changes["exclude_modules"] = language_model_only(language_model_of)
+        if targets is None or targets == "all-linear":  # PEFT's all-linear breaks on fused MoE models (Qwen3-Omni)
+            changes["target_modules"] = language_model_linear_names(language_model_of)
+    return dataclasses.replace(config, **changes)
+
+
+def language_model_only(model) -> str | None:
+    """A PEFT ``exclude_modules`` regex (a string is a full match on module names) that leaves only the modules of
+    ``model``'s language model to adapt: the audio encoder's q/k/v_proj and the vision tower's gate/up/down_proj
+    share the language model's layer names, and PEFT's plain name matching would adapt them too. A filter, not a
+    target regex, so PEFT's own handling of the targets (``all-linear``, fused MoE experts) is unchanged. None when
+    the model is its own language model."""
+    import re
+
+    decoder = model.get_decoder() if hasattr(model, "get_decoder") else model
+    prefix = next(name for name, module in model.named_modules() if module is decoder)
+    return rf"(?!{re.escape(prefix)}\.).*" if prefix else None
+
+
+def language_model_linear_names(model) -> list[str]:
+    """The names of the linear layers of ``model``'s language model (``q_proj``, ..., ``down_proj``)."""
+    from torch import nn
+
+    decoder = model.get_decoder() if hasattr(model, "get_decoder") else model
+    return sorted({name.rsplit(".", 1)[-1] for name, module in decoder.named_modules()
+                   if isinstance(module, nn.Linear)})
+
+
+def freeze_towers(model, audio: bool = False, vision: bool = False) -> list[str]:
+    """Freeze the audio encoder and/or the vision tower (full fine-tuning of the rest); returns the module names
+    frozen. A tower the model does not have is an error."""
+    frozen = []
+    for modality, wanted in (("audio", audio), ("video", vision)):
+        if not wanted:
+            continue
+        tower = model.get_encoder(modality=modality) if hasattr(model, "get_encoder") else model
+        if tower is model:
+            raise InputError(f"freeze_{'audio' if modality == 'audio' else 'vision'}_tower: the model "
+                             f"({type(model).__name__}) has no {modality} encoder",
+                             file=getattr(model, "name_or_path", None))
+        tower.requires_grad_(False)
+        frozen.append(next(name for name, module in model.named_modules() if module is tower))
+    return frozen
+
+
 def report_setup(training_args) -> None:
     """wandb project from the recipe (``env: {WANDB_PROJECT: ...}``); offline mode needs no network."""
     if "wandb" in (training_args.report_to or []):
@@ -144,19 +213,98 @@ def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, 
     return summary
 
 
-def train_and_save(trainer, training_args, output_dir: str | None = None):
-    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them).
+RESUME_AUTO = frozenset({"true", "yes", "1", "auto", "last"})
+RESUME_NONE = frozenset({"", "false", "no", "0", "none"})
 
-    With ``output_dir`` (one of several folds), a resume continues that fold from its own last checkpoint.
+
+def resume_point(requested: str | bool | None, output_dir: str | Path,
+                 run_dir: str | Path | None = None) -> str | None:
+    """The checkpoint one run (or one fold) resumes from, or None to start afresh.
+
+    ``requested`` is ``--resume_from_checkpoint``: ``true`` (or ``auto``) resumes from the last ``checkpoint-N`` in
+    the run's own folder and starts afresh when it has none (so a job array can always pass it); a path is a
+    checkpoint folder, or a run folder whose last checkpoint is meant. ``run_dir`` is the folder of one fold of a
+    multi-fold run (``output_dir/foldK``): a checkpoint inside it is where that fold resumes; the other folds (and
+    a path naming the whole run) resume each from its own last checkpoint.
     """
     from transformers.trainer_utils import get_last_checkpoint
 
-    resume = training_args.resume_from_checkpoint
-    if resume and output_dir and Path(output_dir) != Path(training_args.output_dir):
-        resume = get_last_checkpoint(output_dir) if Path(output_dir).is_dir() else None
+    def last(folder: Path) -> str | None:
+        return get_last_checkpoint(str(folder)) if folder.is_dir() else None
+
+    def inside(path: Path, folder: Path) -> bool:
+        return folder.resolve() in (path.resolve(), *path.resolve().parents)
+
+    if requested is None or requested is False:
+        return None
+    text = str(requested).strip()
+    run = Path(run_dir or output_dir)
+    if requested is True or text.lower() in RESUME_AUTO:
+        return last(run)
+    if text.lower() in RESUME_NONE:
+        return None
+    path = Path(text)
+    if not path.is_dir():
+        raise InputError("no such folder: expected a checkpoint-N folder, a run folder, or 'true' (resume from the "
+                         "run's last checkpoint)", column="resume_from_checkpoint", value=text)
+    is_checkpoint = (path / "trainer_state.json").is_file()
+    if run_dir is not None and run.resolve() != Path(output_dir).resolve():  # one fold of several
+        if not inside(path, Path(output_dir)):
+            raise InputError(f"a multi-fold run resumes from a checkpoint inside its fold folders "
+                             f"({output_dir}/foldK) or from 'true'", column="resume_from_checkpoint", value=text)
+        return str(path) if is_checkpoint and inside(path, run) else last(run)
+    if is_checkpoint:
+        return str(path)
+    checkpoint = last(path)
+    if checkpoint is None:
+        raise InputError("the folder is not a checkpoint (no trainer_state.json) and holds no checkpoint-N folder",
+                         column="resume_from_checkpoint", value=text)
+    return checkpoint
+
+
+def train_and_save(trainer, training_args, output_dir: str | None = None):
+    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them).
+
+    ``--resume_from_checkpoint true`` continues from the run's last checkpoint (or starts afresh without one); with
+    ``output_dir`` (one of several folds), each fold continues from its own last checkpoint (:func:`resume_point`).
+    """
+    import logging
+
+    out = output_dir or training_args.output_dir
+    resume = resume_point(training_args.resume_from_checkpoint, training_args.output_dir, out)
+    if training_args.resume_from_checkpoint and resume is None:
+        logging.getLogger(__name__).warning("no checkpoint in %s: training %s from the start", out, out)
     trainer.train(resume_from_checkpoint=resume)
-    trainer.save_model(output_dir or training_args.output_dir)
+    trainer.save_model(out)
     return trainer
+
+
+def fold_arguments(training_args, fold: int, n_folds: int):
+    """The training arguments of one held-out fold: with several folds, its own folder ``output_dir/foldK`` and its
+    own tracking run ``RUN_NAME-foldK`` (one wandb run per fold, grouped under ``RUN_NAME``; five folds logging into
+    one run would overwrite each other's steps)."""
+    import copy
+
+    args = copy.deepcopy(training_args)
+    if n_folds > 1:
+        base = training_args.run_name or Path(training_args.output_dir).name
+        args.output_dir = str(Path(training_args.output_dir) / f"fold{fold}")
+        args.run_name = f"{base}-fold{fold}"
+        if "wandb" in (training_args.report_to or []):
+            os.environ.setdefault("WANDB_RUN_GROUP", base)
+    return args
+
+
+def end_fold(trainer, held_out_metrics: dict[str, float] | None = None) -> None:
+    """Log held-out metrics that ``trainer.predict`` did not report itself to the fold's tracking run (``test/...``
+    in wandb), then close that run so the next fold opens its own."""
+    if held_out_metrics:
+        trainer.log({f"test_{k}": v for k, v in held_out_metrics.items()})
+    if "wandb" in (trainer.args.report_to or []) and trainer.is_world_process_zero():
+        import wandb
+
+        if wandb.run is not None:  # the next fold's trainer opens a new run
+            wandb.finish()
 
 
 def write_preference_predictions(path: str | Path, ids: list[str], p_a1: list[float], order: str = "ab") -> Path:

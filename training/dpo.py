@@ -24,11 +24,12 @@ from omniaudit.training.common import (
     media_column,
     model_kwargs,
     parse,
+    peft_config,
     report_setup,
     split_eval,
     train_and_save,
 )
-from omniaudit.training.sft import MediaArguments
+from omniaudit.training.sft import MediaArguments, prepare_omni
 
 PREFERENCE_COLUMNS = ("prompt", "chosen", "rejected")
 
@@ -50,17 +51,16 @@ def media_dpo_trainer():
 def main(data_args: DataArguments, training_args, model_args, media_args: MediaArguments):
     from transformers import AutoModelForCausalLM
     from trl import DPOTrainer
-    from trl.trainer.utils import get_peft_config
 
     from omniaudit.training.collators import OmniDPOCollator
 
     report_setup(training_args)
     ds = load_split(data_args, PREFERENCE_COLUMNS)
     ds, media = media_column(ds)
-    peft_config = get_peft_config(model_args)
     if media:
         model, processor = load_omni(model_args)
-        ref_model = None if peft_config else load_omni(model_args)[0]
+        lora = prepare_omni(model, model_args, media_args)
+        ref_model = None if lora else load_omni(model_args)[0]
         collator = OmniDPOCollator(processor, media_args.fps, media_args.max_frames, training_args.max_length,
                                    video_column=media, video_size=media_args.video_size())
         training_args.remove_unused_columns = False
@@ -69,14 +69,14 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
         processing_class = load_tokenizer(model_args)
         ds = ds.map(lambda r: {k: as_text_messages(r[k]) for k in PREFERENCE_COLUMNS})
         kwargs = model_kwargs(model_args)
+        lora = peft_config(model_args)
         model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **kwargs)
-        ref_model = None if peft_config else AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path,
-                                                                                    **kwargs)
+        ref_model = None if lora else AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **kwargs)
         collator, trainer_cls = None, DPOTrainer
     train, held = split_eval(ds, data_args.eval_fraction, training_args.seed)
     trainer = trainer_cls(model=model, ref_model=ref_model, args=training_args, train_dataset=train,
                           eval_dataset=held, processing_class=processing_class, data_collator=collator,
-                          peft_config=peft_config)
+                          peft_config=lora)
     return train_and_save(trainer, training_args)
 
 

@@ -16,6 +16,8 @@ correlations equal those of one process on the same global batch. At inference o
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -39,6 +41,9 @@ class Heads(nn.Module):
         return F.linear(pooled, w, self.bias), orth
 
 
+HEADS_FILE = "odin_heads.safetensors"
+
+
 class OdinRewardModel(nn.Module):
     def __init__(self, trunk: nn.Module, hidden_size: int) -> None:
         super().__init__()
@@ -52,6 +57,81 @@ class OdinRewardModel(nn.Module):
         pooled = hidden[torch.arange(hidden.size(0), device=hidden.device), last]
         scores, orth = self.heads(pooled.to(self.heads.weight.dtype))
         return scores, orth
+
+    def _base_trunk(self) -> nn.Module:
+        """The transformers model under a PEFT wrapper (or the trunk itself)."""
+        return self.trunk.get_base_model() if hasattr(self.trunk, "get_base_model") else self.trunk
+
+    def activation_checkpointing_enable(self, activation_checkpointing_kwargs=None, every_n_layers: int = 1,
+                                        offload: bool = False) -> None:
+        """``--gradient_checkpointing``: recompute the trunk's layer activations in the backward pass (the Trainer
+        calls this). Non-reentrant by default, so a frozen (LoRA) trunk still passes gradients through."""
+        self._base_trunk().activation_checkpointing_enable(
+            activation_checkpointing_kwargs=activation_checkpointing_kwargs or {"use_reentrant": False},
+            every_n_layers=every_n_layers, offload=offload)
+
+    def gradient_checkpointing_enable(self, gradient_checkpointing_kwargs=None, **kwargs) -> None:
+        self.activation_checkpointing_enable(gradient_checkpointing_kwargs, **kwargs)
+
+    @property
+    def is_activation_checkpointing(self) -> bool:
+        return bool(getattr(self._base_trunk(), "is_activation_checkpointing", False))
+
+    def save(self, out_dir: str | Path, state_dict: dict[str, torch.Tensor] | None = None) -> list[str]:
+        """Save what a LoRA run trained: the trunk's adapter (``adapter_model.safetensors`` + ``adapter_config.json``,
+        which names the base model) and the three heads (``odin_heads.safetensors``), never the frozen trunk.
+        ``state_dict``: this model's full or trainable-only state dict (what ZeRO-3 gathers); default: its own."""
+        from safetensors.torch import save_file
+
+        state_dict = self.state_dict() if state_dict is None else state_dict
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        trunk = {k.removeprefix("trunk."): v for k, v in state_dict.items() if k.startswith("trunk.")}
+        self.trunk.save_pretrained(out_dir, state_dict=trunk)
+        heads = {k.removeprefix("heads."): v.detach().contiguous().cpu() for k, v in state_dict.items()
+                 if k.startswith("heads.")}
+        save_file(heads, out_dir / HEADS_FILE, metadata={"heads": ",".join(HEADS)})
+        return sorted(p.name for p in out_dir.iterdir())
+
+    def load_trained(self, folder: str | Path) -> None:
+        """Load a folder written by :meth:`save` into this model (adapter weights and heads): resuming a run."""
+        from peft import set_peft_model_state_dict
+        from safetensors.torch import load_file
+
+        folder = Path(folder)
+        result = set_peft_model_state_dict(self.trunk, load_file(folder / "adapter_model.safetensors"))
+        if getattr(result, "unexpected_keys", None):
+            raise ValueError(f"{folder}: adapter weights that this model does not have: {result.unexpected_keys[:5]}")
+        self.heads.load_state_dict(load_file(folder / HEADS_FILE))
+
+
+def load_odin(folder: str | Path, base_model: str | None = None, **kwargs) -> OdinRewardModel:
+    """An ODIN reward model saved by ``training/reward_odin.py``: a LoRA run's folder (adapter + heads; the base
+    model is the one ``adapter_config.json`` names unless ``base_model`` is given) or a full fine-tuning run's
+    (``model.safetensors`` with trunk and heads; ``base_model`` gives the trunk's architecture). ``kwargs`` go to
+    ``from_pretrained`` (e.g. ``dtype``)."""
+    from safetensors.torch import load_file
+    from transformers import AutoConfig, AutoModel
+
+    folder = Path(folder)
+    if (folder / "adapter_config.json").is_file():
+        from peft import PeftConfig, PeftModel
+
+        base = base_model or PeftConfig.from_pretrained(folder).base_model_name_or_path
+        trunk = PeftModel.from_pretrained(AutoModel.from_pretrained(base, **kwargs), folder)
+        heads = load_file(folder / HEADS_FILE)
+        model = OdinRewardModel(trunk, heads["weight"].shape[1])
+        model.heads.load_state_dict(heads)
+    elif (folder / "model.safetensors").is_file():
+        if base_model is None:
+            raise ValueError(f"{folder}: a full fine-tuning run; pass base_model (the model it started from)")
+        state = load_file(folder / "model.safetensors")
+        model = OdinRewardModel(AutoModel.from_config(AutoConfig.from_pretrained(base_model), **kwargs),
+                                state["heads.weight"].shape[1])
+        model.load_state_dict(state)
+    else:
+        raise FileNotFoundError(f"{folder}: no ODIN model (adapter_config.json + {HEADS_FILE}, or model.safetensors)")
+    return model.eval()
 
 
 def pearson(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:

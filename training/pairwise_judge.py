@@ -7,12 +7,13 @@ A two-class sequence-classification head on ``Description A / Description B`` pr
 trained in full). Training is symmetric: every pair appears in both orders with the target reversed. Inference is
 dual-order: ``p(a1) = (p_A(a1, a2) + 1 - p_A(a2, a1)) / 2``, so the prediction cannot depend on the presentation order.
 As in the ODIN script, ``eval_folds`` selects held-out folds (``all``: out-of-fold predictions for every pair), and
-``OUTPUT_DIR/predictions.csv`` (``id, order, p_a1``) is what ``omniaudit audit preference --judges`` reads.
+``OUTPUT_DIR/predictions.csv`` (``id, order, p_a1``) is what ``omniaudit audit preference --judges`` reads. LoRA
+is TRL's (``use_dora``, ``use_rslora``, ``lora_modules_to_save`` apply); with several folds each has its own folder,
+wandb run and, with ``--resume_from_checkpoint true``, its own last checkpoint to resume from.
 """
 
 from __future__ import annotations
 
-import copy
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,11 +26,14 @@ from transformers import Trainer, TrainingArguments
 from omniaudit.errors import InputError
 from omniaudit.training.common import (
     DataArguments,
+    end_fold,
     finish_cross_fit,
+    fold_arguments,
     load_split,
     load_tokenizer,
     model_kwargs,
     parse,
+    peft_config,
     report_setup,
     train_and_save,
 )
@@ -62,9 +66,21 @@ def dual_order_p_a1(p_first_ab: np.ndarray, p_first_ba: np.ndarray) -> np.ndarra
     return (p_first_ab + (1 - p_first_ba)) / 2
 
 
+def build_model(model_args, tokenizer):
+    """The two-class classifier; with ``use_peft`` LoRA on the trunk (TRL's LoRA options, all linear layers unless
+    ``lora_target_modules`` says otherwise) and the classification head trained in full."""
+    from peft import get_peft_model
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(model_args.model_name_or_path, num_labels=2,
+                                                               **model_kwargs(model_args))
+    model.config.pad_token_id = tokenizer.pad_token_id
+    lora = peft_config(model_args, task_type="SEQ_CLS", default_targets="all-linear")
+    return model if lora is None else get_peft_model(model, lora)
+
+
 def main(data_args: DataArguments, training_args: TrainingArguments, model_args, judge_args: JudgeArguments) -> dict:
-    from peft import LoraConfig, get_peft_model
-    from transformers import AutoModelForSequenceClassification, DataCollatorWithPadding
+    from transformers import DataCollatorWithPadding
 
     report_setup(training_args)
     tokenizer = load_tokenizer(model_args, need_chat_template=False)
@@ -81,21 +97,12 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
     out_dir = Path(training_args.output_dir)
     ids, p_a1, results = [], [], {}
     for fold in folds:
-        args = copy.deepcopy(training_args)
-        if len(folds) > 1:
-            args.output_dir = str(out_dir / f"fold{fold}")
+        args = fold_arguments(training_args, fold, len(folds))
         train = datasets.Dataset.from_list(ordered_examples([r for r in rows if r["fold"] != fold], True))
         held_rows = [r for r in rows if r["fold"] == fold]
         held = datasets.Dataset.from_list(ordered_examples(held_rows, True))
         train, held = (d.map(tokenize, batched=True, remove_columns=["text", "id", "order"]) for d in (train, held))
-        model = AutoModelForSequenceClassification.from_pretrained(model_args.model_name_or_path, num_labels=2,
-                                                                   **model_kwargs(model_args))
-        model.config.pad_token_id = tokenizer.pad_token_id
-        if model_args.use_peft:
-            model = get_peft_model(model, LoraConfig(r=model_args.lora_r, lora_alpha=model_args.lora_alpha,
-                                                     lora_dropout=model_args.lora_dropout, task_type="SEQ_CLS",
-                                                     target_modules=model_args.lora_target_modules or "all-linear"))
-        trainer = Trainer(model=model, args=args, train_dataset=train, eval_dataset=held,
+        trainer = Trainer(model=build_model(model_args, tokenizer), args=args, train_dataset=train, eval_dataset=held,
                           data_collator=DataCollatorWithPadding(tokenizer))
         train_and_save(trainer, training_args, args.output_dir)
         trainer.args.train_sampling_strategy = "random"  # predictions must come back in dataset order (ab, ba, ...)
@@ -105,6 +112,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         y = np.array([r["preference"] == "a1" for r in held_rows])
         results[f"fold{fold}"] = {"accuracy": float(np.mean((p >= 0.5) == y)),
                                   "order_agreement": float(np.mean((p_first[0::2] >= 0.5) == (p_first[1::2] < 0.5)))}
+        end_fold(trainer, results[f"fold{fold}"])
         ids += [r["id"] for r in held_rows]
         p_a1 += p.tolist()
     # one prediction row per pair: the dual-order mean is already free of the presentation order

@@ -11,12 +11,17 @@ held-out fold. ``eval_folds: all`` gives out-of-fold predictions for every pair.
 Writes ``OUTPUT_DIR/odin_metrics.json`` (``rho_content_length``, ``rho_content_prior``, ``rho_length_head_length``,
 ``rho_prior_head_prior`` and content-head accuracy on the held-out pairs, per fold and averaged) and
 ``OUTPUT_DIR/predictions.csv`` (``id, order, p_a1``) for ``omniaudit audit preference --judges``. The four
-correlations are logged (wandb, when ``report_to`` has it) at every evaluation.
+correlations are logged (wandb, when ``report_to`` has it) at every evaluation; with several folds each fold is its
+own run (``RUN_NAME-foldK``, grouped under ``RUN_NAME``) in its own folder ``OUTPUT_DIR/foldK``.
+
+With LoRA (``use_peft``; TRL's LoRA options apply) every checkpoint and the final folder hold the trunk's adapter
+(``adapter_model.safetensors``) and the heads (``odin_heads.safetensors``), never the frozen trunk;
+``omniaudit.training.odin.load_odin(folder)`` reloads them. ``--resume_from_checkpoint true`` continues each fold
+from its own last checkpoint; ``--gradient_checkpointing`` recomputes the trunk's activations.
 """
 
 from __future__ import annotations
 
-import copy
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,15 +34,18 @@ from transformers import Trainer, TrainingArguments
 from omniaudit.errors import InputError
 from omniaudit.training.common import (
     DataArguments,
+    end_fold,
     finish_cross_fit,
+    fold_arguments,
     load_split,
     load_tokenizer,
     model_kwargs,
     parse,
+    peft_config,
     report_setup,
     train_and_save,
 )
-from omniaudit.training.odin import HEADS, OdinRewardModel, odin_loss, pearson
+from omniaudit.training.odin import HEADS, HEADS_FILE, OdinRewardModel, odin_loss, pearson
 
 PAIR_COLUMNS = ("id", "a1", "a2", "preference", "fold", "len1", "len2", "model1", "model2")
 
@@ -108,13 +116,53 @@ class OdinTrainer(Trainer):
         terms = odin_loss(scores[:half], scores[half:], orth, inputs["lengths"], inputs["priors"],
                           self.lambda_dec, self.lambda_orth)
         if self.model.training and self.state.global_step % max(1, self.args.logging_steps) == 0:
-            self._terms = {f"train_{k}": float(v.detach()) for k, v in terms.items() if k != "loss"}
+            # plain names: the wandb callback prefixes training logs with train/ itself (not train/train_bt)
+            self._terms = {k: float(v.detach()) for k, v in terms.items() if k != "loss"}
         return (terms["loss"], {"scores": scores}) if return_outputs else terms["loss"]
 
     def log(self, logs: dict, *args, **kwargs) -> None:
         if "loss" in logs and getattr(self, "_terms", None):
             logs = {**logs, **self._terms}
         super().log(logs, *args, **kwargs)
+
+    def _lora(self) -> bool:
+        from peft import PeftModel
+
+        return isinstance(self.accelerator.unwrap_model(self.model).trunk, PeftModel)
+
+    def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
+        """With LoRA under ZeRO-3, gather only the trainable weights (adapter + heads), not the frozen trunk."""
+        if self.is_deepspeed_enabled and self._lora() and self.deepspeed.zero_optimization_stage() == 3:
+            state_dict = self.deepspeed._zero3_consolidated_16bit_state_dict(exclude_frozen_parameters=True)
+            self._save(output_dir, state_dict=state_dict)
+            return
+        super().save_model(output_dir, _internal_call)
+
+    def _save(self, output_dir: str | None = None, state_dict: dict | None = None) -> None:
+        """A LoRA run saves the trunk's adapter and the heads (OdinRewardModel.save) at every checkpoint and at the
+        end, not the whole trunk (a full copy of a 7B model each time); full fine-tuning saves everything."""
+        if not self._lora():
+            return super()._save(output_dir, state_dict)
+        if not self.args.should_save:
+            return None
+        output_dir = output_dir or self.args.output_dir
+        self.accelerator.unwrap_model(self.model).save(output_dir, state_dict)
+        if self.data_collator is not None:
+            self.data_collator.tokenizer.save_pretrained(output_dir)
+        torch.save(self.args, Path(output_dir) / "training_args.bin")
+        return None
+
+    def _load_from_checkpoint(self, resume_from_checkpoint: str, model=None) -> None:
+        if self._lora() and (Path(resume_from_checkpoint) / HEADS_FILE).is_file():
+            self.accelerator.unwrap_model(model or self.model).load_trained(resume_from_checkpoint)
+            return
+        super()._load_from_checkpoint(resume_from_checkpoint, model)
+
+    def _load_best_model(self) -> None:
+        if self._lora() and not self.is_deepspeed_enabled:
+            self.accelerator.unwrap_model(self.model).load_trained(self.state.best_model_checkpoint)
+            return
+        super()._load_best_model()
 
     def prediction_step(self, model, inputs, prediction_loss_only, ignore_keys=None):
         inputs = self._prepare_inputs(inputs)
@@ -139,17 +187,17 @@ def metrics(eval_pred) -> dict:
             "content_accuracy": float(np.mean((p_a1 >= 0.5) == (labels[:, 4] == 1)))}
 
 
-def build_model(model_args):
-    from peft import LoraConfig, get_peft_model
+def build_model(model_args) -> OdinRewardModel:
+    """The trunk (LoRA-adapted with ``use_peft``: TRL's LoRA options, all linear layers unless
+    ``lora_target_modules`` says otherwise) and the three heads."""
+    from peft import get_peft_model
     from transformers import AutoConfig, AutoModel
 
     config = AutoConfig.from_pretrained(model_args.model_name_or_path)
     trunk = AutoModel.from_pretrained(model_args.model_name_or_path, **model_kwargs(model_args))
-    if model_args.use_peft:
-        trunk = get_peft_model(trunk, LoraConfig(r=model_args.lora_r, lora_alpha=model_args.lora_alpha,
-                                                 lora_dropout=model_args.lora_dropout,
-                                                 target_modules=model_args.lora_target_modules or "all-linear",
-                                                 task_type="FEATURE_EXTRACTION"))
+    lora = peft_config(model_args, task_type="FEATURE_EXTRACTION", default_targets="all-linear")
+    if lora is not None:
+        trunk = get_peft_model(trunk, lora)
     hidden = config.get_text_config().hidden_size
     return OdinRewardModel(trunk, hidden)
 
@@ -167,10 +215,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
     out_dir = Path(training_args.output_dir)
     results, ids, p_a1 = {}, [], []
     for fold in folds:
-        args = training_args
-        if len(folds) > 1:
-            args = copy.deepcopy(training_args)
-            args.output_dir = str(out_dir / f"fold{fold}")
+        args = fold_arguments(training_args, fold, len(folds))
         train = datasets.Dataset.from_list(records(ds, {fold}, held_out=False))
         held = datasets.Dataset.from_list(records(ds, {fold}, held_out=True))
         trainer = OdinTrainer(model=build_model(model_args), args=args, train_dataset=train, eval_dataset=held,
@@ -180,6 +225,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         out = trainer.predict(held)
         results[f"fold{fold}"] = {k.removeprefix("test_"): v for k, v in out.metrics.items()
                                   if k.startswith("test_rho") or k == "test_content_accuracy"}
+        end_fold(trainer)  # predict() has logged the held-out metrics (test/...)
         ids += held["id"]
         p_a1 += (1 / (1 + np.exp(-(out.predictions[:, 0] - out.predictions[:, len(HEADS)])))).tolist()
     return finish_cross_fit(out_dir, "odin_metrics.json", results, ids, p_a1, lambda_dec=odin_args.lambda_dec,

@@ -6,11 +6,14 @@
 Data: a config with ``messages`` (e.g. ``omniaudit build interventions``' ``sft``). With a ``video`` column the omni
 collator feeds frames at ``fps`` and the audio track (``use_audio_in_video``) and trains on the answer only; without
 one, contents are flattened to text and TRL's own tokenisation is used. Full fine-tuning, or LoRA / QLoRA with
-``use_peft`` (+ ``load_in_4bit``).
+``use_peft`` (+ ``load_in_4bit``). On an omni model LoRA adapts the language model only (``lora_target_modules``
+are not matched in the audio encoder or the vision tower; ``--lora_language_model_only false`` to match everywhere),
+and full fine-tuning can keep the towers frozen (``--freeze_audio_tower`` / ``--freeze_vision_tower``).
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 from dataclasses import dataclass, field
 
@@ -18,12 +21,14 @@ from omniaudit.errors import InputError
 from omniaudit.training.common import (
     DataArguments,
     as_text_messages,
+    freeze_towers,
     load_omni,
     load_split,
     load_tokenizer,
     media_column,
     model_kwargs,
     parse,
+    peft_config,
     report_setup,
     split_eval,
     train_and_save,
@@ -36,16 +41,31 @@ class MediaArguments:
     max_frames: int = field(default=12, metadata={"help": "most frames per video"})
     video_max_pixels: int | None = field(default=None, metadata={"help": "largest frame area after resizing "
                                                                          "(default: the processor's)"})
+    lora_language_model_only: bool = field(default=True, metadata={
+        "help": "LoRA adapts only the language model: lora_target_modules (default: all its linear layers) are never "
+                "matched in the audio encoder or the vision tower, whose layers share names with it; false: PEFT's "
+                "plain name matching over the whole model"})
+    freeze_audio_tower: bool = field(default=False, metadata={"help": "full fine-tuning: keep the audio encoder "
+                                                                      "frozen"})
+    freeze_vision_tower: bool = field(default=False, metadata={"help": "full fine-tuning: keep the vision tower "
+                                                                       "frozen"})
 
     def video_size(self) -> dict | None:
         return None if self.video_max_pixels is None else {"shortest_edge": 56 * 56,
                                                            "longest_edge": self.video_max_pixels}
 
 
+def prepare_omni(model, model_args, media_args: MediaArguments):
+    """Freeze the towers asked for and return the LoRA config (language model only unless told otherwise)."""
+    frozen = freeze_towers(model, audio=media_args.freeze_audio_tower, vision=media_args.freeze_vision_tower)
+    if frozen:
+        logging.getLogger(__name__).info("frozen: %s", ", ".join(frozen))
+    return peft_config(model_args, language_model_of=model if media_args.lora_language_model_only else None)
+
+
 def main(data_args: DataArguments, training_args, model_args, media_args: MediaArguments):
     from transformers import AutoModelForCausalLM
     from trl import SFTTrainer
-    from trl.trainer.utils import get_peft_config
 
     from omniaudit.training.collators import OmniSFTCollator
 
@@ -54,6 +74,7 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
     ds, media = media_column(ds)
     if media:
         model, processor = load_omni(model_args)
+        lora = prepare_omni(model, model_args, media_args)
         collator = OmniSFTCollator(processor, media_args.fps, media_args.max_frames, training_args.max_length,
                                    video_column=media, video_size=media_args.video_size())
         training_args.remove_unused_columns = False
@@ -63,11 +84,11 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
         processing_class = load_tokenizer(model_args)
         ds = ds.map(lambda r: {"messages": as_text_messages(r["messages"])})
         model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **model_kwargs(model_args))
-        collator = None
+        collator, lora = None, peft_config(model_args)
     train, held = split_eval(ds, data_args.eval_fraction, training_args.seed)
     trainer = SFTTrainer(model=model, args=training_args, train_dataset=train, eval_dataset=held,
                          processing_class=processing_class, data_collator=collator,
-                         peft_config=get_peft_config(model_args))
+                         peft_config=lora)
     return train_and_save(trainer, training_args)
 
 

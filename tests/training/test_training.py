@@ -75,6 +75,11 @@ def test_every_tiny_recipe_runs_through_accelerate_launch(tiny_root, tmp_path, r
     if recipe in ("reward_odin", "pairwise_judge"):
         pred = pd.read_csv(out / "predictions.csv")
         assert list(pred.columns) == ["id", "order", "p_a1"] and pred["p_a1"].between(0, 1).all()
+    if recipe == "dpo_omni":  # LoRA q/k/v/o in the thinker's language model, not in the audio encoder's q/k/v
+        from safetensors.torch import load_file
+
+        keys = list(load_file(out / "adapter_model.safetensors"))
+        assert keys and all(".language_model." in k for k in keys), [k for k in keys if "language_model" not in k]
 
 
 def test_a_run_resumes_from_its_last_checkpoint(tiny_root, tmp_path):
@@ -83,10 +88,46 @@ def test_a_run_resumes_from_its_last_checkpoint(tiny_root, tmp_path):
     state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
     assert state["global_step"] == 2
     (out / "checkpoint-4").rename(tmp_path / "lost")  # the crash took the last two steps with it
-    result = ok(launch(tiny_root, "sft", out, "--resume_from_checkpoint", str(out / "checkpoint-2"),
-                       TRANSFORMERS_VERBOSITY="info"))
+    # `true`: the last checkpoint in the output folder (TrainingArguments keeps it as the string "true")
+    result = ok(launch(tiny_root, "sft", out, "--resume_from_checkpoint", "true", TRANSFORMERS_VERBOSITY="info"))
     assert json.loads((out / "checkpoint-4" / "trainer_state.json").read_text())["global_step"] == 4
     assert f"Loading model from {out / 'checkpoint-2'}" in result.stdout + result.stderr
+
+
+def test_resume_point_is_the_runs_or_the_folds_own_checkpoint(tmp_path):
+    from omniaudit.errors import InputError
+    from omniaudit.training.common import resume_point
+
+    def checkpoint(folder: Path, step: int) -> Path:
+        path = folder / f"checkpoint-{step}"
+        path.mkdir(parents=True)
+        (path / "trainer_state.json").write_text(json.dumps({"global_step": step}))
+        return path
+
+    run = tmp_path / "run"
+    assert resume_point("true", run) is None  # nothing to resume yet: start afresh
+    c2, c10 = checkpoint(run, 2), checkpoint(run, 10)
+    assert resume_point("true", run) == resume_point(True, run) == resume_point("auto", run) == str(c10)
+    assert resume_point(None, run) is None and resume_point("false", run) is None
+    assert resume_point(str(c2), run) == str(c2)  # an explicit checkpoint
+    assert resume_point(str(run), run) == str(c10)  # a run folder: its last checkpoint
+    with pytest.raises(InputError, match="resume_from_checkpoint"):
+        resume_point(str(tmp_path / "nowhere"), run)
+    with pytest.raises(InputError, match="holds no checkpoint"):
+        resume_point(str(tmp_path), run)
+    # several folds: each resumes from its own last checkpoint; a checkpoint path serves its own fold only
+    folds = tmp_path / "cv"
+    f0, f1 = checkpoint(folds / "fold0", 4), checkpoint(folds / "fold1", 2)
+    checkpoint(folds / "fold1", 1)
+    assert resume_point("true", folds, folds / "fold0") == str(f0)
+    assert resume_point("true", folds, folds / "fold1") == str(f1)
+    assert resume_point("true", folds, folds / "fold2") is None  # not started yet
+    early = folds / "fold1" / "checkpoint-1"
+    assert resume_point(str(early), folds, folds / "fold1") == str(early)
+    assert resume_point(str(early), folds, folds / "fold0") == str(f0)
+    assert resume_point(str(folds), folds, folds / "fold1") == str(f1)
+    with pytest.raises(InputError, match="inside its fold folders"):
+        resume_point(str(c2), folds, folds / "fold0")
 
 
 def test_the_lora_adapter_reloads(tiny_root, tmp_path):
@@ -159,6 +200,18 @@ def test_decorrelation_drives_the_content_head_off_length(tiny_root, tmp_path):
         rho[lam] = abs(json.loads((out / "odin_metrics.json").read_text())["rho_content_length"])
     assert rho[0] > 0.3, rho  # without decorrelation the content head learns length
     assert rho[1] < rho[0] / 2, rho  # with it, far less
+    # a full fine-tuning run saves trunk + heads, and load_odin gives back the rewards it predicted
+    import datasets
+    from transformers import AutoTokenizer
+
+    from omniaudit.training.odin import load_odin
+    from omniaudit.training.reward_odin import records
+
+    model = load_odin(tmp_path / "odin1", base_model=str(tiny_root / "runs/tiny/causal_lm"))
+    held = records(datasets.load_dataset(str(data), "pairs", split="train"), {0}, held_out=True)[:6]
+    predicted = pd.read_csv(tmp_path / "odin1" / "predictions.csv").set_index("id").loc[[r["id"] for r in held]]
+    np.testing.assert_allclose(odin_p_a1(model, AutoTokenizer.from_pretrained(tiny_root / "runs/tiny/causal_lm"),
+                                         held), predicted["p_a1"], atol=1e-6)
 
 
 def test_odin_correlations_under_two_processes_equal_one_process(tmp_path):
@@ -214,12 +267,52 @@ def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path):
     assert result.returncode != 0 and "no chat template" in result.stderr
 
 
-def test_wandb_offline_tracking(tiny_root, tmp_path):
+def wandb_records(path: Path):
+    """The records of an offline run's ``.wandb`` file (wandb's LevelDB-style log: a 7-byte header, then 32 KiB
+    blocks of chunks with a 7-byte header each: CRC, little-endian length, type 1 full / 2 first / 3 middle /
+    4 last), decoded as wandb's protobuf ``Record``."""
+    from wandb.proto import wandb_internal_pb2
+
+    data = path.read_bytes()
+    assert data[:4] == b":W&B", path
+    pos, block, pending = 7, 32768, b""
+    while pos + 7 <= len(data):
+        if block - pos % block < 7:  # a block's tail too short for a chunk header is padding
+            pos += block - pos % block
+            continue
+        length, kind = int.from_bytes(data[pos + 4:pos + 6], "little"), data[pos + 6]
+        pending += data[pos + 7:pos + 7 + length]
+        pos += 7 + length
+        if kind in (1, 4):
+            record = wandb_internal_pb2.Record()
+            record.ParseFromString(pending)
+            pending = b""
+            yield record
+
+
+def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
     out = tmp_path / "tracked"
-    ok(launch(tiny_root, "reward_odin", out, "--report_to", "wandb", "--run_name", "tiny-odin",
+    ok(launch(tiny_root, "reward_odin", out, "--report_to", "wandb", "--run_name", "tiny-odin", "--eval_folds", "0,1",
+              "--max_steps", "2", "--logging_steps", "1", "--save_strategy", "no",
               WANDB_DIR=str(tmp_path), WANDB_PROJECT="omniaudit-tests"))
-    runs = list((tmp_path / "wandb").glob("offline-run-*"))
-    assert runs and any(p.suffix == ".wandb" for p in runs[0].iterdir())
+    runs = {}
+    for folder in (tmp_path / "wandb").glob("offline-run-*"):
+        name, group, history = None, None, []
+        for record in wandb_records(next(folder.glob("*.wandb"))):
+            if record.WhichOneof("record_type") == "run":
+                name, group = record.run.display_name, record.run.run_group
+            elif record.WhichOneof("record_type") == "history":
+                history.append({item.key or "/".join(item.nested_key): json.loads(item.value_json)
+                                for item in record.history.item})
+        runs[name] = (group, history)
+    assert set(runs) == {"tiny-odin-fold0", "tiny-odin-fold1"}, set(runs)  # not two folds in one run
+    for group, history in runs.values():
+        keys = set().union(*history)
+        assert group == "tiny-odin"
+        assert {"train/loss", "train/bt", "train/rho_content_length", "test/rho_content_length"} <= keys, keys
+        assert not [k for k in keys if k.startswith("train/train_")]  # no double prefix
+        steps = [h["train/global_step"] for h in history if "train/loss" in h]
+        assert steps == [1, 2]  # each fold's own steps, once
 
 
 @pytest.mark.slow
@@ -238,6 +331,16 @@ def test_deepspeed_zero3_two_cpu_processes(tiny_root, tmp_path, recipe, ds_confi
     assert log.count("DeepSpeed ZeRO-3: activating zero.init() for this model") >= 2  # partitioned on both ranks
     per_device = 4 if recipe == "dpo" else 8
     assert f"Total train batch size (w. parallel, distributed & accumulation) = {2 * per_device}" in log
+    if recipe == "reward_odin":  # LoRA under ZeRO-3: the gathered adapter + heads, not the trunk
+        from safetensors.torch import load_file
+
+        from omniaudit.training.odin import HEADS_FILE
+
+        files = {p.name for p in out.iterdir()}
+        assert {"adapter_model.safetensors", HEADS_FILE} <= files and "model.safetensors" not in files, files
+        adapter = load_file(out / "adapter_model.safetensors")
+        assert adapter and all("lora_" in k for k in adapter) and all(v.numel() > 0 for v in adapter.values())
+        assert load_file(out / HEADS_FILE)["weight"].shape == (3, 64)
 
 
 def omni_batch_inputs(root: Path):
@@ -267,8 +370,12 @@ def test_omni_collators_mask_media_and_truncate_only_text(tiny_root):
     kept = batch["labels"][0][batch["labels"][0] != -100].tolist()
     assert kept[: len(answer)] == answer  # the labels are exactly the answer (+ end of turn)
     last_media = int(torch.nonzero(media[0]).max()) + 1
-    short = OmniSFTCollator(processor, fps=1.0, max_frames=4, max_length=last_media + 3)(sft[:1])
-    assert short["input_ids"].shape[1] == last_media + 3  # text after the media was cut, the media kept whole
+    answer_start = int(torch.nonzero(batch["labels"][0] != -100).min())
+    short = OmniSFTCollator(processor, fps=1.0, max_frames=4, max_length=answer_start + 2)(sft[:1])
+    assert short["input_ids"].shape[1] == answer_start + 2  # text after the media was cut, the media kept whole
+    assert int((short["labels"] != -100).sum()) == 2
+    with pytest.raises(InputError, match="leaves no answer token"):  # not a silent step with zero labels
+        OmniSFTCollator(processor, fps=1.0, max_frames=4, max_length=last_media + 3)(sft[:1])
     with pytest.raises(InputError, match="media take"):
         OmniSFTCollator(processor, fps=1.0, max_frames=4, max_length=last_media - 5)(sft[:1])
     pairs = OmniDPOCollator(processor, fps=1.0, max_frames=4)(dpo)
@@ -302,3 +409,229 @@ def test_odin_priors_come_from_the_training_folds_only():
     assert training_prior(rows, {1}) == {"g": 1.0, "h": 0.0}  # fold 1 (held out) never counts
     held = records(rows, {1}, held_out=True)
     assert held[0]["prior_1"] == 1.0 and held[0]["prior_2"] == 0.0
+
+
+def odin_p_a1(model, tokenizer, pairs: list[dict]) -> np.ndarray:
+    """p(a1 preferred) of an ODIN model on held-out records (content head only), as reward_odin.py computes it."""
+    import torch
+
+    from omniaudit.training.reward_odin import PairCollator
+
+    batch = PairCollator(tokenizer, 64)(pairs)
+    with torch.no_grad():
+        scores, _ = model(batch["input_ids"], batch["attention_mask"])
+    return torch.sigmoid(scores[: len(pairs), 0] - scores[len(pairs):, 0]).numpy()
+
+
+def test_odin_with_lora_saves_adapter_and_heads_reloads_and_resumes_per_fold(tiny_root, tmp_path):
+    import datasets
+    from safetensors.torch import load_file
+    from transformers import AutoTokenizer
+
+    from omniaudit.training.odin import HEADS_FILE, load_odin
+    from omniaudit.training.reward_odin import records
+
+    out = tmp_path / "odin"
+    steps = ("--eval_folds", "0,1", "--max_steps", "4", "--save_steps", "2")
+    ok(launch(tiny_root, "reward_odin", out, *steps))
+    trunk_bytes = (tiny_root / "runs/tiny/causal_lm/model.safetensors").stat().st_size
+    for fold in ("fold0", "fold1"):
+        for folder in (out / fold, out / fold / "checkpoint-2", out / fold / "checkpoint-4"):
+            files = {p.name for p in folder.iterdir()}
+            assert {"adapter_model.safetensors", "adapter_config.json", HEADS_FILE} <= files, (folder, files)
+            assert "model.safetensors" not in files  # never the (frozen) trunk
+            assert (folder / "adapter_model.safetensors").stat().st_size < trunk_bytes / 2
+    # the saved adapter + heads give back the rewards the trained model predicted
+    model = load_odin(out / "fold1", base_model=str(tiny_root / "runs/tiny/causal_lm"))  # recorded relative to the run
+    pairs = datasets.load_dataset(str(tiny_root / "runs/tiny/data/preference"), "pairs", split="train")
+    held = records(pairs.select(range(400)), {1}, held_out=True)[:6]
+    predicted = pd.read_csv(out / "predictions.csv").set_index("id").loc[[r["id"] for r in held], "p_a1"]
+    np.testing.assert_allclose(odin_p_a1(model, AutoTokenizer.from_pretrained(out / "fold1"), held), predicted,
+                               atol=1e-6)
+    # a crash lost each fold's last checkpoint: `true` resumes every fold from its own, and ends where it would have
+    for fold in ("fold0", "fold1"):
+        (out / fold / "checkpoint-4").rename(tmp_path / f"lost-{fold}")
+    result = ok(launch(tiny_root, "reward_odin", out, *steps, "--resume_from_checkpoint", "true",
+                       TRANSFORMERS_VERBOSITY="info"))
+    log = result.stdout + result.stderr
+    assert log.count("Resuming training from checkpoint with epoch 0 and global step 2") == 2, log[-3000:]
+    for fold in ("fold0", "fold1"):
+        for name in ("adapter_model.safetensors", HEADS_FILE):
+            resumed, lost = load_file(out / fold / "checkpoint-4" / name), load_file(tmp_path / f"lost-{fold}" / name)
+            assert resumed.keys() == lost.keys()
+            assert all(np.array_equal(resumed[k].numpy(), lost[k].numpy()) for k in lost), (fold, name)
+
+
+def odin_arguments(tiny_root: Path, tmp_path: Path, *extra: str):
+    from transformers import TrainingArguments
+    from trl import ModelConfig
+
+    from omniaudit.training.common import DataArguments, parse
+    from omniaudit.training.reward_odin import OdinArguments
+
+    return parse((DataArguments, TrainingArguments, ModelConfig, OdinArguments),
+                 ["--config", str(RECIPES / "reward_odin.yaml"), "--output_dir", str(tmp_path / "o"),
+                  "--model_name_or_path", str(tiny_root / "runs/tiny/causal_lm"), *extra])
+
+
+def test_odin_and_judge_lora_take_trl_options(tiny_root, tmp_path):
+    import math
+
+    from transformers import AutoTokenizer
+
+    from omniaudit.training.pairwise_judge import build_model as build_judge
+    from omniaudit.training.reward_odin import build_model as build_odin
+
+    _, _, model_args, _ = odin_arguments(tiny_root, tmp_path, "--use_rslora", "true", "--use_dora", "true",
+                                         "--lora_modules_to_save", "embed_tokens")
+    trunk = build_odin(model_args).trunk
+    config = trunk.peft_config["default"]
+    assert config.use_rslora and config.use_dora and config.task_type == "FEATURE_EXTRACTION"
+    assert "embed_tokens" in config.modules_to_save
+    q_proj = trunk.base_model.model.layers[0].self_attn.q_proj
+    assert q_proj.scaling["default"] == pytest.approx(16 / math.sqrt(8))  # rsLoRA: alpha / sqrt(r), not alpha / r
+    assert "default" in q_proj.lora_magnitude_vector  # DoRA
+    linear = {"q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj", "down_proj"}
+    assert {t.rsplit(".", 1)[-1] for t in config.target_modules} == linear  # all-linear unless told otherwise
+    # the judge: the same options; one module name on the command line is a name (TRL makes it a string, which PEFT
+    # would read as a regex matching nothing)
+    _, _, judge_args, _ = odin_arguments(tiny_root, tmp_path, "--use_rslora", "true", "--lora_target_modules",
+                                         "q_proj", "--model_name_or_path", str(tiny_root / "runs/tiny/seq_cls"))
+    judge = build_judge(judge_args, AutoTokenizer.from_pretrained(tiny_root / "runs/tiny/seq_cls"))
+    config = judge.peft_config["default"]
+    assert config.use_rslora and config.task_type == "SEQ_CLS" and config.target_modules == {"q_proj"}
+    adapted = {n.split(".lora_")[0].rsplit(".", 1)[-1] for n, _ in judge.named_parameters() if ".lora_" in n}
+    assert adapted == {"q_proj"}
+    assert any(p.requires_grad for n, p in judge.named_parameters() if "score" in n)  # the head trains in full
+
+
+def test_odin_gradient_checkpointing_recomputes_the_trunk_with_the_same_gradients(tiny_root, tmp_path):
+    import datasets
+    import torch
+    from transformers import AutoTokenizer, TrainingArguments
+
+    from omniaudit.training.reward_odin import OdinTrainer, PairCollator, build_model, records
+
+    _, _, model_args, _ = odin_arguments(tiny_root, tmp_path, "--lora_dropout", "0")
+    pairs = datasets.load_dataset(str(tiny_root / "runs/tiny/data/preference"), "pairs", split="train")
+    train = records(pairs.select(range(60)), {0}, held_out=False)[:8]
+    tokenizer = AutoTokenizer.from_pretrained(tiny_root / "runs/tiny/causal_lm")
+    batch = PairCollator(tokenizer, 64)(train)
+
+    def step(model) -> tuple[int, dict]:
+        calls = []
+        attention = model.trunk.base_model.model.layers[0].self_attn  # recomputed in the backward pass if checkpointed
+        handle = attention.register_forward_hook(lambda *_: calls.append(1))
+        model.train()
+        scores, orth = model(batch["input_ids"], batch["attention_mask"])
+        (scores.sum() + orth).backward()
+        handle.remove()
+        return len(calls), {n: p.grad.clone() for n, p in model.named_parameters() if p.requires_grad}
+
+    torch.manual_seed(0)
+    plain = build_model(model_args)
+    torch.manual_seed(0)
+    checkpointed = build_model(model_args)
+    checkpointed.activation_checkpointing_enable()  # what the Trainer calls for --gradient_checkpointing
+    assert checkpointed.is_activation_checkpointing and not plain.is_activation_checkpointing
+    calls, grads = step(plain)
+    calls_ckpt, grads_ckpt = step(checkpointed)
+    assert (calls, calls_ckpt) == (1, 2)  # the layer's attention ran again in the backward pass
+    assert grads.keys() == grads_ckpt.keys() and len(grads) > 2
+    for name in grads:
+        torch.testing.assert_close(grads_ckpt[name], grads[name], rtol=1e-5, atol=1e-7)
+    # and through the Trainer (which failed before: OdinRewardModel had no checkpointing entry point)
+    args = TrainingArguments(output_dir=str(tmp_path / "gc"), max_steps=1, per_device_train_batch_size=4,
+                             gradient_checkpointing=True, use_cpu=True, report_to=[], save_strategy="no",
+                             remove_unused_columns=False, disable_tqdm=True)
+    trainer = OdinTrainer(model=build_model(model_args), args=args, train_dataset=datasets.Dataset.from_list(train),
+                          data_collator=PairCollator(tokenizer, 64))
+    assert trainer.train().global_step == 1 and trainer.model.is_activation_checkpointing
+
+
+def tiny_qwen3_omni_thinker():
+    """A tiny Qwen3-Omni MoE thinker from a config (shared/notes/tiny-omni-models.md): fused experts."""
+    from transformers import Qwen3OmniMoeThinkerConfig, Qwen3OmniMoeThinkerForConditionalGeneration
+
+    config = Qwen3OmniMoeThinkerConfig(
+        audio_config=dict(num_mel_bins=128, d_model=32, encoder_layers=1, encoder_attention_heads=2,
+                          encoder_ffn_dim=64, output_dim=64, n_window=50, n_window_infer=800, conv_chunksize=500,
+                          downsample_hidden_size=16, max_source_positions=1500),
+        vision_config=dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, in_channels=3, patch_size=16,
+                           spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=64,
+                           num_position_embeddings=64, deepstack_visual_indexes=[0]),
+        text_config=dict(vocab_size=300, hidden_size=64, intermediate_size=128, num_hidden_layers=1,
+                         num_attention_heads=4, num_key_value_heads=2, head_dim=16, moe_intermediate_size=32,
+                         num_experts=4, num_experts_per_tok=2, decoder_sparse_step=1, max_position_embeddings=4096,
+                         rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [4, 2, 2]}),
+        audio_token_id=290, image_token_id=291, video_token_id=292, audio_start_token_id=293,
+        audio_end_token_id=294, vision_start_token_id=295, vision_end_token_id=296, user_token_id=297)
+    return Qwen3OmniMoeThinkerForConditionalGeneration._from_config(config)
+
+
+@pytest.mark.parametrize("thinker", ["qwen2.5-omni", "qwen3-omni"])
+def test_omni_lora_adapts_the_language_model_only_and_towers_can_be_frozen(tiny_root, thinker):
+    from peft import get_peft_model
+    from transformers import AutoModelForMultimodalLM
+    from trl import ModelConfig
+
+    from omniaudit.training.sft import MediaArguments, prepare_omni
+
+    def load():
+        if thinker == "qwen3-omni":
+            return tiny_qwen3_omni_thinker()
+        return AutoModelForMultimodalLM.from_pretrained(tiny_root / "runs/tiny/omni")
+
+    def adapted(model, lora) -> set[str]:
+        peft_model = get_peft_model(model, lora)
+        return {n.split(".lora_")[0].removeprefix("base_model.model.") for n, _ in peft_model.named_parameters()
+                if ".lora_" in n}
+
+    recipe = ModelConfig(use_peft=True, lora_target_modules=["q_proj", "k_proj", "v_proj", "o_proj"])
+    model = load()
+    modules = adapted(model, prepare_omni(model, recipe, MediaArguments()))
+    assert modules and all(m.startswith("model.language_model.layers.") for m in modules), modules
+    assert {m.rsplit(".", 1)[-1] for m in modules} == {"q_proj", "k_proj", "v_proj", "o_proj"}
+    # PEFT's own name matching (the old behaviour, still available) reaches into the audio encoder's q/k/v_proj
+    model = load()
+    everywhere = adapted(model, prepare_omni(model, recipe, MediaArguments(lora_language_model_only=False)))
+    assert any(m.startswith("model.audio_tower.") for m in everywhere)
+    # no targets given: every linear layer of the language model, still nothing in the towers or lm_head
+    model = load()
+    default = adapted(model, prepare_omni(model, ModelConfig(use_peft=True), MediaArguments()))
+    assert default and all(m.startswith("model.language_model.") for m in default)
+    # full fine-tuning with both towers frozen
+    model = load()
+    frozen = MediaArguments(freeze_audio_tower=True, freeze_vision_tower=True)
+    assert prepare_omni(model, ModelConfig(use_peft=False), frozen) is None
+    grad = {n: p.requires_grad for n, p in model.named_parameters()}
+    assert not any(v for n, v in grad.items() if n.startswith(("model.audio_tower.", "model.visual.")))
+    assert all(v for n, v in grad.items() if n.startswith(("model.language_model.", "lm_head.")))
+
+
+SCRIPT_ARGUMENTS = {"sft.py": ("trl:SFTConfig", "omniaudit.training.sft:MediaArguments"),
+                    "dpo.py": ("trl:DPOConfig", "omniaudit.training.sft:MediaArguments"),
+                    "reward_odin.py": ("transformers:TrainingArguments",
+                                       "omniaudit.training.reward_odin:OdinArguments"),
+                    "pairwise_judge.py": ("transformers:TrainingArguments",
+                                          "omniaudit.training.pairwise_judge:JudgeArguments")}
+
+
+@pytest.mark.parametrize("recipe", sorted(str(p.relative_to(RECIPES.parent)) for p in RECIPES.parent.glob("*/*.yaml")))
+def test_every_recipe_parses_and_real_runs_bound_their_checkpoints(recipe, tmp_path, monkeypatch):
+    import importlib
+    import re
+
+    from trl import ModelConfig
+
+    from omniaudit.training.common import DataArguments, parse
+
+    path = RECIPES.parent / recipe
+    script = re.search(r"training/(\w+\.py)", path.read_text()).group(1)  # the launch line in the recipe's header
+    dataclasses = [getattr(importlib.import_module(m), c) for m, c in (s.split(":") for s in SCRIPT_ARGUMENTS[script])]
+    monkeypatch.setattr(os, "environ", dict(os.environ))  # the recipe's env: block
+    data, training, model, extra = parse((DataArguments, dataclasses[0], ModelConfig, dataclasses[1]),
+                                         ["--config", str(path), "--output_dir", str(tmp_path), "--use_cpu", "true",
+                                          "--bf16", "false"])
+    if not recipe.startswith("tiny/") and training.save_strategy != "no":
+        assert training.save_total_limit is not None and training.save_total_limit <= 2, training.save_total_limit
