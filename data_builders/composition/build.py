@@ -7,6 +7,13 @@ frames, audio kept), plus ``text_only``). A model that still answers an ablated 
 removed modality: the sample fails the bypass test for that model.
 Without ``--samples`` an embedded synthetic set is built offline: a picture of coloured squares and a spoken
 instruction (espeak-ng), whose answer needs both.
+
+Rows of both configs are free-form model items (DESIGN.md, items; ``omniaudit judge --config samples|ablations``):
+``system`` (C3PO's standardised evaluation prompt), ``prompt`` (the question and the paper's answer-format
+instruction), ``media`` (the row's media columns in prompt order: video, image, audio), ``video_audio`` (the video's
+own soundtrack is part of the input) and no ``options`` column: answers are generated, then graded (exact match, then
+an optional LLM judge), never scored against a list. ``gold`` is the answer (read only by ``scripted:oracle``);
+``answer_vocabulary`` (the template's answers) and the C3PO fields are metadata the runners never read.
 """
 
 from __future__ import annotations
@@ -28,6 +35,20 @@ from omniaudit.io import atomic_dir
 
 SPLIT = "train"
 ABLATIONS = {"audio": "mute_audio", "image": "drop_image", "video": "blank_video"}
+PROMPT_ORDER = ("video", "image", "audio")  # the order media parts precede the question in the prompt
+# C3PO appendix: the standardised instructions every model (and human evaluator) answers under
+EVALUATION_PROMPT = (
+    "There are two types of samples: Information Composition (where the information to find the correct answer is "
+    "spread across multiple modalities) and Counterfactuals (where at least two modalities present conflicting "
+    "information, and the correct has to be determined by focusing precisely on what the question is asking). Pay "
+    "careful attention to all the media files and the question. Answer the question directly, accurately, and "
+    "concisely based ONLY on the provided media streams. Do not refuse to answer. Answer in only one word or few "
+    "words, not in a full sentence. The ground truth answer is only one word or few words and your answer has to be "
+    "semantically equivalent to the ground truth answer to be considered correct. If you believe there is "
+    "insufficient information to answer the question, say Insufficient Information.")
+# C3PO §3: "as specific as possible ... and within a few words"; repeated after the question for models that weigh
+# the user turn over the system prompt
+ANSWER_INSTRUCTION = "Answer as specifically as possible in one word or a few words."
 
 
 @dataclass(frozen=True)
@@ -41,9 +62,10 @@ def features(ablations: bool) -> object:
     from datasets import Audio, Features, Image, List, Value, Video
 
     s, i = Value("string"), Value("int32")
-    cols = {"id": s, "template_id": s, "template_name": s, "category": s, "tier": i, "bucket": i, "question": s,
+    cols = {"id": s, "system": s, "prompt": s, "media": List(s), "video_audio": Value("bool"), "gold": s,
+            "template_id": s, "template_name": s, "category": s, "tier": i, "bucket": i, "question": s,
             "answer": s, "evidence_modality": s, "generation_confidence": i, "auditor_decision": s, "difficulty": i,
-            "prompt": s, "options": List(s), "gold": s, "video": Video(), "audio": Audio(), "image": Image()}
+            "answer_vocabulary": List(s), "video": Video(), "audio": Audio(), "image": Image()}
     if ablations:
         cols = {"id": s, "sample_id": s, "ablation": s, **{k: v for k, v in cols.items() if k != "id"}}
     return Features(cols)
@@ -88,9 +110,6 @@ def _black_video(path: str, out: Path) -> bytes:
     return out.read_bytes()
 
 
-ANSWER_INSTRUCTION = "Answer as specifically as possible in a few words."
-
-
 def _has_audio(path: str) -> bool:
     from omniaudit.data_builders.interventions import media
 
@@ -108,9 +127,10 @@ def _muted_video(path: str, out: Path) -> bytes:
 
 
 def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = None) -> tuple[list[dict], list[dict]]:
-    """Rows of both configs. ``prompt`` / ``options`` / ``gold`` make them judge items too: ``options`` is the answer
-    vocabulary of the sample's template (what ``scripted:random`` draws from); graders use the free-form answer.
-    A media problem met while ablating names ``source`` (the samples file) and the sample's ``row``."""
+    """Rows of both configs, each a free-form model item (``system``, ``prompt``, ``media``, ``video_audio``,
+    ``gold``; no ``options``: answers are generated and graded, never picked from a list). ``answer_vocabulary`` (the
+    answers of the sample's template) is metadata for analysis; no runner reads it. A media problem met while
+    ablating names ``source`` (the samples file) and the sample's ``row``."""
     samples, ablations = [], []
     keys = ("template_id", "template_name", "category", "tier", "bucket", "question", "answer", "evidence_modality",
             "generation_confidence", "auditor_decision", "difficulty")
@@ -119,25 +139,42 @@ def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = No
         paths = {m: media_path(r.get(m)) for m in MEDIA}  # absent: None, whatever pandas made of it
         try:
             sample, variants = _sample_variants(r, paths, work / str(len(ablations)))
+            video_audio = _video_has_audio(r, paths)
         except InputError as exc:
             if r.get("row") is None or exc.row is not None:
                 raise
             raise InputError(f"while ablating sample '{r['id']}': {exc}", file=source, row=r["row"]) from exc
-        base = {k: r[k] for k in keys} | {"prompt": f"{r['question']} {ANSWER_INSTRUCTION}",
-                                          "options": vocabulary[r["template_id"]], "gold": r["answer"]}
-        samples.append({"id": r["id"], **base, **sample})
+        base = {k: r[k] for k in keys} | {"answer_vocabulary": vocabulary[r["template_id"]]}
+        samples.append({"id": r["id"], **_item(r, sample, video_audio), **base, **sample})
         for name, media_cells in variants.items():
-            ablations.append({"id": f"{r['id']}/{name}", "sample_id": r["id"], "ablation": name, **base,
-                              **media_cells})
+            ablations.append({"id": f"{r['id']}/{name}", "sample_id": r["id"], "ablation": name,
+                              **_item(r, media_cells, video_audio), **base, **media_cells})
     return samples, ablations
+
+
+def _item(r: dict, cells: dict[str, dict | None], video_audio: bool) -> dict:
+    """The item columns of one row: the media it holds in prompt order, and whether its video's soundtrack is input.
+
+    A video's soundtrack stays part of the input in every copy that keeps the video: under ``blank_video`` (black
+    frames) it is the audio evidence the copy keeps, and under ``mute_audio`` it is digital silence of the same
+    length, sent like the silenced audio file, so an ablated copy differs from its sample only in the removed
+    modality's content, never in the layout of the model's input.
+    """
+    media = [m for m in PROMPT_ORDER if cells.get(m) is not None]
+    return {"system": EVALUATION_PROMPT, "prompt": f"{r['question']}\n{ANSWER_INSTRUCTION}", "media": media,
+            "video_audio": video_audio and "video" in media, "gold": r["answer"]}
+
+
+def _video_has_audio(r: dict, paths: dict[str, str | None]) -> bool:
+    return paths["video"] is not None and (
+        bool(r["video_has_audio"]) if r.get("video_has_audio") is not None else _has_audio(paths["video"]))
 
 
 def _sample_variants(r: dict, paths: dict[str, str | None], stem: Path) -> tuple[dict, dict[str, dict]]:
     """The sample's media cells and its ablations (name -> media cells): ``mute_audio`` silences every audio the
     sample has (its audio file and the video's own soundtrack), ``blank_video``, ``drop_image``, ``text_only``."""
     cells = {m: _cell(paths[m]) for m in MEDIA}
-    video_audio = paths["video"] is not None and (
-        bool(r["video_has_audio"]) if r.get("video_has_audio") is not None else _has_audio(paths["video"]))
+    video_audio = _video_has_audio(r, paths)
     variants = {}
     if paths["audio"] is not None or video_audio:
         muted = dict(cells)

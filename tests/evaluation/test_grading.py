@@ -107,7 +107,7 @@ def test_composition_audit_reports_unparsed_verdicts(tmp_path, monkeypatch, caps
     monkeypatch.setattr("omniaudit.evaluation.judges.make_judge", lambda spec, **kw: _Judge(texts))
     run = tmp_path / "run.jsonl"
     run.write_text("".join(json.dumps({"id": i, "prediction": "something else"}) + "\n" for i in ids))
-    assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(run), str(run), "--judge",
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", f"r1={run}", f"r2={run}", "--judge",
                  "fake:judge", "--out", str(tmp_path / "rep")]) == 0
     result = json.loads((tmp_path / "rep" / "audit.json").read_text())
     says = [parse_verdict(t) for t in texts[: len(ids)]]
