@@ -52,6 +52,22 @@ def _add_out(p: argparse.ArgumentParser) -> None:
                    help="replace --out even when it is not an earlier output of this command (deletes its contents)")
 
 
+def _add_corpus_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("corpus subsets (the paper's by default)")
+    g.add_argument("--per-class", type=int, help="ravdess: clips per emotion, stratified across actors and gender "
+                                                  "(default 30: 240 clips); fleurs: clips per language (default 15)")
+    g.add_argument("--min-seconds", type=float, default=3.0, help="fleurs: shortest clip in seconds (default 3)")
+    g.add_argument("--max-seconds", type=float, default=15.0, help="fleurs: longest clip in seconds (default 15)")
+    g.add_argument("--languages", nargs="+", metavar="FOLDER", help="fleurs: language folders (default all)")
+    g.add_argument("--max-clips", type=int, default=240,
+                   help="bvcc: clips kept, evenly spaced in MOS order (default 240)")
+    g.add_argument("--split", default="test", help="bvcc: which *_mos_list.txt (default test)")
+    g.add_argument("--clips-per-speaker", type=int, default=8,
+                   help="voxceleb1: clips per speaker, round-robin over its recordings (default 8)")
+    g.add_argument("--speakers", type=int, help="voxceleb1: at most this many speakers (default all)")
+    g.add_argument("--corpus-seed", type=int, default=0, help="seed of the subsets (default 0)")
+
+
 def _add_tracking(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("tracking")
     g.add_argument("--report-to", choices=["none", "wandb"], default="none",
@@ -131,8 +147,10 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
         build_interventions_dataset,
     )
 
-    options = InterventionBuildOptions(shifts=tuple(args.shift), seed=args.seed, audio_codec=args.audio_codec,
-                                       num_proc=args.num_proc, shard_index=args.shard[0], shard_count=args.shard[1],
+    ranges = tuple(tuple(r) for r in args.shift_range or [])
+    options = InterventionBuildOptions(shifts=tuple(args.shift), shift_ranges=ranges, seed=args.seed,
+                                       audio_codec=args.audio_codec, num_proc=args.num_proc,
+                                       shard_index=args.shard[0], shard_count=args.shard[1],
                                        skip_invalid=args.skip_invalid, swap_max_similarity=args.swap_max_similarity)
     spec = SyntheticClipSpec(n_clips=args.clips, seed=args.synthetic_seed)
     with progress_status("building intervention dataset") as progress:
@@ -149,15 +167,56 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
         print(f"pushed to https://huggingface.co/datasets/{args.push_to_hub}")
 
 
+def cmd_build_sp_pairs(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.interventions.sp_pairs import SPOptions, build_sp_pairs
+
+    options = SPOptions(runs=args.runs, temperature=args.temperature, top_p=args.top_p, seed=args.seed,
+                        parsed_only=args.parsed_only, extractor=args.extractor)
+    runner = {} if args.predictions else {
+        "max_tokens": args.max_tokens, "batch_size": args.batch_size, "fps": args.fps, "max_frames": args.max_frames,
+        "dialect": args.dialect, "concurrency": args.concurrency, "api_key_env": args.api_key_env}
+    with progress_status("building SP pairs") as progress:
+        s = build_sp_pairs(args.out, args.dataset, args.policy, args.predictions, options, progress, args.push_to_hub,
+                           **runner)
+    print(f"{s['answers']} answers ({s['items']} items x {s['runs']} run(s)): {s['correct']} correct, {s['wrong']} "
+          f"wrong, {s['unparsed']} unparsed, {s['empty']} empty, {s['missing']} missing")
+    print(f"{s['pairs']} SP pairs ({s['duplicates']} repeated answers merged) written to {args.out} (config dpo, "
+          f"kind sp: datasets.load_dataset('{args.out}', 'dpo'))")
+
+
+def _corpus_options(args: argparse.Namespace):
+    from omniaudit.data_builders.protocols.corpora import CorpusOptions
+
+    return CorpusOptions(per_class=args.per_class, min_seconds=args.min_seconds, max_seconds=args.max_seconds,
+                         languages=tuple(args.languages) if args.languages else None, max_clips=args.max_clips,
+                         split=args.split, clips_per_speaker=args.clips_per_speaker, speakers=args.speakers,
+                         seed=args.corpus_seed)
+
+
+def cmd_manifest(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.protocols.corpora import write_corpus_manifest
+
+    with console.status(f"reading {args.corpus} folders"):
+        summary = write_corpus_manifest(args.out, [(args.corpus, d) for d in args.folders], _corpus_options(args))
+    for name, facts in summary.items():
+        print(f"{name}: {facts['clips']} clips, attribute {facts['attribute']}, {facts['classes']} classes")
+    print(f"manifest: {args.out} (build the probes with `omniaudit build protocols --clips {args.out} --out DIR`)")
+
+
 def cmd_build_protocols(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
+    from omniaudit.data_builders.protocols.build import PAIRWISE_TASKS
 
     options = ProtocolBuildOptions(seed=args.seed, max_trials=args.max_trials, noise_snr_db=args.snr,
                                    mos_gap=args.mos_gap, control=tuple(args.control),
-                                   conflict_placement=args.conflict_placement)
+                                   conflict_placement=args.conflict_placement,
+                                   specialists=tuple(args.specialist or ()),
+                                   **{f"{t}_trials": getattr(args, f"{t}_trials") for t in PAIRWISE_TASKS})
     spec = SpeechSetSpec(sentences_per_cell=args.sentences)
     with progress_status("building judge-protocol probes") as progress:
-        out = build_protocols_dataset(args.out, args.clips, options, spec, args.push_to_hub, progress)
+        out = build_protocols_dataset(args.out, args.clips, options, spec, args.push_to_hub, progress,
+                                      corpora=[tuple(c) for c in args.corpus or []],
+                                      corpus_options=_corpus_options(args))
     summary = json.loads((Path(out) / "build_info.json").read_text(encoding="utf-8"))["summary"]
     for kind, messages in (("warning", summary["warnings"]), ("note", summary["notes"])):
         for message in messages:
@@ -170,10 +229,22 @@ def cmd_build_protocols(args: argparse.Namespace) -> None:
 def cmd_build_composition(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.composition import CompositionBuildOptions, build_composition_dataset
 
-    options = CompositionBuildOptions(target=args.target, seed=args.seed, templates=args.templates)
+    options = CompositionBuildOptions(target=args.target, seed=args.seed, templates=args.templates,
+                                      min_confidence=args.min_confidence)
     with console.status("building composition dataset"):
         out = build_composition_dataset(args.out, args.samples, options, args.synthetic, args.push_to_hub)
-    print(f"dataset written to {out} (configs samples, ablations)")
+    print(f"dataset written to {out} (configs samples, ablations: free-form items for `omniaudit judge`)")
+
+
+def cmd_composition_auditor(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.composition.auditor import audit_samples
+
+    with console.status(f"auditing samples with {args.auditor}"):
+        result = audit_samples(args.samples, args.auditor, args.out, max_tokens=args.max_tokens,
+                               cache_dir=args.cache)
+    print(f"{result.rows} samples audited: {result.accepted} ACCEPT, {result.rejected} REJECT ({result.unparsed} "
+          f"unparsed answers, written REJECT with difficulty -1)")
+    print(f"audited samples: {result.out} (next: omniaudit build composition --samples {result.out})")
 
 
 def cmd_judge(args: argparse.Namespace) -> None:
@@ -235,6 +306,31 @@ def cmd_report_odin(args: argparse.Namespace) -> None:
     print(f"metrics: {out / 'odin.json'}")
 
 
+def cmd_report_alignment_tax(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.alignment_tax import run_alignment_tax_report
+
+    out = run_alignment_tax_report(args.out, args.runs, args.metric, args.n_resamples, args.seed)
+    print(f"report: {out / 'report.md'}")
+    print(f"metrics: {out / 'alignment_tax.json'}")
+
+
+def cmd_annotate(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.interventions.annotate import annotate_manifest
+
+    with progress_status("annotating event times") as progress:
+        result = annotate_manifest(args.manifest, args.annotated, args.annotator, primary=args.primary,
+                                   eps_visual=args.eps_visual, eps_audio=args.eps_audio, progress=progress,
+                                   max_tokens=args.max_tokens, concurrency=args.concurrency, cache_dir=args.cache,
+                                   use_cache=not args.no_cache, api_key_env=args.api_key_env, fps=args.fps,
+                                   max_frames=args.max_frames, dialect=args.dialect)
+    a = result.agreement
+    reasons = "; ".join(f"{n} {reason}" for reason, n in a["rejected_by_reason"].items())
+    print(f"{result.rows} clips annotated by {', '.join(result.annotators)}; {result.discarded} marked discard")
+    print(f"agreement filter (as `build interventions` applies it): {a['passed_agreement']} kept, {a['rejected']} "
+          "rejected" + (f" ({reasons})" if reasons else ""))
+    print(f"annotated manifest: {result.out}")
+
+
 def cmd_merge(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.interventions.build import merge_shards
 
@@ -258,9 +354,28 @@ def cmd_audit_protocols(args: argparse.Namespace) -> None:
 
     config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.seed)
     with progress_status("auditing judge protocols") as progress:
-        out = run_protocols_audit(args.out, args.dataset, args.predictions, config, progress)
+        out = run_protocols_audit(args.out, args.dataset, args.predictions, config, progress, args.extractor,
+                                  cache_dir=args.cache)
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
+
+
+def cmd_run_protocols(args: argparse.Namespace) -> None:
+    from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig
+    from omniaudit.evaluation.protocols_run import run_protocols
+
+    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed)
+    with progress_status("judging and auditing the protocol probes") as progress:
+        done = run_protocols(args.out, args.dataset, args.judges, args.configs, args.conditions, args.formats,
+                             audit=not args.no_audit, audit_config=config, extractor=args.extractor,
+                             progress=progress, runs=args.runs, temperature=args.temperature, top_p=args.top_p,
+                             seed=args.seed, batch_size=args.batch_size, mode=args.mode, max_tokens=args.max_tokens,
+                             concurrency=args.concurrency, cache_dir=args.cache, dialect=args.dialect)
+    for name, files in done["predictions"].items():
+        print(f"{name}: {len(files)} predictions file(s) in {Path(files[0]).parent}")
+    if done["audit"]:
+        print(f"report: {done['audit'] / 'report.md'}")
+        print(f"metrics: {done['audit'] / 'audit.json'}")
 
 
 def cmd_tiny_models(args: argparse.Namespace) -> None:
@@ -277,9 +392,12 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
 
     with console.status("grading answers"):
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, args.attention,
-                                    cache_dir=args.cache)
+                                    depth_range=tuple(args.depth_range), cache_dir=args.cache)
+    result = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    overall = result["accuracy"]["overall"]
+    print(f"{len(result['runs'])} run(s) ({', '.join(result['runs'])}): accuracy {overall['mean']:.1f} ± "
+          f"{overall['sd']:.1f}%")
     if args.judge:
-        result = json.loads((out / "audit.json").read_text(encoding="utf-8"))
         print(f"judge verdicts: {result['n_judged']} asked, {result['n_unparsed_verdicts']} unparsed (counted wrong)")
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
@@ -337,8 +455,13 @@ def build_parser() -> argparse.ArgumentParser:
                     "Interrupted builds resume.")
     p.add_argument("--manifest", help="video manifest (JSONL/CSV/TSV/Parquet); omitted: embedded synthetic clips")
     _add_out(p)
-    p.add_argument("--shift", type=float, nargs="+", default=[-2.0, 2.0], metavar="SECONDS",
-                   help="Shift offsets in seconds, + = audio delayed (default: -2 2)")
+    p.add_argument("--shift", type=float, nargs="*", default=[-2.0, 2.0], metavar="SECONDS",
+                   help="fixed Shift offsets in seconds, + = audio delayed (default: -2 2); `--shift` with no value: "
+                        "none (only the --shift-range draws)")
+    p.add_argument("--shift-range", type=float, nargs=2, action="append", metavar=("A", "B"),
+                   help="also one Shift per clip with the offset drawn uniformly from [A, B] s (seeded by --seed and "
+                        "the clip id, rounded to 0.01 s); repeat for several draws, e.g. --shift-range -3 -0.5 "
+                        "--shift-range 0.5 3")
     p.add_argument("--seed", type=int, default=0, help="seed of swap partners and rejected-answer choices (0)")
     p.add_argument("--audio-codec", choices=["aac", "alac"], default="aac",
                    help="audio codec of the written clips: aac (default, lossy) or alac (lossless, bit-exact swaps)")
@@ -357,6 +480,40 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_build_interventions)
 
     p = builders.add_parser(
+        "sp-pairs", help="SFT-policy negatives: a policy's own wrong answers as DPO rejected responses (Thud A.3)",
+        description="Sample a policy (e.g. the SFT checkpoint) on the diagnostic items of an intervention dataset, "
+                    "score each answer as `audit interventions` does, and write every wrong answer as a DPO pair "
+                    "(chosen: the reference answer; rejected: the policy's answer; the item's clip) in config dpo, "
+                    "with the columns of `build interventions`' dpo config and kind 'sp'. Unparseable answers count "
+                    "as wrong (kept unless --parsed-only); empty ones are left out; a repeated answer gives one pair.")
+    p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--policy", metavar="SPEC", help="hf:PATH (e.g. the SFT output) | openai:MODEL@URL | "
+                                                      "scripted:NAME")
+    who.add_argument("--predictions", metavar="FILE",
+                     help="instead of --policy: its answers already written by `omniaudit judge --config diagnostic`")
+    _add_out(p)
+    g = p.add_argument_group("sampling")
+    g.add_argument("--runs", type=int, default=1, help="answers sampled per item (default 1)")
+    g.add_argument("--temperature", type=float, default=1.0, help="sampling temperature; 0 = greedy (default 1)")
+    g.add_argument("--top-p", type=float, help="nucleus sampling mass (default: the model's / server's)")
+    g.add_argument("--seed", type=int, default=0, help="sampling seed; run r uses SEED + r (default 0)")
+    g.add_argument("--max-tokens", type=int, default=128, help="longest answer in tokens (default 128)")
+    g.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
+    g.add_argument("--fps", type=float, default=2.0, help="video frames per second sampled (default 2)")
+    g.add_argument("--max-frames", type=int, default=32, help="most frames per video (default 32)")
+    g.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
+                   help="openai: how media are sent (see `omniaudit judge --help`; default vllm)")
+    g.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
+    g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="openai: environment variable with the API key")
+    p.add_argument("--parsed-only", action="store_true",
+                   help="keep only answers whose (wrong) verdict the extractor read; drop unparseable ones")
+    p.add_argument("--extractor", metavar="SPEC",
+                   help="judge SPEC that reads free-form answers, as the paper's GPT extractor (default: rule-based)")
+    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    p.set_defaults(func=cmd_build_sp_pairs)
+
+    p = builders.add_parser(
         "protocols", help="audio-judge protocol probes: blueprint, reference placement, pairwise order, cue conflict",
         description="From labelled clips (manifest: id, audio, attribute, label; optional transcript, speaker, mos, "
                     "specialist) build configs blueprint (RQ1 specialist copy), reference (RQ2 placements), pairwise "
@@ -373,6 +530,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--conflict-placement", default="before", choices=["before", "after", "system", "rubric"],
                    help="where the reference goes in the cue-conflict grid (before)")
     p.add_argument("--sentences", type=int, default=2, help="embedded set: sentences per cell, 1-4 (default 2)")
+    p.add_argument("--corpus", nargs=2, action="append", metavar=("NAME", "DIR"),
+                   help="read clips from a corpus folder in its own layout instead of --clips: ravdess (emotion), "
+                        "fleurs (language), bvcc (naturalness), voxceleb1 (speaker); repeat for several corpora "
+                        "(see `omniaudit manifest --help` for the layouts and the subset options below)")
+    _add_corpus_options(p)
+    g = p.add_argument_group("pairwise trials per task (default --max-trials; the paper: cleanness 40, attribute "
+                             "30, naturalness 60, speaker 100)")
+    for task in ("cleanness", "identical", "attribute", "naturalness", "speaker"):
+        g.add_argument(f"--{task}-trials", type=int, metavar="N",
+                       help=f"{task} trials" + (" (default max(2, max-trials // 3))" if task == "identical" else ""))
+    p.add_argument("--specialist", nargs="+", metavar="[ATTRIBUTE=]hf:MODEL",
+                   help="real specialists: a Transformers audio-classification checkpoint (its classes matched to "
+                        "the labels by name; otherwise its embeddings + logistic regression, out-of-fold grouped "
+                        "by speaker) for every categorical attribute, or ATTRIBUTE=hf:MODEL for one; "
+                        "speaker=hf:MODEL scores the speaker triplets with an x-vector / embedding model (cosine to "
+                        "the reference). Default: logistic regression on eGeMAPS, out-of-fold")
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_protocols)
 
@@ -392,8 +565,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--templates", metavar="FILE",
                    help="table of the known templates (template_id, template_name[, category]; CSV/JSONL/Parquet): "
                         "a sample with a template it does not list is refused")
+    p.add_argument("--min-confidence", type=int, default=1, choices=range(1, 6), metavar="K",
+                   help="keep samples whose generation_confidence is at least K (1-5; default 1: all). Samples whose "
+                        "generator self-audit (self_audit.*_passed) has a false flag are always left out")
     p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
     p.set_defaults(func=cmd_build_composition)
+
+    p = jobs.add_parser(
+        "composition-auditor", help="C3PO auditor pass: a model grades generated samples (ACCEPT/REJECT + difficulty)",
+        description="Send every generated sample (its fields as JSON, its media as media parts) to a runner with "
+                    "C3PO's auditor prompt (4-pillar rubric, bypass test, the generation confidence) and read its "
+                    "JSON answer: decision ACCEPT/REJECT and difficulty_score 1-10 (or -1). Writes the samples "
+                    "with auditor_decision, difficulty, failure_pillar, auditor_rationale, auditor_raw and "
+                    "auditor_parsed for `build composition --samples`. An unreadable answer is written REJECT, "
+                    "difficulty -1, auditor_parsed false.")
+    p.add_argument("--samples", required=True, help="generated samples (JSONL/CSV/Parquet): id, template_id, "
+                                                    "template_name, question, answer, generation_confidence, media")
+    p.add_argument("--auditor", required=True, metavar="SPEC", help="hf:PATH | openai:MODEL@URL | scripted:NAME")
+    p.add_argument("--out", required=True, help="audited samples file (JSONL)")
+    p.add_argument("--max-tokens", type=int, default=1024, help="longest auditor answer in tokens (1024)")
+    p.add_argument("--cache", help="openai auditor: response cache folder")
+    p.set_defaults(func=cmd_composition_auditor)
+
+    p = jobs.add_parser(
+        "manifest", help="write a clip manifest for `build protocols` from a corpus folder in its own layout",
+        description="Read a corpus in the layout it ships in and write the clip manifest (JSONL, absolute audio "
+                    "paths) that `build protocols --clips` reads, with the paper's subsets. ravdess: "
+                    "Actor_NN/MM-01-EE-II-SS-RR-AA.wav, emotion / statement / actor from the file name, 30 clips "
+                    "per emotion stratified across actors and gender. fleurs: one folder per language (en_us/, "
+                    "fr_fr/, ...), audio anywhere below, FLEURS TSVs for transcripts; 3-15 s clips, 15 per language. "
+                    "bvcc: a MOS list (sets/test_mos_list.txt: file.wav,MOS) and the wavs; 240 clips evenly spaced "
+                    "in MOS. voxceleb1: idNNNNN/VIDEO/NNNNN.wav; 8 clips per speaker over its recordings. "
+                    "`build protocols --corpus NAME DIR` does the same in one step.")
+    p.add_argument("corpus", choices=["ravdess", "fleurs", "bvcc", "voxceleb1"])
+    p.add_argument("folders", nargs="+", metavar="DIR", help="corpus folder(s) in that layout")
+    p.add_argument("--out", required=True, help="manifest file (JSONL)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file omniaudit did not write")
+    _add_corpus_options(p)
+    p.set_defaults(func=cmd_manifest)
 
     p = jobs.add_parser(
         "judge", help="run a judge over a dataset config and write its predictions",
@@ -432,7 +641,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="hf: read option logits (default) or generate text")
     p.add_argument("--fps", type=float, default=2.0,
                    help="video frames per second sampled (hf; openai with --dialect frames) (default 2)")
-    p.add_argument("--max-frames", type=int, default=16, help="most frames per video (default 16)")
+    p.add_argument("--max-frames", type=int, default=32,
+                   help="most frames per video, from its start (default 32; --dialect frames sends each as an "
+                        "image: lower it for hosted APIs)")
     g = p.add_argument_group("openai: servers")
     g.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
                    help="how media are sent: vllm = video_url, a video's own soundtrack through mm_processor_kwargs "
@@ -529,7 +740,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "and OUT/report.md (Tables II-V layouts).")
     p.add_argument("--dataset", required=True, help="protocol dataset folder or Hub repo id")
     p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME=]FILE",
-                   help="predictions of `omniaudit judge`; files with the same NAME are one judge (default: stem)")
+                   help="predictions of `omniaudit judge`; files with the same NAME are one judge (default: stem). "
+                        "Sampled runs (--runs N) pool into every cell and add the stability table (per-run range, "
+                        "majority-vote shift)")
+    p.add_argument("--extractor", metavar="SPEC",
+                   help="judge that reads free-text answers naming no option (openai:MODEL@URL, hf:PATH, "
+                        "scripted:NAME); it sees the answer and the options only. Default: answers that name no "
+                        "option are unparseable")
+    p.add_argument("--cache", help="openai extractor: response cache folder")
     _add_bootstrap(p)
     _add_out(p)
     _add_tracking(p)
@@ -543,10 +761,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "semantic equivalence (Yes/No). Accuracy overall and by template, category and tier, mean and "
                     "sd over runs. Writes OUT/audit.json, OUT/graded.csv, OUT/report.md and a figure.")
     p.add_argument("--dataset", required=True, help="composition dataset folder or Hub repo id")
-    p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME=]FILE",
+    p.add_argument("--predictions", nargs="+", required=True, metavar="[MODEL/][NAME=]FILE",
                    help="predictions (`omniaudit judge --config samples` / `--config ablations`, or id + prediction). "
                         "Files sharing a NAME are one inference run (its samples and ablations files); a bare FILE "
-                        "is its own run; a file with a 'run' column (judge --runs N) holds several runs")
+                        "is its own run; a file with a 'run' column (judge --runs N) holds several runs. Several "
+                        "models in one audit: MODEL/RUN=FILE groups runs by MODEL (a plain NAME is its own model)")
     p.add_argument("--judge", metavar="SPEC", help="judge for non-exact answers: hf:PATH | openai:MODEL@URL | "
                                                    "scripted:NAME")
     p.add_argument("--cache", help="openai judge: response cache folder")
@@ -554,10 +773,48 @@ def build_parser() -> argparse.ArgumentParser:
                    help="omni models (eager attention) to probe: mid-layer entropy gap between correct and "
                         "incorrect samples, per model and pooled. Each model is scored by its own answers: "
                         "MODEL=PREDICTIONS (repeat MODEL=... for several runs); a bare MODEL uses --predictions "
-                        "(only one model may)")
+                        "(only one model may). Every model is loaded and checked before any judge call")
+    p.add_argument("--depth-range", nargs=2, type=float, default=[0.25, 0.75], metavar=("LOW", "HIGH"),
+                   help="relative layer depths averaged into the mid-layer entropy (0.25 0.75); a model without a "
+                        "layer in the range is refused")
     _add_out(p)
     _add_tracking(p)
     p.set_defaults(func=cmd_audit_composition)
+
+    p = jobs.add_parser(
+        "run-protocols", help="judge every config of a protocol dataset with one or more judges, then audit",
+        description="Run `omniaudit judge` for every config (blueprint, reference, pairwise, cue_conflict) of a "
+                    "protocol dataset and every judge, then `audit protocols` over all of them. Writes "
+                    "OUT/predictions/NAME.CONFIG.jsonl and OUT/audit/ (audit.json, report.md); the folder is "
+                    "written whole (an openai judge's answers are cached, so a rerun after an interruption is "
+                    "cheap).")
+    p.add_argument("--dataset", required=True, help="protocol dataset folder or Hub repo id")
+    p.add_argument("--judges", nargs="+", required=True, metavar="[NAME=]SPEC",
+                   help="judges: hf:PATH | openai:MODEL@URL | scripted:NAME, optionally named NAME=SPEC")
+    p.add_argument("--configs", nargs="+", choices=["blueprint", "reference", "pairwise", "cue_conflict"],
+                   help="only these configs (default all)")
+    p.add_argument("--conditions", nargs="+", help="only items with these condition (or task) values; configs "
+                                                   "with none are skipped")
+    p.add_argument("--formats", nargs="+", choices=["concat", "native"], help="pairwise: only these formats")
+    g = p.add_argument_group("sampling (every judge; recorded in every predictions row)")
+    g.add_argument("--runs", type=int, default=1, help="answers per item (e.g. 5 at --temperature 0.7: §V-B)")
+    g.add_argument("--temperature", type=float, default=0.0, help="sampling temperature; 0 = greedy (default 0)")
+    g.add_argument("--top-p", type=float, help="nucleus sampling mass (default: the model's / server's)")
+    g.add_argument("--seed", type=int, help="sampling seed; run r uses SEED + r")
+    g = p.add_argument_group("runners")
+    g.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
+    g.add_argument("--mode", choices=["logits", "generate"], default="logits", help="hf: option logits or text")
+    g.add_argument("--max-tokens", type=int, default=32, help="longest answer in tokens (default 32)")
+    g.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
+    g.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm", help="openai: media dialect")
+    g.add_argument("--cache", help="openai: response cache folder (judges and extractor)")
+    g = p.add_argument_group("audit")
+    g.add_argument("--extractor", metavar="SPEC", help="judge that reads free-text answers naming no option")
+    g.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    g.add_argument("--bootstrap-seed", type=int, default=0, help="bootstrap seed (default 0)")
+    g.add_argument("--no-audit", action="store_true", help="only write the predictions")
+    _add_out(p)
+    p.set_defaults(func=cmd_run_protocols)
 
     p = jobs.add_parser(
         "merge-predictions", help="join the predictions of a sharded judge run (judge --shard I/N) into one file",
@@ -568,6 +825,39 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true",
                    help="replace an existing --out file that omniaudit did not write")
     p.set_defaults(func=cmd_merge_predictions)
+
+    p = jobs.add_parser(
+        "annotate", help="Thud appendix B: ask models for each clip's visual and audio event times",
+        description="Ask each annotator (a runner: openai:MODEL@URL for a hosted omni model, hf:PATH, or "
+                    "column:FIELD to answer from a manifest column) for every clip's visual event and time and "
+                    "audio event and time, and write a new manifest with visual_time_NAME / audio_time_NAME (+ "
+                    "events and raw answers) per annotator. NAME:visual=SPEC annotators see the pictures only and "
+                    "locate the named visual event (the paper's GPT/Claude check). Clips an annotator finds no "
+                    "event in, or gives no usable time for, are marked `discard`. `build interventions "
+                    "--manifest OUT` then applies the agreement filter (0.8 s visual, 0.5 s audio).")
+    p.add_argument("--manifest", required=True, help="video manifest (JSONL/CSV/TSV/Parquet: id, video, ...)")
+    p.add_argument("--out", dest="annotated", required=True, metavar="OUT.jsonl",
+                   help="annotated manifest to write (JSONL; never the input)")
+    p.add_argument("--annotator", action="append", required=True, metavar="NAME[:visual]=SPEC",
+                   help="repeat per annotator, e.g. gemini=openai:gemini-2.5-pro@https://HOST/v1 "
+                        "gpt:visual=openai:gpt-5@https://HOST/v1")
+    p.add_argument("--primary", metavar="NAME",
+                   help="annotator whose events and times fill the row's empty visual_event / audio_event / "
+                        "visual_time / audio_time (default: the first full annotator)")
+    p.add_argument("--eps-visual", type=float, default=0.8, help="visual agreement tolerance, s (0.8)")
+    p.add_argument("--eps-audio", type=float, default=0.5, help="audio agreement tolerance, s (0.5)")
+    p.add_argument("--max-tokens", type=int, default=256, help="most tokens per answer (256)")
+    p.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
+    p.add_argument("--cache", help="openai: response cache folder (default ~/.cache/omniaudit/judge-responses)")
+    p.add_argument("--no-cache", action="store_true", help="openai: do not reuse cached responses")
+    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="openai: environment variable with the key")
+    p.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
+                   help="openai: how a video is sent: vllm (video_url, Qwen-Omni on vLLM) or frames (images + "
+                        "input_audio, for hosted APIs); openai takes no video+audio")
+    p.add_argument("--fps", type=float, default=2.0, help="frames per second sampled from each video (2)")
+    p.add_argument("--max-frames", type=int, default=16, help="most frames per video (16)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing OUT that omniaudit did not write")
+    p.set_defaults(func=cmd_annotate)
 
     p = jobs.add_parser("merge", help="merge the folders of sharded builds (--shard I/N) into one dataset",
                         description="Copy the Parquet shards of `build interventions --shard I/N` folders into one "
@@ -601,6 +891,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="run folders (or their odin_metrics.json); unnamed runs are named lambda=<lambda_dec>")
     _add_out(p)
     p.set_defaults(func=cmd_report_odin)
+    p = reports.add_parser(
+        "alignment-tax", help="Thud Table 2: checkpoints' accuracy on general video benchmarks (lmms-eval logs)",
+        description="Read lmms-eval's per-sample logs (run it in its own environment with --log_samples; it cannot "
+                    "be installed beside omniaudit) for two or more checkpoints and write OUT/alignment_tax.json, "
+                    "OUT/report.md and a figure: accuracy per task with a cluster-bootstrap CI, the macro average, "
+                    "and each run's paired difference from the first (base) run with an exact McNemar test.")
+    p.add_argument("runs", nargs="+", metavar="NAME=PATH",
+                   help="lmms-eval --output_path folders (or one *_samples_<task>.jsonl file); the first is the base")
+    p.add_argument("--metric", action="append", metavar="[TASK=]KEY",
+                   help="the samples' per-sample metric key when a record has several (repeatable)")
+    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (2000)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (0)")
+    _add_out(p)
+    p.set_defaults(func=cmd_report_alignment_tax)
 
     p = jobs.add_parser("push", help="push a built dataset folder to the Hugging Face Hub",
                         description="Upload a dataset folder written by `omniaudit build` or `merge` (README card "
@@ -631,7 +935,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = " ".join(["omniaudit", args.job] + ([args.what] if getattr(args, "what", None) else []))
     try:
         with output_policy(overwrite=getattr(args, "overwrite", False), command=command):
-            own_file = (cmd_judge, cmd_merge_predictions, cmd_tiny_models)  # outputs checked by the command
+            own_file = (cmd_judge, cmd_merge_predictions, cmd_tiny_models, cmd_manifest)  # checked by the command
             if getattr(args, "out", None) is not None and func not in own_file:
                 args.out = _out_folder(args.out)  # fail before any work; the judge's file is checked by run_judge
             with _tracking(args) as tracker:  # opened before the command: no package or login fails before work

@@ -124,6 +124,42 @@ def tiny_sequence_classifier(out_dir: str | Path, num_labels: int = 2, seed: int
     return _save(out_dir, model, tok)
 
 
+def _tiny_wav2vec2_config(**extra):
+    from transformers import Wav2Vec2Config
+
+    return Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=2, intermediate_size=64,
+                          conv_dim=(16, 16, 16), conv_stride=(5, 4, 4), conv_kernel=(10, 8, 8),
+                          num_conv_pos_embeddings=16, num_conv_pos_embedding_groups=2, classifier_proj_size=16,
+                          **extra)
+
+
+def tiny_audio_classifier(out_dir: str | Path, labels: list[str] | tuple[str, ...] = ("angry", "happy", "neutral",
+                                                                                       "sad"), seed: int = 0) -> Path:
+    """A tiny Wav2Vec2ForSequenceClassification (an emotion2vec / audio-classification stand-in) whose classes are
+    ``labels``, with its feature extractor (16 kHz)."""
+    import torch
+    from transformers import Wav2Vec2FeatureExtractor, Wav2Vec2ForSequenceClassification
+
+    torch.manual_seed(seed)
+    labels = list(labels)
+    config = _tiny_wav2vec2_config(num_labels=len(labels), id2label=dict(enumerate(labels)),
+                                   label2id={label: i for i, label in enumerate(labels)})
+    model = Wav2Vec2ForSequenceClassification(config)
+    return _save(out_dir, model, Wav2Vec2FeatureExtractor(sampling_rate=16000, return_attention_mask=False))
+
+
+def tiny_speaker_embedder(out_dir: str | Path, seed: int = 0) -> Path:
+    """A tiny Wav2Vec2ForXVector (an ECAPA / x-vector stand-in: one speaker embedding per clip)."""
+    import torch
+    from transformers import Wav2Vec2FeatureExtractor, Wav2Vec2ForXVector
+
+    torch.manual_seed(seed)
+    config = _tiny_wav2vec2_config(tdnn_dim=(16, 16, 16), tdnn_kernel=(5, 3, 1), tdnn_dilation=(1, 2, 1),
+                                   xvector_output_dim=16, num_labels=2)
+    model = Wav2Vec2ForXVector(config)
+    return _save(out_dir, model, Wav2Vec2FeatureExtractor(sampling_rate=16000, return_attention_mask=False))
+
+
 # Frames of 112 x 112 px -> 8 x 8 patches of 14 px -> 16 tokens per 2-frame temporal patch after the 2 x 2 merge.
 VISION_SIZE = {"shortest_edge": 28 * 28 * 4, "longest_edge": 28 * 28 * 16}
 
@@ -168,6 +204,82 @@ def tiny_omni(out_dir: str | Path, seed: int = 0) -> Path:
     return _save(out_dir, model, processor)
 
 
+# Qwen3-Omni's vision tower has 16-px patches: sizes in multiples of 32 x 32 (merged patch) pixels.
+VISION_SIZE_32 = {"shortest_edge": 32 * 32 * 4, "longest_edge": 32 * 32 * 16}
+
+
+def tiny_omni3(out_dir: str | Path, seed: int = 0) -> Path:
+    """A tiny Qwen3-Omni MoE thinker (audio + vision + text, 4 experts) with its processor."""
+    import torch
+    from transformers import (
+        Qwen2VLImageProcessor,
+        Qwen2VLVideoProcessor,
+        Qwen3OmniMoeProcessor,
+        Qwen3OmniMoeThinkerConfig,
+        Qwen3OmniMoeThinkerForConditionalGeneration,
+        WhisperFeatureExtractor,
+    )
+
+    torch.manual_seed(seed)
+    tok = build_tokenizer()
+    hidden = 64
+    ids = tok.convert_tokens_to_ids
+    config = Qwen3OmniMoeThinkerConfig(
+        audio_config=dict(num_mel_bins=128, d_model=32, encoder_layers=1, encoder_attention_heads=2,
+                          encoder_ffn_dim=64, output_dim=hidden, n_window=50, n_window_infer=800,
+                          conv_chunksize=500, downsample_hidden_size=16, max_source_positions=1500),
+        vision_config=dict(depth=2, hidden_size=32, intermediate_size=64, num_heads=2, in_channels=3, patch_size=16,
+                           spatial_merge_size=2, temporal_patch_size=2, out_hidden_size=hidden,
+                           num_position_embeddings=64, deepstack_visual_indexes=[0]),
+        text_config=dict(**_text_config(tok), head_dim=16, moe_intermediate_size=32, num_experts=4,
+                         num_experts_per_tok=2, decoder_sparse_step=1,
+                         rope_parameters={"rope_type": "default", "rope_theta": 1e6, "mrope_section": [4, 2, 2]}),
+        audio_token_id=ids("<|AUDIO|>"), image_token_id=ids("<|IMAGE|>"), video_token_id=ids("<|VIDEO|>"),
+        audio_start_token_id=ids("<|audio_bos|>"), audio_end_token_id=ids("<|audio_eos|>"),
+        vision_start_token_id=ids("<|vision_bos|>"), vision_end_token_id=ids("<|vision_eos|>"),
+        user_token_id=ids("user"), position_id_per_seconds=13)  # the processor's default (config default: 25)
+    model = Qwen3OmniMoeThinkerForConditionalGeneration._from_config(config)
+    processor = Qwen3OmniMoeProcessor(
+        image_processor=Qwen2VLImageProcessor(size=VISION_SIZE_32, patch_size=16, temporal_patch_size=2,
+                                              merge_size=2),
+        video_processor=Qwen2VLVideoProcessor(size=VISION_SIZE_32, patch_size=16, temporal_patch_size=2,
+                                              merge_size=2, min_frames=2, max_frames=16),
+        feature_extractor=WhisperFeatureExtractor(feature_size=128, sampling_rate=16000, hop_length=160,
+                                                  chunk_length=30, n_fft=400, return_attention_mask=True),
+        tokenizer=tok, chat_template=CHAT_TEMPLATE)
+    return _save(out_dir, model, processor)
+
+
+def tiny_vision_lm(out_dir: str | Path, seed: int = 0) -> Path:
+    """A tiny Qwen2-VL (image-text-to-text: images and silent video frames, no audio) with its processor."""
+    import torch
+    from transformers import (
+        Qwen2VLConfig,
+        Qwen2VLForConditionalGeneration,
+        Qwen2VLImageProcessor,
+        Qwen2VLProcessor,
+        Qwen2VLVideoProcessor,
+    )
+
+    torch.manual_seed(seed)
+    tok = build_tokenizer()
+    ids = tok.convert_tokens_to_ids
+    config = Qwen2VLConfig(
+        vision_config=dict(depth=1, embed_dim=32, hidden_size=64, num_heads=2, mlp_ratio=2, patch_size=14,
+                           spatial_merge_size=2, temporal_patch_size=2),
+        text_config=dict(**_text_config(tok), rope_parameters={"rope_type": "default", "rope_theta": 1e6,
+                                                               "mrope_section": [2, 3, 3]}),
+        image_token_id=ids("<|IMAGE|>"), video_token_id=ids("<|VIDEO|>"),
+        vision_start_token_id=ids("<|vision_bos|>"), vision_end_token_id=ids("<|vision_eos|>"))
+    model = Qwen2VLForConditionalGeneration(config)
+    processor = Qwen2VLProcessor(
+        image_processor=Qwen2VLImageProcessor(size=VISION_SIZE, patch_size=14, temporal_patch_size=2, merge_size=2),
+        video_processor=Qwen2VLVideoProcessor(size=VISION_SIZE, patch_size=14, temporal_patch_size=2, merge_size=2,
+                                              min_frames=2, max_frames=16),
+        tokenizer=tok, chat_template=CHAT_TEMPLATE)
+    return _save(out_dir, model, processor)
+
+
 DEFAULT_OUT = Path("runs/tiny")
 
 
@@ -196,7 +308,7 @@ def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[s
     out = Path(out_dir)
     say = progress or (lambda _m: None)
     paths = {"causal_lm": out / "causal_lm", "seq_cls": out / "seq_cls", "omni": out / "omni",
-             "tokenizer": out / "tokenizer", "preference": out / "data" / "preference",
+             "audio_lm": out / "audio_lm", "tokenizer": out / "tokenizer", "preference": out / "data" / "preference",
              "interventions": out / "data" / "interventions", "chat": out / "data" / "chat"}
     for path in paths.values():  # refuse a foreign folder before building anything
         check_out_dir(path)
@@ -204,6 +316,7 @@ def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[s
     tiny_causal_lm(paths["causal_lm"])
     tiny_sequence_classifier(paths["seq_cls"])
     tiny_omni(paths["omni"])
+    tiny_audio_lm(paths["audio_lm"])  # the audio-language model `transformers serve` takes input_audio with
     with atomic_dir(paths["tokenizer"]) as tmp:
         build_tokenizer().save_pretrained(tmp)
     say("preference dataset")

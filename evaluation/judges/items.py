@@ -169,11 +169,6 @@ def check_modalities(items: list[JudgeItem], runner: str, accepts: set[str]) -> 
                                  f"no {part.modality} (it takes only {', '.join(sorted(accepts)) or 'text'})")
 
 
-def refuse_unsent_media(items: list[JudgeItem], runner: str) -> None:
-    """Transitional: runners that send audio only."""
-    check_modalities(items, runner, {"audio"})
-
-
 def decode(audio: bytes, rate: int = 16000):
     """Encoded audio -> float32 mono array at ``rate``."""
     import numpy as np

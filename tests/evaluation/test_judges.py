@@ -1,14 +1,12 @@
 """Judge runners and the protocol audit: parsing, scripted judges' analytic values, the paper's chance
-normalisation, an OpenAI-compatible HTTP server started here (failing and recovering), and tiny local models."""
+normalisation and tiny local models (the `openai:` runner: test_openai_runner.py and test_serve.py)."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from omniaudit.cli import main
-from omniaudit.errors import InputError, ServiceError
+from omniaudit.errors import InputError
 from omniaudit.evaluation.audits.protocols import (
     ProtocolAuditConfig,
     audit_protocols,
@@ -16,7 +14,7 @@ from omniaudit.evaluation.audits.protocols import (
     read_judge_predictions,
     rf_normalized,
 )
-from omniaudit.evaluation.judges import load_items, parse_answer, run_judge
+from omniaudit.evaluation.judges import parse_answer, run_judge
 
 FAST = ProtocolAuditConfig(n_resamples=200)
 
@@ -94,119 +92,6 @@ def test_scripted_judges_give_the_analytic_values(protocol_dataset, tmp_path):
     again = tmp_path / "again.jsonl"
     run_judge(protocol_dataset, "reference", "scripted:random", again)
     assert again.read_text() == (tmp_path / "random.reference.jsonl").read_text()
-
-
-class ChatServer:
-    """A real local server speaking the OpenAI chat API: answers with the first option named in the prompt.
-
-    ``fail_first`` requests get HTTP 503; item ids listed in ``garbage`` get a 200 that is not JSON.
-    """
-
-    def __init__(self, fail_first: int = 0, always_fail: bool = False, status: int = 503) -> None:
-        self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
-        self.auth: list[str | None] = []
-        self.garbage_prompts: set[str] = set()
-        self.rejected_prompts: set[str] = set()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests += 1
-                server.auth.append(self.headers.get("Authorization"))
-                if server.always_fail or server.requests <= server.fail_first:
-                    self.send_response(server.status)
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "overloaded"}')
-                    return
-                text = body["messages"][-1]["content"][-1]["text"]
-                if text in server.rejected_prompts:
-                    self.send_response(400)
-                    self.end_headers()
-                    self.wfile.write(b'{"error": "audio too long"}')
-                    return
-                if text in server.garbage_prompts:
-                    payload = b"<html>proxy error</html>"
-                else:
-                    options = text.rsplit("one of: ", 1)[-1].rstrip(".").split(", ")
-                    payload = json.dumps({"choices": [{"message": {"role": "assistant",
-                                                                   "content": options[0]}}]}).encode()
-                self.send_response(200)
-                self.end_headers()
-                self.wfile.write(payload)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-
-
-def test_openai_runner_against_a_real_server_that_fails_then_recovers(protocol_dataset, tmp_path, monkeypatch):
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-secret")
-    server = ChatServer(fail_first=3)
-    cache = tmp_path / "cache"
-    items = load_items(protocol_dataset, "cue_conflict")
-    server.garbage_prompts = {items[0].prompt}
-    server.rejected_prompts = {items[1].prompt}
-    try:
-        spec = f"openai:tiny-judge@{server.url}"
-        out = tmp_path / "pred.jsonl"
-        counts = run_judge(protocol_dataset, "cue_conflict", spec, out, cache_dir=cache, concurrency=3,
-                           max_retries=4)
-        rows = [json.loads(x) for x in out.read_text().splitlines()]
-        assert counts["items"] == len(items) == len(rows)
-        requests = {(i.prompt, i.system, tuple(i.audios)) for i in items}
-        assert server.requests == len(requests) + 3  # every distinct request once, plus the three failed attempts
-        garbage = [r for r in rows if "proxy error" in r["raw"]]
-        refused = [r for r in rows if r["raw"].startswith("[HTTP 400")]
-        assert garbage and refused and not any(r["parsed"] for r in garbage + refused)  # kept, counted unparseable
-        assert sum(r["parsed"] for r in rows) == len(rows) - len(garbage) - len(refused)
-        assert counts["rejected"] == len(refused)
-        assert set(server.auth) == {"Bearer sk-test-secret"}
-        not_answered = {(i.prompt, i.system, tuple(i.audios)) for i in items
-                        if i.prompt in server.garbage_prompts | server.rejected_prompts}
-        before = server.requests
-        run_judge(protocol_dataset, "cue_conflict", spec, tmp_path / "again.jsonl", cache_dir=cache)
-        # resumed from the cache: only what got no real answer is asked again
-        assert server.requests == before + len(not_answered)
-        assert (tmp_path / "again.jsonl").read_text() == out.read_text()
-        other = ChatServer()
-        try:  # the cache is keyed by the server too: another server with the same model name is asked afresh
-            run_judge(protocol_dataset, "cue_conflict", f"openai:tiny-judge@{other.url}", tmp_path / "o.jsonl",
-                      cache_dir=cache, formats=None)
-            assert other.requests == len(requests)
-        finally:
-            other.close()
-        stored = "".join(p.read_text() for p in cache.rglob("*.json")) + out.read_text()
-        assert "sk-test-secret" not in stored  # the key is never written
-    finally:
-        server.close()
-
-
-def test_openai_runner_errors_name_the_item(protocol_dataset, tmp_path, capsys):
-    down = ChatServer(always_fail=True)
-    try:
-        with pytest.raises(ServiceError, match="failed after 2 attempts.*rerunning the same command resumes"):
-            run_judge(protocol_dataset, "cue_conflict", f"openai:m@{down.url}", tmp_path / "p.jsonl",
-                      cache_dir=tmp_path / "c", max_retries=1)
-        assert not (tmp_path / "p.jsonl").exists()
-    finally:
-        down.close()
-    rejecting = ChatServer(always_fail=True, status=400)
-    try:
-        with pytest.raises(InputError, match="the server rejected every request, e.g. item 'cue_conflict/.*HTTP 400"):
-            run_judge(protocol_dataset, "cue_conflict", f"openai:m@{rejecting.url}", tmp_path / "p.jsonl",
-                      cache_dir=tmp_path / "c2")
-        rc = main(["judge", "--dataset", str(protocol_dataset), "--config", "cue_conflict", "--judge",
-                   f"openai:m@{rejecting.url}", "--out", str(tmp_path / "p.jsonl"), "--cache", str(tmp_path / "c3")])
-        assert rc == 2 and "HTTP 400" in capsys.readouterr().err
-    finally:
-        rejecting.close()
 
 
 @pytest.mark.parametrize("spec", ["nonsense", "openai:model-without-url", "scripted:always-c", "hf:/no/such/model"])
