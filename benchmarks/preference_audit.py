@@ -3,22 +3,31 @@
 The audit (all probes, three slices, 2,000-resample bootstrap CIs, source classifier, permutation and counterfactual
 controls) runs on the 2,096-pair embedded benchmark. The naive reference computes the same numbers the obvious way: a
 Python loop calling scikit-learn ``f1_score`` per resample, and ``TfidfVectorizer`` refitted per fold. Both give the
-same CIs and source accuracies (checked below). Last line: ``speedup=<x> audit_s=<s> naive_s=<s>``.
+same CIs and source accuracies (checked below). Then prints ``speedup=<x> audit_s=<s> naive_s=<s>``.
 
-    python benchmarks/preference_audit.py [--repeats 3]
+Scale: ``--pairs N`` (N above the default) then builds and audits an embedded benchmark of N pairs, each step in a
+fresh process so that its peak RSS is its own, and prints ``scale pairs=<N> audit_s=<s> peak_rss_mb=<MB>``. The
+bootstrap draws its resamples in bounded blocks (``stats.resample_weight_chunks``), so memory grows with the pairs,
+not with pairs x resamples (the one-matrix bootstrap needed 1.1 GB at 16k pairs). The run fails when a step's peak
+RSS exceeds ``--max-rss-gb`` (2). ``--no-speed`` runs the scale step alone.
+
+    python benchmarks/preference_audit.py [--repeats 3] [--pairs 200000] [--max-rss-gb 2] [--no-speed]
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 
+from omniaudit.data_builders.preference import SyntheticSpec
 from omniaudit.evaluation.audits.preference import SLICES, PreferenceAuditConfig, audit_preference, load_pairs
 from omniaudit.evaluation.stats import decide, resample_indices
 
@@ -56,7 +65,59 @@ def naive_audit(pairs, config: PreferenceAuditConfig) -> tuple[dict, list[float]
     return cis, naive_source_accuracy(pairs)
 
 
-def main(repeats: int) -> None:
+DEFAULT_PAIRS = SyntheticSpec().n_pairs
+
+
+def peak_rss_mb() -> float:
+    """Peak resident set size of this process so far (Linux reports ru_maxrss in KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def scale_child(step: str, n_pairs: int, folder: str) -> None:
+    """One step of the scale run in its own process (``--child``): its peak RSS is its own, printed as JSON."""
+    import json
+
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    path = Path(folder) / "pairs.parquet"
+    if step == "build":
+        pairs, _, _ = load_pairs(None, spec=SyntheticSpec(n_pairs=n_pairs))
+        pairs.to_parquet(path)
+        extra = {"binary": int(pairs["is_binary"].sum())}
+    else:
+        audit, _ = audit_preference(pd.read_parquet(path), PreferenceAuditConfig())
+        full = audit["predictors"]["length_generator_lr"]["full"]
+        extra = {"waf": full["waf"], "ci": full["ci"]}
+    print(json.dumps({"seconds": time.perf_counter() - t0, "peak_rss_mb": peak_rss_mb(), **extra}))
+
+
+def scale(n_pairs: int, max_rss_gb: float) -> None:
+    """Build, then audit (probes, 2,000-resample CIs, source classifier, controls), n_pairs embedded pairs, each in a
+    fresh process so that each peak RSS is measured alone; both must stay below max_rss_gb."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        out = {}
+        for step in ("build", "audit"):
+            run = subprocess.run([sys.executable, __file__, "--child", step, "--pairs", str(n_pairs), "--folder",
+                                  folder], capture_output=True, text=True, check=False)
+            if run.returncode:
+                raise SystemExit(f"scale {step} failed:\n{run.stderr}")
+            out[step] = json.loads(run.stdout.strip().splitlines()[-1])
+    b, a = out["build"], out["audit"]
+    print(f"scale: {b['binary']} binary pairs, length+generator WAF {a['waf']:.1f} [{a['ci'][0]:.1f}, "
+          f"{a['ci'][1]:.1f}]; build {b['seconds']:.1f} s, peak RSS {b['peak_rss_mb']:.0f} MB")
+    print(f"scale pairs={n_pairs} audit_s={a['seconds']:.1f} peak_rss_mb={a['peak_rss_mb']:.0f}")
+    for step in ("build", "audit"):
+        assert out[step]["peak_rss_mb"] < 1024 * max_rss_gb, \
+            f"{step}: peak RSS {out[step]['peak_rss_mb']:.0f} MB exceeds {max_rss_gb} GB"
+
+
+def main(repeats: int, n_pairs: int = DEFAULT_PAIRS, max_rss_gb: float = 2.0) -> None:
     pairs, _, _ = load_pairs(None)
     config = PreferenceAuditConfig()
     print(f"pairs={len(pairs)} binary={int(pairs['is_binary'].sum())} resamples={config.n_resamples}")
@@ -76,9 +137,24 @@ def main(repeats: int) -> None:
     assert accs == audit["source_classifier"]["fold_accuracy"], "fast and naive source classifiers differ"
     print(f"audit runs: {', '.join(f'{t:.3f}' for t in times)} s; naive and fast CIs agree (max diff {worst:.1e})")
     print(f"speedup={naive_s / audit_s:.1f} audit_s={audit_s:.3f} naive_s={naive_s:.3f}")
+    if n_pairs > DEFAULT_PAIRS:
+        scale(n_pairs, max_rss_gb)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
-    main(parser.parse_args().repeats)
+    parser.add_argument("--pairs", type=int, default=DEFAULT_PAIRS,
+                        help=f"also audit this many embedded pairs and report peak RSS (default {DEFAULT_PAIRS}: "
+                             "speed only)")
+    parser.add_argument("--max-rss-gb", type=float, default=2.0, help="fail above this peak RSS (default 2)")
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed comparison (scale run only)")
+    parser.add_argument("--child", choices=["build", "audit"], help=argparse.SUPPRESS)
+    parser.add_argument("--folder", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        scale_child(args.child, args.pairs, args.folder)
+    elif args.no_speed:
+        scale(args.pairs, args.max_rss_gb)
+    else:
+        main(args.repeats, args.pairs, args.max_rss_gb)

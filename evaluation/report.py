@@ -139,6 +139,10 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
                 "accuracy and prior-following (never as a1), and is left out of the McNemar tests.", "",
                 markdown_table(["Judge", "pairs with AB+BA", "pairs with one order", "order agreement", "ties"], rows),
                 ""]
+        notes = [f"- `{n}`: {m['note']}" for n, m in audit["judges"].items() if m.get("note")]
+        out += ["How each judge's predictions were read:", "", *notes, ""] if notes else []
+        out += _position_bias_lines(audit["judges"])
+    out += _comparison_lines(audit)
     tied_probes = {n: k for n, k in audit.get("ties", {}).get("counts", {}).items()
                    if k and n not in audit["judges"]}
     if tied_probes:
@@ -170,13 +174,131 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
                 "Per unordered generator pairing, most lopsided first: how often the first-named generator wins, and "
                 "how often the win-rate rule is right. Lopsided pairings are where a style prior pays off.", "",
                 markdown_table(["Pairing", "n", "First wins", "Win-rate rule accuracy"], rows), ""]
-    rows = [[g, f"{100 * w:.1f}%"] for g, w in sorted(ds["win_rates"].items(), key=lambda kv: -kv[1])]
-    out += ["## Generator win rates", "", markdown_table(["Generator", "Win rate"], rows), "",
-            f"![Generator win rates]({figures['win_rates']})", "",
-            f"CIs are 2.5/97.5 percentiles of resamples of {audit['bootstrap'].get('unit', 'pairs')} within each "
+    out += _win_rate_lines(audit, figures)
+    out += _consensus_lines(audit)
+    if "odin" in audit:
+        from omniaudit.evaluation.odin_report import odin_section
+
+        out += odin_section(audit["odin"], figures.get("odin"))
+    out += [f"CIs are 2.5/97.5 percentiles of resamples of {audit['bootstrap'].get('unit', 'pairs')} within each "
             "slice: finite-pair uncertainty, not training-seed variation; overlapping marginal CIs are not a paired "
-            "test.", ""]
+            "test (the paired comparisons above are).", ""]
     return "\n".join(out)
+
+
+def _pct(x: float | None) -> str:
+    return "n/a" if x is None or x != x else f"{100 * x:.1f}%"
+
+
+def _diff(d: dict) -> str:
+    lo, hi = d["ci"]
+    value = d["value"]
+    return "n/a" if value is None or value != value else f"{value:+.1f} [{fmt(lo)}, {fmt(hi)}]"
+
+
+def _position_bias_lines(judges: dict) -> list[str]:
+    """Per-order WAF of every judge (each order alone), the averaged WAF and the paired ab - ba gap (full slice)."""
+    rows = []
+    for name, meta in judges.items():
+        pb = meta.get("position_bias")
+        if not pb:
+            continue
+        o, gap = pb["orders"], pb["ab_minus_ba"]["full"]
+        rows.append([name, f"{fmt_ci(o['ab']['full'])} (n={o['ab']['full']['n']})",
+                     f"{fmt_ci(o['ba']['full'])} (n={o['ba']['full']['n']})", fmt_ci(o["averaged"]["full"]),
+                     _diff(gap) if gap["n"] else "—",
+                     f"{_pct(pb['first_slot_rate']['ab'])} / {_pct(pb['first_slot_rate']['ba'])}"])
+    if not rows:
+        return []
+    return ["## Judges: position bias (per-order WAF)", "",
+            "Each presentation order scored alone (on the pairs judged in it), then the dual-order average the audit "
+            "uses. A judge trained in one order only can collapse in the other (the paper's V1 ablation: 30.9 vs "
+            "79.7 WAF). ab − ba is paired (pairs judged in both orders, same resamples); first-slot rate is the share "
+            "of decisions naming option A in each order (100% / 100% is position-locked).", "",
+            markdown_table(["Judge", "Order ab alone", "Order ba alone", "Averaged", "ab − ba [paired CI]",
+                            "First slot ab / ba"], rows), ""]
+
+
+def _comparison_lines(audit: dict) -> list[str]:
+    """Table 3: exact McNemar and the paired WAF-difference CI of every --compare pair."""
+    comps = audit.get("comparisons")
+    if not comps:
+        return []
+    rows = []
+    for c in comps:
+        lm, full = c["slices"]["length_matched"], c["slices"]["full"]
+        rows.append([f"{PROBE_TITLES.get(c['a'], c['a'])} / {PROBE_TITLES.get(c['b'], c['b'])}",
+                     f"{lm['mcnemar']['b']} / {lm['mcnemar']['c']}", fmt_p(lm["mcnemar"]["p"]),
+                     _diff(lm["difference"]),
+                     f"{full['mcnemar']['b']} / {full['mcnemar']['c']}", fmt_p(full["mcnemar"]["p"]),
+                     _diff(full["difference"])])
+    n_lm = comps[0]["slices"]["length_matched"]["n"]
+    return ["## Paired comparisons (Table 3)", "",
+            f"Length-matched slice (n={n_lm}) and full slice. Discordant b / c = pairs only the first / only the "
+            "second predictor gets right (exact two-sided McNemar; tied decisions left out). ΔWAF = WAF(first) − "
+            "WAF(second) with a paired bootstrap 95% CI: both rescored on the same resamples, so the interval is a "
+            "paired test, unlike overlapping marginal CIs.", "",
+            markdown_table(["Comparison", "Discordant (length-m.)", "Exact p", "ΔWAF length-m. [CI]",
+                            "Discordant (full)", "Exact p", "ΔWAF full [CI]"], rows), ""]
+
+
+def _win_rate_lines(audit: dict, figures: dict[str, str]) -> list[str]:
+    """Generator win rates, with mean length and the length-controlled win rate when the audit computed them."""
+    ds = audit["dataset"]
+    lengths, lc = audit.get("lengths"), audit.get("length_controlled")
+    order = sorted(ds["win_rates"].items(), key=lambda kv: -kv[1])
+    if not lengths:
+        rows = [[g, f"{100 * w:.1f}%"] for g, w in order]
+        return ["## Generator win rates", "", markdown_table(["Generator", "Win rate"], rows), "",
+                f"![Generator win rates]({figures['win_rates']})", ""]
+    gens = lengths["generators"]
+    rows = [[g, f"{gens[g]['mean_length']:.0f}", f"{100 * w:.1f}%",
+             _pct(lc["generators"][g]["lc_win_rate"]) if lc and g in lc["generators"] else "n/a"] for g, w in order]
+    w, top = lengths["wordiest"], lengths["most_winning"]
+    verdict = ("and it is also the generator that wins most: length and identity are not separated here"
+               if lengths["wordiest_wins_most"] else
+               f"while {top['generator']} wins most ({_pct(top['win_rate'])}): source identity is not merely "
+               "another name for length")
+    rho = lengths["spearman"]
+    out = ["## Generator win rates and length", "",
+           f"The wordiest generator, **{w['generator']}** (mean {w['mean_length']:.0f} characters), wins "
+           f"**{_pct(w['win_rate'])}** of its binary pairs (rank {w['win_rank']} of {len(gens)}), {verdict}. Win "
+           f"rates span {_pct(lengths['win_rate_span'][0])}–{_pct(lengths['win_rate_span'][1])}"
+           + (f"; Spearman rank correlation of mean length and win rate across generators: {rho:.2f}." if rho
+              is not None else "."), ""]
+    if lc:
+        out += [f"Length-controlled (LC) win rate, as AlpacaEval 2's: a logistic GLM on generator identity and "
+                f"tanh(length difference / {lc['length_scale']:.0f} chars) (length coefficient "
+                f"{lc['length_coefficient']:+.2f}; slot intercept {lc['slot_intercept']:+.2f}; L2 as the probes) is "
+                "refit on the binary pairs and each generator's win rate recomputed over its own pairs with the "
+                "length and slot terms zeroed. A rate that survives length control is not verbosity.", ""]
+    out += [markdown_table(["Generator", "Mean length (chars)", "Win rate", "LC win rate"], rows), "",
+            f"![Generator win rates]({figures['win_rates']})", ""]
+    return out
+
+
+def _consensus_lines(audit: dict) -> list[str]:
+    """Multi-annotator consensus: agreement and every predictor against consensus labels."""
+    c = audit.get("consensus")
+    if not c:
+        return []
+    targets = {"unanimous": "Unanimous pairs", "majority": "Majority vote", "dawid_skene": "Dawid–Skene"}
+    headers = ["Predictor"] + [f"{t} (n={c['targets'][k]['n']})" for k, t in targets.items()]
+    names = list(audit["predictors"])
+    rows = [[PROBE_TITLES.get(n, f"judge: {n}")]
+            + [fmt_ci(c["targets"][k]["predictors"][n]) if "predictors" in c["targets"][k] else "n/a"
+               for k in targets] for n in names]
+    agree = ", ".join(f"{t.lower()} {_pct(c['targets'][k]['agrees_with_dataset_label'])}"
+                      for k, t in targets.items())
+    rp = c["ratings_per_pair"]
+    return ["## Multi-annotator consensus", "",
+            f"{c['n_pairs_annotated']} pairs carry {rp['min']}–{rp['max']} labels each (mean {rp['mean']:.2f}) from "
+            f"{c['n_annotators']} annotators (`{c['file']}`); Fleiss' kappa over a1 / a2 / same: "
+            f"**{fmt(c['fleiss_kappa'], 3)}**. The dataset's label agrees with the consensus on: {agree}. Below, "
+            "every predictor is scored against the consensus label instead of the dataset's single label (binary "
+            "audited pairs whose consensus is a1 or a2; no-consensus and 'same' left out). Dawid–Skene estimates "
+            "each annotator's confusion matrix by EM.", "",
+            markdown_table(headers, rows), ""]
 
 
 def _duplicate_lines(ds: dict) -> list[str]:
@@ -197,5 +319,6 @@ def _judged_only_lines(audit: dict) -> list[str]:
     per_judge = ", ".join(f"{n} {k}" for n, k in jo["per_judge"].items())
     return [f"**Judged-only audit: every number below covers the {jo['n_pairs']} of {jo['n_binary']} binary pairs "
             f"that every judge scored** ({folds}; pairs judged per judge: {per_judge}). The probes were fitted out-of-"
-            "fold on all binary pairs and are scored on the same judged pairs; the source classifier and the controls "
-            "use the whole dataset. Numbers are not comparable with a full audit of the benchmark.", ""]
+            "fold on all binary pairs and are scored on the same judged pairs; the source classifier, the controls, "
+            "generator lengths and length-controlled win rates use the whole dataset. Numbers are not comparable with "
+            "a full audit of the benchmark.", ""]

@@ -7,6 +7,7 @@ bootstrap is one (resamples x items) count matrix, never a Python loop per resam
 from __future__ import annotations
 
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,11 +67,30 @@ def resample_weights(n: int, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTR
     """(n_resamples, n) multiplicities of each item in each resample drawn with replacement.
 
     Resample r takes items ``rng.integers(0, n, size=(n_resamples, n))[r]``; any additive statistic of a resample is
-    then ``weights @ per_item_values``.
+    then ``weights @ per_item_values``. Memory is n_resamples x n; audits use :func:`resample_weight_chunks`.
     """
-    idx = resample_indices(n, n_resamples, seed)
-    flat = idx + n * np.arange(n_resamples)[:, None]
-    return np.bincount(flat.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
+    chunks = list(resample_weight_chunks(n, n_resamples, seed))
+    return np.concatenate(chunks) if chunks else np.zeros((0, n), dtype=np.int64)
+
+
+BOOTSTRAP_CHUNK_ELEMENTS = 1 << 22  # resamples x items drawn at once: 32 MiB per int64 block
+
+
+def resample_weight_chunks(n: int, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                           chunk_elements: int | None = None) -> Iterator[np.ndarray]:
+    """The rows of :func:`resample_weights` in consecutive blocks of at most ``chunk_elements`` cells.
+
+    The blocks are the same draws (one generator, consumed in order: ``integers`` of a (c1 + c2, n) shape equals a
+    (c1, n) draw followed by a (c2, n) draw), so a statistic summed block by block equals the one-matrix result while
+    memory stays bounded by the block size, not by resamples x items.
+    """
+    rng = np.random.default_rng(seed)
+    rows = max(1, (chunk_elements or BOOTSTRAP_CHUNK_ELEMENTS) // max(n, 1))
+    for start in range(0, n_resamples, rows):
+        c = min(rows, n_resamples - start)
+        idx = rng.integers(0, n, size=(c, n)) if n else np.zeros((c, 0), dtype=np.int64)
+        idx += n * np.arange(c)[:, None]
+        yield np.bincount(idx.ravel(), minlength=c * n).reshape(c, n)
 
 
 def resample_indices(n: int, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED) -> np.ndarray:
@@ -125,15 +145,32 @@ def bootstrap_waf(
     resamples whole clusters instead of items, e.g. both presentation orders of a source pair in a dual-order table:
     items of one cluster are not independent, so resampling them separately would make the CI too narrow. Without
     ``clusters`` (or with one cluster per item) the resamples are exactly those of :func:`resample_indices`.
+    Memory is bounded (resamples are drawn in blocks, :func:`resample_weight_chunks`), not resamples x items.
+    """
+    point, samples, n = waf_resamples(y_true, preds, n_resamples, seed, clusters)
+    lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
+    out = []
+    for k in range(point.size):
+        vals = samples[:, k]
+        lo, hi = np.percentile(vals, [lo_q, hi_q]) if vals.size else (np.nan, np.nan)
+        out.append(Estimate(float(point[k]), (float(lo), float(hi)), n, int(samples.shape[0])))
+    return out
+
+
+def waf_resamples(y_true: np.ndarray, preds: np.ndarray, n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED,
+                  clusters: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, int]:
+    """(point WAF (k,), WAF of every kept resample (kept, k), n items) behind :func:`bootstrap_waf`.
+
+    All k predictors are scored on the same resamples, so a difference of two columns is a paired bootstrap of the
+    WAF difference (:func:`paired_waf_difference`).
     """
     y_true = _as_binary("y_true", y_true)
     preds2 = np.atleast_2d(np.asarray(preds))
-    n = y_true.size
+    n, k = y_true.size, len(preds2)
     weights_k = np.stack([confusion_weights(y_true, p) for p in preds2])  # (k, n, 4)
     point = waf_from_confusion(weights_k.sum(axis=1))
     if n == 0 or n_resamples == 0:  # no items, or no CI asked for
-        nan = float("nan")
-        return [Estimate(float(v), (nan, nan), n, 0) for v in point]
+        return point, np.zeros((0, k)), n
     cells = np.concatenate(list(weights_k), axis=1)  # (n, 4k): all predictors in one product
     sizes, positives = np.ones(n), y_true.astype(np.float64)
     if clusters is not None:
@@ -147,17 +184,33 @@ def bootstrap_waf(
         summed = np.zeros((m, cells.shape[1]))
         np.add.at(summed, codes, cells)
         cells = summed
-    weights = resample_weights(sizes.size, n_resamples, seed).astype(np.float64)
-    pos_support, total = weights @ positives, weights @ sizes
-    keep = (pos_support > 0) & (pos_support < total)
+    blocks = []
+    for weights in resample_weight_chunks(sizes.size, n_resamples, seed):
+        weights = weights.astype(np.float64)
+        pos_support, total = weights @ positives, weights @ sizes
+        keep = (pos_support > 0) & (pos_support < total)
+        conf = (weights[keep] @ cells).reshape(int(keep.sum()), k, 4)
+        blocks.append(waf_from_confusion(conf))
+    return point, np.concatenate(blocks), n
+
+
+def paired_waf_difference(y_true: np.ndarray, pred_a: np.ndarray, pred_b: np.ndarray,
+                          n_resamples: int = N_RESAMPLES, seed: int = BOOTSTRAP_SEED, confidence: float = 0.95,
+                          clusters: np.ndarray | None = None) -> dict:
+    """WAF(a) - WAF(b) on the same items with a paired percentile bootstrap CI.
+
+    Both predictors are rescored on every resample (the resamples of :func:`bootstrap_waf`, clusters kept together)
+    and the interval is taken over the per-resample differences, so the pairing of the two predictions on one item is
+    kept. Overlapping marginal CIs are not a paired test; this interval is. Returns ``{value, ci: [lo, hi], n,
+    n_resamples_used}`` (WAF points, percent).
+    """
+    point, samples, n = waf_resamples(y_true, np.stack([np.asarray(pred_a), np.asarray(pred_b)]), n_resamples,
+                                      seed, clusters)
+    diff = samples[:, 0] - samples[:, 1]
     lo_q, hi_q = 50 * (1 - confidence), 50 * (1 + confidence)
-    conf = (weights[keep] @ cells).reshape(int(keep.sum()), len(preds2), 4)
-    out = []
-    for k in range(len(preds2)):
-        vals = waf_from_confusion(conf[:, k])
-        lo, hi = np.percentile(vals, [lo_q, hi_q]) if vals.size else (np.nan, np.nan)
-        out.append(Estimate(float(point[k]), (float(lo), float(hi)), n, int(keep.sum())))
-    return out
+    lo, hi = np.percentile(diff, [lo_q, hi_q]) if diff.size else (np.nan, np.nan)
+    return {"value": float(point[0] - point[1]), "ci": [float(lo), float(hi)], "n": n,
+            "n_resamples_used": int(diff.size)}
 
 
 def mcnemar_exact_p(b: np.ndarray | int, c: np.ndarray | int) -> np.ndarray | float:
@@ -237,8 +290,9 @@ def cluster_ratio_resamples(num: np.ndarray, den: np.ndarray, n_resamples: int =
         point = num.sum(axis=1) / den.sum(axis=1)
         if num.shape[1] == 0 or n_resamples == 0:
             return point, np.full((0, num.shape[0]), np.nan)
-        weights = resample_weights(num.shape[1], n_resamples, seed).astype(np.float64)
-        return point, (weights @ num.T) / (weights @ den.T)
+        blocks = [(w @ num.T) / (w @ den.T) for w in
+                  (w.astype(np.float64) for w in resample_weight_chunks(num.shape[1], n_resamples, seed))]
+        return point, np.concatenate(blocks)
 
 
 def percentile_ci(samples: np.ndarray, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:

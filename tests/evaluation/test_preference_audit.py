@@ -1,9 +1,11 @@
 """The audit on synthetic benchmarks whose findings are known in advance (positive and negative controls)."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from omniaudit.data_builders.preference import SyntheticSpec, build_tables, synthesize
+from omniaudit.errors import InputError
 from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, audit_preference, run_preference_audit
 from omniaudit.io import to_json
 
@@ -368,3 +370,195 @@ def test_copies_of_a_pair_are_resampled_as_one_unit():
     key, _ = bootstrap_clusters(_binary(pairs))
     assert len(key) - len(set(key)) == 3
     assert audit["dataset"]["duplicates"]["exact"] == 3
+
+
+# ------------------------------------------------------------- position bias, Table 3, lengths, consensus (issue 12)
+def _f1(y, pred):
+    from sklearn.metrics import f1_score
+
+    return 100 * f1_score(y, pred, average="weighted", labels=[0, 1], zero_division=0)
+
+
+def test_per_order_waf_of_a_judge_trained_in_one_order(tmp_path):
+    """Right in order ab, always the first slot in order ba (a2 there): each order scored alone, by hand."""
+    from omniaudit.evaluation.stats import resample_indices
+
+    pairs = _pairs()["pairs"]
+    binary = _binary(pairs)
+    n = len(binary)
+    judge = _write_judge(tmp_path / "one_order.csv", binary, binary["preference"].tolist(), ["a2"] * n)
+    audit, table = audit_preference(pairs, PreferenceAuditConfig(n_resamples=300, source_classifier=False,
+                                                                 controls=False, judges=[judge]))
+    y = (binary["preference"] == "a1").to_numpy(int)
+    pb = audit["judges"]["one_order"]["position_bias"]
+    assert pb["orders"]["ab"]["full"]["waf"] == 100.0 and pb["orders"]["ab"]["full"]["n"] == n
+    assert pb["orders"]["ba"]["full"]["waf"] == pytest.approx(_f1(y, np.zeros(n, int)), abs=1e-9)
+    assert pb["orders"]["averaged"]["full"] == {k: audit["predictors"]["one_order"]["full"][k]
+                                                for k in ("waf", "ci", "n")}
+    assert pb["first_slot_rate"] == {"ab": pytest.approx(y.mean()), "ba": 1.0}
+    lm = binary["length_matched"].to_numpy(bool)
+    assert pb["orders"]["ba"]["length_matched"]["waf"] == pytest.approx(_f1(y[lm], np.zeros(lm.sum(), int)))
+    # the ab - ba gap: paired over the same resamples
+    gap = pb["ab_minus_ba"]["full"]
+    diffs = [100 - _f1(y[i], np.zeros(n, int)) for i in resample_indices(n, 300, 0) if 0 < y[i].sum() < n]
+    assert gap["value"] == pytest.approx(100 - _f1(y, np.zeros(n, int)))
+    assert gap["ci"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])), abs=1e-9)
+    assert table["p_a1_ba__one_order"].eq(0.0).all() and table["p_a1_ab__one_order"].eq(y).all()
+    # a judge given in one order only has no ba score and no paired gap
+    ab_only = _write_judge(tmp_path / "ab_only.csv", binary, binary["preference"].tolist())
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(n_resamples=50, source_classifier=False,
+                                                             controls=False, judges=[ab_only]))
+    pb = audit["judges"]["ab_only"]["position_bias"]
+    assert pb["n_pairs"] == {"ab": n, "ba": 0} and pb["ab_minus_ba"]["full"]["n"] == 0
+
+
+def _table3_judges(tmp_path, binary, b_count, c_count):
+    """Two judges (ab only) that disagree on exactly b + c length-matched pairs: A alone right on b, B alone on c."""
+    gold = binary["preference"].to_numpy()
+    wrong = np.where(gold == "a1", "a2", "a1")
+    lm = np.flatnonzero(binary["length_matched"].to_numpy(bool))
+    assert lm.size > b_count + c_count
+    a, b = gold.copy(), gold.copy()
+    b[lm[:b_count]] = wrong[lm[:b_count]]
+    a[lm[b_count:b_count + c_count]] = wrong[lm[b_count:b_count + c_count]]
+    return (_write_judge(tmp_path / "A.csv", binary, a.tolist()), _write_judge(tmp_path / "B.csv", binary, b.tolist()),
+            a, b)
+
+
+def test_several_comparisons_in_one_run_reproduce_table3_with_paired_cis(tmp_path):
+    from omniaudit.evaluation.stats import resample_indices
+
+    pairs = _pairs(SyntheticSpec(n_pairs=900, seed=3))["pairs"]
+    binary = _binary(pairs)
+    file_a, file_b, a, b = _table3_judges(tmp_path, binary, 38, 37)  # Table 3, first row: 38 / 37, p = 1.00
+    config = PreferenceAuditConfig(n_resamples=300, source_classifier=False, controls=False,
+                                   judges=[f"text={file_a}", f"omni={file_b}"],
+                                   compare=["text:omni", "omni:generator_lr"])
+    audit, table = audit_preference(pairs, config)
+    assert [(c["a"], c["b"]) for c in audit["comparisons"]] == [("text", "omni"), ("omni", "generator_lr")]
+    lm = audit["comparisons"][0]["slices"]["length_matched"]
+    assert (lm["mcnemar"]["b"], lm["mcnemar"]["c"]) == (38, 37) and round(lm["mcnemar"]["p"], 2) == 1.00
+    full = audit["comparisons"][0]["slices"]["full"]
+    assert (full["mcnemar"]["b"], full["mcnemar"]["c"]) == (38, 37)  # they agree off the length-matched slice
+    # the paired WAF difference and its CI, by hand over the same resamples of the length-matched slice
+    mask = binary["length_matched"].to_numpy(bool)
+    y = (binary["preference"] == "a1").to_numpy(int)[mask]
+    pa, pb = (a[mask] == "a1").astype(int), (b[mask] == "a1").astype(int)
+    diffs = [_f1(y[i], pa[i]) - _f1(y[i], pb[i]) for i in resample_indices(mask.sum(), 300, 0)
+             if 0 < y[i].sum() < y.size]
+    assert lm["difference"]["value"] == pytest.approx(_f1(y, pa) - _f1(y, pb), abs=1e-9)
+    assert lm["difference"]["ci"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])), abs=1e-9)
+    assert lm["difference"]["ci"][0] < 0 < lm["difference"]["ci"][1]  # balanced gains and losses: no paired gain
+    # the second comparison pairs a judge with a probe (McNemar against the probe's out-of-fold decisions)
+    probe = (table["pred__generator_lr"] == "a1").to_numpy()[mask]
+    right_a, right_p = pb == y, probe == y
+    second = audit["comparisons"][1]["slices"]["length_matched"]["mcnemar"]
+    assert (second["b"], second["c"]) == (int((right_a & ~right_p).sum()), int((~right_a & right_p).sum()))
+    report = run_preference_audit(tmp_path / "out", spec=SyntheticSpec(n_pairs=900, seed=3), config=config)
+    text = (report / "report.md").read_text()
+    assert "## Paired comparisons (Table 3)" in text and "| text / omni | 38 / 37 | 1.000 |" in text
+    with pytest.raises(InputError, match="unknown predictor 'nobody'"):
+        audit_preference(pairs, PreferenceAuditConfig(**{**config.__dict__, "compare": ["text:nobody"]}))
+    with pytest.raises(InputError, match="A:B"):
+        audit_preference(pairs, PreferenceAuditConfig(**{**config.__dict__, "compare": ["text-omni"]}))
+
+
+def test_generator_lengths_and_lc_win_rates_in_the_audit(planted):
+    audit, _ = planted
+    lengths, lc = audit["lengths"], audit["length_controlled"]
+    win = audit["dataset"]["win_rates"]
+    assert {g: v["win_rate"] for g, v in lengths["generators"].items()} == win
+    wordiest = max(lengths["generators"], key=lambda g: lengths["generators"][g]["mean_length"])
+    assert lengths["wordiest"]["generator"] == wordiest
+    assert lengths["wordiest_wins_most"] == (wordiest == max(win, key=win.get))
+    for g, v in lc["generators"].items():
+        assert v["win_rate"] == pytest.approx(win[g])  # same binary pairs, same raw rate
+        assert 0 < v["lc_win_rate"] < 1
+
+
+def test_lengths_in_the_audit_by_hand():
+    pairs = _pairs()["pairs"]
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(n_resamples=0, source_classifier=False, controls=False))
+    both = pd.concat([pairs[["model1", "len1"]].set_axis(["g", "len"], axis=1),
+                      pairs[["model2", "len2"]].set_axis(["g", "len"], axis=1)])
+    expected = both.groupby("g")["len"].mean()
+    got = {g: v["mean_length"] for g, v in audit["lengths"]["generators"].items()}
+    assert got == pytest.approx(expected.to_dict())
+    report = _report_text(audit)
+    assert "The wordiest generator, **" in report and "LC win rate" in report
+
+
+def _report_text(audit):
+    from omniaudit.evaluation.report import preference_report
+
+    return preference_report(audit, {"full_vs_counter": "a.png", "win_rates": "b.png"}, "test")
+
+
+def test_consensus_scores_predictors_against_annotators(tmp_path):
+    """Three annotators: r1 = the dataset label, r2 = the label on even rows and flipped on odd rows, r3 = always a1.
+    Majority, unanimity and the dataset label's agreement follow by hand."""
+    pairs = _pairs()["pairs"]
+    binary = _binary(pairs)
+    gold = binary["preference"].to_numpy()
+    flipped = np.where(gold == "a1", "a2", "a1")
+    r2 = np.where(np.arange(len(gold)) % 2 == 0, gold, flipped)
+    rows = [{"name": nm, "annotator": who, "label": lab} for who, labels in (("r1", gold), ("r2", r2),
+                                                                            ("r3", ["a1"] * len(gold)))
+            for nm, lab in zip(binary["name"], labels, strict=True)]
+    ann = tmp_path / "annotations.csv"
+    pd.DataFrame(rows).to_csv(ann, index=False)
+    truth = _write_judge(tmp_path / "dataset_label.csv", binary, gold.tolist())
+    audit, _ = audit_preference(pairs, PreferenceAuditConfig(n_resamples=100, source_classifier=False,
+                                                             controls=False, annotations=ann, judges=[truth]))
+    c = audit["consensus"]
+    even = np.arange(len(gold)) % 2 == 0
+    unanimous = even & (gold == "a1")  # all three say a1
+    majority = np.where(gold == r2, gold, "a1")  # r1 and r2 agree, else r3 (a1) breaks the tie
+    assert c["n_annotators"] == 3 and c["n_pairs_annotated"] == len(gold)
+    assert c["targets"]["unanimous"]["n"] == int(unanimous.sum())
+    assert c["targets"]["majority"]["n"] == len(gold)
+    assert c["targets"]["majority"]["agrees_with_dataset_label"] == pytest.approx(np.mean(majority == gold))
+    y_major = (majority == "a1").astype(int)
+    assert c["targets"]["majority"]["predictors"]["dataset_label"]["waf"] == pytest.approx(
+        _f1(y_major, (gold == "a1").astype(int)))
+    assert c["annotators"]["r1"]["agrees_with_majority"] == pytest.approx(np.mean(majority == gold))
+    codes = np.stack([np.where(lab == "a1", 0, 1) for lab in (gold, r2, np.array(["a1"] * len(gold)))], axis=1)
+    from omniaudit.evaluation.consensus import counts_per_item, fleiss_kappa
+
+    assert c["fleiss_kappa"] == pytest.approx(fleiss_kappa(counts_per_item(codes)))
+    assert "## Multi-annotator consensus" in _report_text(audit)
+
+
+def test_cli_compare_annotations_and_odin(tmp_path, capsys, emoprefer_csv, small_raw):
+    import json
+
+    from omniaudit.cli import main
+
+    binary = small_raw[small_raw["preference"] != "same"].reset_index(drop=True)
+    judge = _write_judge(tmp_path / "judge.csv", binary, binary["preference"].tolist(),
+                         binary["preference"].tolist())
+    ann = tmp_path / "ann.csv"
+    pd.DataFrame([{"name": nm, "annotator": r, "label": lab} for r in ("x", "y")
+                  for nm, lab in zip(binary["name"], binary["preference"], strict=True)]).to_csv(ann, index=False)
+    run = tmp_path / "odin_run"
+    run.mkdir()
+    (run / "odin_metrics.json").write_text(json.dumps({"folds": {"fold0": {"rho_content_length": -0.2},
+                                                                 "fold1": {"rho_content_length": 0.4}},
+                                                       "lambda_dec": 1.0}))
+    fast = ["--n-resamples", "50", "--no-source-classifier", "--no-controls"]
+    out = tmp_path / "out"
+    assert main(["audit", "preference", "--data", str(emoprefer_csv), *fast, "--judges", f"J={judge}",
+                 "--compare", "J:generator_lr", "length_lr:winrate_rule", "--annotations", str(ann),
+                 "--odin", str(run), "--out", str(out)]) == 0
+    audit = json.loads((out / "audit.json").read_text())
+    assert len(audit["comparisons"]) == 2 and audit["consensus"]["fleiss_kappa"] == pytest.approx(1.0)
+    assert audit["odin"]["runs"]["lambda=1"]["correlations"]["rho_content_length"]["mean"] == pytest.approx(0.3)
+    assert audit["judges"]["J"]["position_bias"]["orders"]["ab"]["full"]["waf"] == 100.0
+    assert (out / "fig2a_odin_correlations.png").is_file()
+    report = (out / "report.md").read_text()
+    for section in ("position bias (per-order WAF)", "Paired comparisons", "Multi-annotator consensus",
+                    "ODIN head-confound correlations", "Generator win rates and length"):
+        assert section in report, section
+    assert main(["audit", "preference", "--data", str(emoprefer_csv), *fast, "--compare", "length_lr",
+                 "--out", str(tmp_path / "bad")]) == 2
+    assert "A:B" in capsys.readouterr().err

@@ -95,3 +95,53 @@ def test_prior_following_ignores_abstentions():
 
 def test_decide_threshold():
     assert stats.decide(np.array([0.49, 0.5, 0.51])).tolist() == [0, 1, 1]
+
+
+# ------------------------------------------------------------------ bounded-memory bootstrap, paired WAF difference
+@pytest.mark.parametrize(("n", "chunk"), [(37, 100), (150, 1), (150, 151), (5, 10**9)])
+def test_resample_weight_chunks_are_the_one_matrix_draws(n, chunk):
+    full = np.stack([np.bincount(i, minlength=n) for i in stats.resample_indices(n, 333, seed=4)])
+    blocks = list(stats.resample_weight_chunks(n, 333, seed=4, chunk_elements=chunk))
+    assert all(b.size <= max(chunk, n) for b in blocks)
+    np.testing.assert_array_equal(np.concatenate(blocks), full)
+    np.testing.assert_array_equal(stats.resample_weights(n, 333, seed=4), full)
+
+
+def test_chunked_bootstrap_is_unchanged_by_the_block_size(monkeypatch):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 400)
+    preds = np.stack([rng.integers(0, 2, 400), np.where(rng.random(400) < 0.1, 0.5, y)])
+    clusters = rng.integers(0, 150, 400)
+    whole = stats.bootstrap_waf(y, preds, 500, seed=2, clusters=clusters)
+    monkeypatch.setattr(stats, "BOOTSTRAP_CHUNK_ELEMENTS", 1000)  # 6 resamples of 150 clusters per block
+    assert stats.bootstrap_waf(y, preds, 500, seed=2, clusters=clusters) == whole
+
+
+def test_paired_waf_difference_equals_a_loop_over_the_same_resamples():
+    rng = np.random.default_rng(6)
+    y = rng.integers(0, 2, 120)
+    a = np.where(rng.random(120) < 0.75, y, 1 - y)
+    b = np.where(rng.random(120) < 0.65, y, 1 - y)
+    out = stats.paired_waf_difference(y, a, b, n_resamples=300, seed=8)
+    f1 = lambda yy, pp: 100 * f1_score(yy, pp, average="weighted", labels=[0, 1], zero_division=0)  # noqa: E731
+    diffs = [f1(y[i], a[i]) - f1(y[i], b[i]) for i in stats.resample_indices(120, 300, seed=8) if 0 < y[i].sum() < 120]
+    assert out["value"] == pytest.approx(f1(y, a) - f1(y, b), abs=1e-12)
+    assert out["ci"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])), abs=1e-9)
+    assert out["n_resamples_used"] == len(diffs) and out["n"] == 120
+    # a predictor against itself: zero, with a zero-width interval
+    same = stats.paired_waf_difference(y, a, a, n_resamples=100)
+    assert same["value"] == 0.0 and same["ci"] == [0.0, 0.0]
+
+
+def test_paired_interval_is_narrower_than_marginal_intervals_suggest():
+    # two judges that agree on most items: their marginal CIs overlap widely, the paired CI of the gap does not
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 600)
+    a = np.where(rng.random(600) < 0.8, y, 1 - y)
+    b = a.copy()
+    flip = np.flatnonzero(a == y)[:30]  # b loses 30 items a gets right
+    b[flip] = 1 - b[flip]
+    ea, eb = stats.bootstrap_waf(y, np.stack([a, b]), 1000, seed=0)
+    assert ea.ci[0] < eb.ci[1]  # marginal intervals overlap
+    diff = stats.paired_waf_difference(y, a, b, 1000, seed=0)
+    assert diff["ci"][0] > 0  # the paired interval excludes 0
