@@ -26,9 +26,16 @@ PLACEHOLDERS = {"audio": "audio_token", "image": "image_token", "video": "video_
 
 @dataclass(frozen=True)
 class ProbeConfig:
-    depth_range: tuple[float, float] = (0.25, 0.75)
+    depth_range: tuple[float, float] = (0.25, 0.75)  # relative depths (layer / (L - 1)) averaged into H_mid
     n_resamples: int = 2000
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        lo, hi = (float(v) for v in self.depth_range)
+        if not 0.0 <= lo <= hi <= 1.0:
+            raise InputError("expected a depth range 0 <= LOW <= HIGH <= 1 (relative depth: layer / (L - 1))",
+                             value=list(self.depth_range))
+        object.__setattr__(self, "depth_range", (lo, hi))
 
 
 def entropy(alpha: np.ndarray) -> np.ndarray:
@@ -71,11 +78,38 @@ def layer_masses(attentions, masks: dict, query: int = -1) -> dict[str, np.ndarr
     return {m: rows[:, mask[0].cpu().numpy()].sum(axis=1) for m, mask in masks.items()} | {"total": rows.sum(axis=1)}
 
 
-def mid_layer_mean(per_layer: np.ndarray, depth_range: tuple[float, float]) -> float:
-    n = len(per_layer)
-    depth = np.arange(n) / max(n - 1, 1)
-    keep = (depth >= depth_range[0]) & (depth <= depth_range[1])
-    return float(np.mean(per_layer[keep] if keep.any() else per_layer))
+def mid_layers(n_layers: int, depth_range: tuple[float, float], model: str = "the model") -> np.ndarray:
+    """Which of ``n_layers`` layers lie in ``depth_range`` (relative depth layer / (L - 1), both ends included).
+
+    A range holding no layer is an error, never a silent fallback to all layers: a model with few layers (2 layers
+    sit at depths 0 and 1) cannot give a mid-layer entropy for the default 0.25-0.75."""
+    depth = np.arange(n_layers) / max(n_layers - 1, 1)
+    keep = (depth >= depth_range[0] - 1e-12) & (depth <= depth_range[1] + 1e-12)
+    if not keep.any():
+        raise InputError(f"{model} has {n_layers} layer(s) at relative depths {np.round(depth, 3).tolist()}: none "
+                         f"lies in the depth range {list(depth_range)}, so it has no mid-layer entropy; give a range "
+                         f"that holds at least one of its layers (--depth-range LOW HIGH)")
+    return keep
+
+
+def mid_layer_mean(per_layer: np.ndarray, depth_range: tuple[float, float], model: str = "the model") -> float:
+    """Mean of a per-layer value over the layers in ``depth_range`` (see ``mid_layers``)."""
+    per_layer = np.asarray(per_layer, float)
+    return float(per_layer[mid_layers(len(per_layer), depth_range, model)].mean())
+
+
+def commit_depth(per_layer_entropy: np.ndarray) -> float:
+    """Relative depth (layer / (L - 1)) of the entropy minimum: where the model commits to its narrowest attention
+    over the modalities (C3PO §4.2: audio-bypass models commit at 0.11-0.31, Gemma-3n at 0.54-0.57). The first
+    layer wins a tie."""
+    h = np.asarray(per_layer_entropy, float)
+    return float(np.argmin(h) / max(len(h) - 1, 1))
+
+
+def n_layers(model) -> int:
+    """The language model's layer count (the attentions a forward pass returns)."""
+    config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
+    return int(config.num_hidden_layers)
 
 
 class AttentionProbe:
@@ -94,8 +128,15 @@ class AttentionProbe:
             raise InputError(f"cannot load a multimodal model with eager attention: {exc}", file=model_path) from exc
         # full Qwen-Omni checkpoints load as talker + thinker; the thinker is the model that reads the inputs
         self.model = getattr(model, "thinker", model).to(device).eval()
+        self.n_layers = n_layers(self.model)
+        mid_layers(self.n_layers, config.depth_range, self.path)  # too few layers for the range: fail now
 
-    def sample(self, sample_id: str, question: str, image: bytes | None, audio: bytes | None) -> dict:
+    def sample(self, sample_id: str, question: str, image: bytes | None, audio: bytes | None,
+               system: str | None = None) -> dict:
+        """The routing of one sample: ``alpha`` (L, 3) over text / audio / image, per-layer ``entropy``, ``h_mid``,
+        ``alpha_mean`` (alpha averaged over all layers; a modality the sample lacks is NaN), ``commit_depth`` and
+        ``modalities`` (the sample's modality set, e.g. ``text+image``). ``question`` and ``system`` are the texts
+        the model is asked with (the graded item's ``prompt`` and ``system``)."""
         import torch
         from PIL import Image
 
@@ -112,20 +153,26 @@ class AttentionProbe:
             kwargs.update(audio=[decode(audio, rate)])
             present.append("audio")
         content.append({"type": "text", "text": question})
-        text = self.processor.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
-                                                  add_generation_prompt=True)
+        messages = ([{"role": "system", "content": [{"type": "text", "text": system}]}] if system else []) + [
+            {"role": "user", "content": content}]
+        text = self.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
         inputs = self.processor(text=[text], return_tensors="pt", **kwargs).to(self.model.device)
         masks = span_masks(inputs["input_ids"], self.processor.tokenizer, present, self.path, self.processor)
         with torch.no_grad():
             out = self.model(**inputs, output_attentions=True)
         if not out.attentions:
             raise InputError(f"{self.path} returned no attentions for sample '{sample_id}' (eager attention needed)")
+        if len(out.attentions) != self.n_layers:
+            raise InputError(f"{self.path}: {len(out.attentions)} attention maps for {self.n_layers} layers")
         masses = layer_masses(out.attentions, masks)
         three = np.stack([masses.get(m, np.zeros_like(masses["total"])) for m in MODALITIES], axis=1)  # (L, 3)
         alpha = three / three.sum(axis=1, keepdims=True)
         h = entropy(alpha)
+        mean = {m: float(alpha[:, k].mean()) if m == "text" or m in present else float("nan")
+                for k, m in enumerate(MODALITIES)}
         return {"id": sample_id, "alpha": alpha, "entropy": h, "masses": masses,
-                "h_mid": mid_layer_mean(h, self.config.depth_range)}
+                "h_mid": mid_layer_mean(h, self.config.depth_range, self.path), "alpha_mean": mean,
+                "commit_depth": commit_depth(h), "modalities": "+".join(["text", *sorted(present)])}
 
 
 def entropy_gap(h_mid: np.ndarray, correct: np.ndarray, n_resamples: int = 2000, seed: int = 0) -> dict:
@@ -184,4 +231,50 @@ def entropy_gaps(h_mid: dict[str, np.ndarray], correct: dict[str, np.ndarray], c
     out["pooled_z_by_category"] = {
         c: pooled_gap({m: (h[category == c], o[category == c]) for m, (h, o) in per_model.items()}, n_resamples,
                       seed) for c in sorted(set(category))}
+    return out
+
+
+def routing_tables(frame, n_resamples: int = 2000, seed: int = 0) -> dict:
+    """C3PO's routing analyses from per-sample probe results, per model.
+
+    ``frame`` (pandas): one row per model and sample with ``model``, ``category`` (IC / CC), ``tier``,
+    ``modalities`` (``text+image``, ``text+audio``, ``text+audio+image``), ``correct``, ``h_mid``, ``commit_depth``
+    and ``alpha_text`` / ``alpha_audio`` / ``alpha_image`` (alpha averaged over layers; NaN where the sample lacks
+    the modality). Per model:
+
+    - ``alpha_by_tier``: tier -> modality -> mean alpha over the samples that hold the modality (Fig. 5 / 9);
+    - ``delta_alpha_cc_ic_by_tier``: tier -> modality -> mean alpha(CC) - mean alpha(IC) (Fig. 9; None where a
+      category has no sample);
+    - ``h_mid_correct_by_category``: mean H_mid over the samples the model answered right, per category (Table 11);
+    - ``commit_depth``: mean relative depth of the entropy minimum, overall and per category;
+    - ``entropy_gap_by_modality_set``: dH per modality set with its bootstrap CI (``entropy_gap``), beside the
+      set's ceiling ``max_bits`` = log2(number of modalities): an image-only sample's H is at most 1 bit, an
+      image + audio one's log2 3, so sets are never mixed in one gap.
+    """
+    import pandas as pd
+
+    def mean(values) -> float | None:
+        values = pd.Series(values, dtype=float).dropna()
+        return float(values.mean()) if len(values) else None
+
+    out = {}
+    for model, g in frame.groupby("model", sort=False):
+        alpha, delta = {}, {}
+        for tier, t in g.groupby("tier", sort=True):
+            alpha[str(tier)] = {m: mean(t[f"alpha_{m}"]) for m in MODALITIES}
+            cc, ic = t[t["category"] == "CC"], t[t["category"] == "IC"]
+            delta[str(tier)] = {m: (None if mean(cc[f"alpha_{m}"]) is None or mean(ic[f"alpha_{m}"]) is None
+                                    else mean(cc[f"alpha_{m}"]) - mean(ic[f"alpha_{m}"])) for m in MODALITIES}
+        ok = g["correct"].astype(bool)
+        sets = {}
+        for name, s in g.groupby("modalities", sort=True):
+            gap = entropy_gap(s["h_mid"].to_numpy(float), s["correct"].to_numpy(bool), n_resamples, seed)
+            sets[name] = gap | {"max_bits": float(np.log2(len(name.split("+"))))}
+        out[model] = {
+            "alpha_by_tier": alpha, "delta_alpha_cc_ic_by_tier": delta,
+            "h_mid_correct_by_category": {c: mean(g.loc[ok & (g["category"] == c), "h_mid"])
+                                          for c in sorted(g["category"].unique())},
+            "commit_depth": {"overall": mean(g["commit_depth"]),
+                             "by_category": {c: mean(s["commit_depth"]) for c, s in g.groupby("category", sort=True)}},
+            "entropy_gap_by_modality_set": sets}
     return out

@@ -71,3 +71,68 @@ def rates_by_template(table: pd.DataFrame) -> dict:
 
     return {"overall": rates(table), "by_template": {t: rates(g) for t, g in table.groupby("template_name",
                                                                                           sort=True)}}
+
+
+CLASSIFIED = ("text_dominance", "audio_dominance", "image_dominance", "video_dominance", "incomplete_fusion")
+
+
+def _shares(modes: pd.Series) -> dict:
+    """Shares of each classified mode among the classified failures (dominance + incomplete fusion; unanswered and
+    unclassified failures say nothing about fusion and are left out), and the dominance share (their sum)."""
+    modes = modes[modes.isin(CLASSIFIED)]
+    n = len(modes)
+    shares = {m: float((modes == m).sum() / n) for m in CLASSIFIED} if n else {m: None for m in CLASSIFIED}
+    dominance = float(modes.str.endswith("_dominance").sum() / n) if n else None
+    return {"n_classified": n, "shares": shares, "dominance_share": dominance}
+
+
+def cohort_decomposition(per_model: dict[str, pd.DataFrame]) -> dict:
+    """Failure decomposition across models (C3PO Table 12 and the 86-95% dominance statistic).
+
+    ``per_model``: model -> its failed samples (``template_name``, ``mode``; its runs pooled). Per model, overall and
+    per template, each mode's share of the *classified* failures (the four dominance modes + incomplete fusion) and
+    the dominance share (their dominance part). ``combined``: the mean over models of those shares (each model
+    weighs the same, as the paper's cohort average; a model without a classified failure on a template is left out
+    of that template's mean, ``n_models`` says how many count).
+    """
+    models = {m: {"overall": _shares(t["mode"]),
+                  "by_template": {name: _shares(g["mode"]) for name, g in t.groupby("template_name", sort=True)}}
+              for m, t in per_model.items()}
+
+    def mean_over(entries: list[dict]) -> dict:
+        entries = [e for e in entries if e["n_classified"]]
+        if not entries:
+            return {"n_models": 0, "shares": {m: None for m in CLASSIFIED}, "dominance_share": None}
+        return {"n_models": len(entries),
+                "shares": {m: float(sum(e["shares"][m] for e in entries) / len(entries)) for m in CLASSIFIED},
+                "dominance_share": float(sum(e["dominance_share"] for e in entries) / len(entries))}
+
+    templates = sorted({t for v in models.values() for t in v["by_template"]})
+    combined = {"overall": mean_over([v["overall"] for v in models.values()]),
+                "by_template": {t: mean_over([v["by_template"][t] for v in models.values() if t in v["by_template"]])
+                                for t in templates}}
+    return {"models": models, "combined": combined}
+
+
+def stability_floor(answers: dict[str, pd.Series], failed: dict[str, set]) -> dict:
+    """How often re-running the *full* input (sampling on) alone moves a wrong answer: the noise floor of a
+    "removing modality m moved the answer" call.
+
+    ``answers``: run -> the run's answers to the samples (Series indexed by sample id); ``failed``: run -> the ids it
+    got wrong. For every run i, every sample it failed and every other run j of the same model, the pair counts as
+    moved when run j's answer to the same full input differs after the grading normalisation. ``floor`` = moved
+    pairs / pairs (None with fewer than two runs). A dominance / incomplete-fusion share is only read as modality
+    dependence where the ablations move answers clearly more often than this floor.
+    """
+    runs = list(answers)
+    moved = pairs = 0
+    for i in runs:
+        for j in runs:
+            if i == j:
+                continue
+            for sid in failed.get(i, set()):
+                if sid in answers[j].index:
+                    pairs += 1
+                    moved += normalize(str(answers[i][sid])) != normalize(str(answers[j][sid]))
+    return {"floor": float(moved / pairs) if pairs else None, "n_pairs": pairs, "n_moved": moved,
+            "n_runs": len(runs)}

@@ -151,14 +151,17 @@ def unparsed_verdicts(graded: pd.DataFrame) -> int:
 
 
 def accuracy_table(graded_runs: list[pd.DataFrame]) -> dict:
-    """Accuracy (percent) overall and by template, category and tier: mean and sd over the inference runs."""
+    """Accuracy (percent) overall and by template, category, tier and category x tier (``IC/T2``; C3PO Table 3):
+    mean and sd over the inference runs."""
     def summarize(values: list[float]) -> dict:
         s = pd.Series(values, dtype=float)
         return {"mean": float(s.mean()), "sd": float(s.std(ddof=1)) if len(s) > 1 else 0.0, "runs": len(s)}
 
     out = {"overall": summarize([100 * g["correct"].mean() for g in graded_runs])}
-    for key, column in (("by_template", "template_name"), ("by_category", "category"), ("by_tier", "tier")):
-        groups = sorted({str(v) for g in graded_runs for v in g[column]})
+    keyed = [g.assign(category_tier=g["category"].astype(str) + "/T" + g["tier"].astype(str)) for g in graded_runs]
+    for key, column in (("by_template", "template_name"), ("by_category", "category"), ("by_tier", "tier"),
+                        ("by_category_tier", "category_tier")):
+        groups = sorted({str(v) for g in keyed for v in g[column]})
         out[key] = {grp: summarize([100 * g.loc[g[column].astype(str) == grp, "correct"].mean()
-                                    for g in graded_runs]) for grp in groups}
+                                    for g in keyed]) for grp in groups}
     return out

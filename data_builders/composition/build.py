@@ -56,6 +56,7 @@ class CompositionBuildOptions:
     target: int = 25  # per category x difficulty bucket
     seed: int = 0
     templates: str | None = None  # table of known templates (template_id, template_name[, category]); None: any
+    min_confidence: int = 1  # lowest generation_confidence (1-5) kept
 
 
 def features(ablations: bool) -> object:
@@ -205,12 +206,16 @@ def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = 
         else:
             samples_path, source = Path(samples), str(samples)
         table = read_samples(samples_path, options.templates)
-        chosen = select(table, options.target, options.seed)
+        chosen = select(table, options.target, options.seed, options.min_confidence)
         if chosen.empty:
-            raise InputError("no sample is auditor-accepted with a difficulty score", file=samples_path)
+            raise InputError(f"no sample is auditor-accepted with a difficulty score, a passed self-audit and a "
+                             f"generation confidence >= {options.min_confidence}", file=samples_path)
         rows, ablation_rows = sample_rows(chosen, Path(tmp), samples_path)
         summary = {
             "read": len(table), "accepted": int((table["auditor_decision"] == "ACCEPT").sum()),
+            "min_confidence": options.min_confidence,
+            "below_min_confidence": int((table["generation_confidence"] < options.min_confidence).sum()),
+            "self_audit_failed": int((~table["self_audit_passed"]).sum()),
             "selected": len(chosen), "ablations": len(ablation_rows),
             "per_bucket": {f"{c}/bucket {b}": int(n) for (c, b), n in chosen.groupby(["category", "bucket"]).size()
                            .items()},

@@ -5,6 +5,8 @@ composition, CC: counterfactual conflict), ``tier`` (1-4, the number of grounded
 ``audio`` / ``image`` (any non-empty subset; paths relative to the samples file or absolute), ``question``,
 ``answer``, ``evidence_modality``, ``generation_confidence`` (1-5), ``auditor_decision`` (ACCEPT / REJECT),
 ``difficulty`` (1-10, or -1 when the media are too poor to judge). Empty media cells (None / NaN / "") are absent.
+Optional: the generator's ``self_audit`` (an object, or flat columns, of ``mute_test_passed``, ``blind_test_passed``,
+``prior_test_passed``, ``ambiguity_check_passed``); a sample with a false flag is never selected.
 
 Refused, naming the row: for a selectable sample (accepted, difficulty not -1), a media file that is not what its
 column says or does not decode (``media_check``; a missing file is refused for every row) or a tier above the
@@ -17,6 +19,7 @@ table (``template_id, template_name[, category]``), any template it does not lis
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +38,7 @@ BUCKET_EDGES = (2.5, 5.0, 7.5)  # buckets 1: < 2.5, 2: 2.5-4.9, 3: 5.0-7.4, 4: >
 KNOWN_TEMPLATES = {"CausalMisattribution": "CC", "DisclaimedEvidence": "CC", "AcousticSceneMismatch": "CC",
                    "QuantitativeFabrication": "CC", "ProcedureVsEvidence": "CC", "InstructionalGapDetection": "IC",
                    "SpokenSelectorCount": "IC", "SpokenPositionColour": "IC", "ContradictedCount": "CC"}
+SELF_AUDIT = ("mute_test_passed", "blind_test_passed", "prior_test_passed", "ambiguity_check_passed")
 PAPER_TEMPLATE_ID = r"^([DC])_T\d+_\d+$"  # D_T1_001 (dispersal: IC), C_T2_004 (counterfactual: CC)
 
 
@@ -162,6 +166,7 @@ def read_samples(path: str | Path, templates: str | Path | pd.DataFrame | None =
     fail_at(difficulty != difficulty.round(), "expected an integer difficulty (the auditor's score)", path, rows,
             "difficulty", raw["difficulty"])
     out["difficulty"] = difficulty.astype(int)
+    out["self_audit_passed"] = _self_audit(raw, path, rows)
     given = {m: [media_path(v) for v in (raw[m] if m in raw.columns else [None] * len(raw))] for m in MEDIA}
     for m in MEDIA:
         # object dtype: pandas 3 would infer its string dtype and turn an absent medium (None) into NaN
@@ -198,10 +203,64 @@ def read_samples(path: str | Path, templates: str | Path | pd.DataFrame | None =
     return out
 
 
-def select(samples: pd.DataFrame, target: int = 25, seed: int = 0) -> pd.DataFrame:
-    """Auditor-accepted, gradable samples; per category x difficulty bucket up to ``target``, drawn round-robin over
+def _flag(value) -> bool | None:
+    """A self-audit flag: True / False (bools, "true" / "false", 1 / 0), None when absent, else ValueError."""
+    if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and
+                                                                         not value.strip()):
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("true", "1", "1.0", "yes"):
+        return True
+    if text in ("false", "0", "0.0", "no"):
+        return False
+    raise ValueError(value)
+
+
+def _self_audit(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.Series:
+    """Whether the generator's self-audit passed every check (C3PO appendix: ``self_audit`` with
+    ``mute_test_passed``, ``blind_test_passed``, ``prior_test_passed``, ``ambiguity_check_passed``), read from a
+    ``self_audit`` object (JSON text or dict) or from flat columns of those names; True where none is given."""
+    passed = []
+    for i, r in enumerate(rows):
+        flags = {}
+        cell = raw.at[i, "self_audit"] if "self_audit" in raw.columns else ""
+        if isinstance(cell, str) and cell.strip():
+            try:
+                cell = json.loads(cell)
+            except ValueError:
+                cell = None
+            if not isinstance(cell, dict):
+                raise InputError("expected the generator's self-audit as a JSON object of *_passed flags", file=path,
+                                 row=r, column="self_audit", value=raw.at[i, "self_audit"])
+        if isinstance(cell, dict):
+            flags.update({k: cell.get(k) for k in SELF_AUDIT if k in cell})
+        flags.update({k: raw.at[i, k] for k in SELF_AUDIT if k in raw.columns})
+        row_ok = True
+        for key, value in flags.items():
+            try:
+                flag = _flag(value)
+            except ValueError:
+                raise InputError("expected a self-audit flag true or false", file=path, row=r, column=key,
+                                 value=value) from None
+            row_ok &= flag is not False
+        passed.append(row_ok)
+    return pd.Series(passed, index=raw.index, dtype=bool)
+
+
+def select(samples: pd.DataFrame, target: int = 25, seed: int = 0, min_confidence: int = 1) -> pd.DataFrame:
+    """Auditor-accepted, gradable samples whose generator's self-audit passed (``self_audit_passed``, when read)
+    and whose ``generation_confidence`` is at least ``min_confidence`` (C3PO: the generator's 1-5 score "is later
+    used to filter the generated samples"); per category x difficulty bucket up to ``target``, drawn round-robin over
     templates (seeded order) so that no template is over-represented in a bucket."""
-    kept = samples[(samples["auditor_decision"] == "ACCEPT") & (samples["difficulty"] != -1)].copy()
+    if not 1 <= min_confidence <= 5:
+        raise InputError("expected a minimum generation confidence in 1-5", value=min_confidence)
+    keep = ((samples["auditor_decision"] == "ACCEPT") & (samples["difficulty"] != -1)
+            & (samples["generation_confidence"] >= min_confidence))
+    if "self_audit_passed" in samples.columns:
+        keep &= samples["self_audit_passed"].astype(bool)
+    kept = samples[keep].copy()
     kept["bucket"] = kept["difficulty"].map(bucket)
     rng = np.random.default_rng(seed)
     chosen = []

@@ -8,14 +8,27 @@ much of their folder path as tells them apart: ``a/run``, ``b/run``). Files hold
 (``omniaudit judge --runs N``) are split into runs named ``NAME#<run>`` (a single run keeps its NAME). Every run
 answers every sample (its ablations may be partial: failures without every ablation answered are
 ``unclassified``). Accuracies are the mean and standard deviation over runs; failure modes pool the runs' failed
-samples; the sampling settings each run records (``temperature``, ``top_p``, ``seed``, ...) are reported. Writes
-``audit.json`` (``accuracy``, ``accuracy_by_run``, ``failure_modes``, ``runs``, ``run_files``, ``sampling``,
-``n_unparsed_verdicts`` and, with attention models, ``entropy_gap``), ``graded.csv`` (every graded row with its run
-and the judge's prompt and verdict), ``report.md`` and figures.
+samples; the sampling settings each run records (``temperature``, ``top_p``, ``seed``, ...) are reported.
+
+Several models in one audit: ``MODEL/RUN=FILE`` makes run ``MODEL/RUN`` a run of MODEL (a plain NAME, or a bare
+FILE, is its own model, with its sampled runs ``NAME#r``). Per model: accuracy by template, category, tier and
+category x tier (C3PO Fig. 1 heatmap, Table 3), failure modes, and the stability floor (how often another sampled
+run's answer to the same full input differs from a failed answer: the noise floor of "an ablation moved the
+answer"); across models, each mode's share of the classified failures and the combined dominance share, the mean
+over models (Table 12).
+
+Writes ``audit.json`` (``accuracy``, ``accuracy_by_run``, ``failure_modes``, ``models``, ``failure_decomposition``,
+``runs``, ``run_files``, ``sampling``, ``n_unparsed_verdicts`` and, with attention models, ``entropy_gap`` with
+``routing`` and ``probe_inputs``), ``graded.csv`` (every graded row with its run, model and the judge's prompt and
+verdict), ``attention_samples.csv`` (per model and probed sample: alpha per modality, H_mid, commit depth),
+``report.md`` and figures.
 
 Attention models are probed against their own answers: ``attention`` lists ``MODEL=FILE`` (repeat ``MODEL=`` for
 several runs of one model; its correctness is the strict majority over them) or a bare ``MODEL`` whose answers are
-the ``predictions`` runs (at most one such model: two models never share one correctness).
+the ``predictions`` runs (at most one such model: two models never share one correctness). Every attention model is
+loaded and its layers checked against ``depth_range`` before any judge call. The probe reads the graded item's own
+``system`` and ``prompt`` with its image and audio; samples with a video are left out (counted in
+``probe_inputs``).
 """
 
 from __future__ import annotations
@@ -46,6 +59,10 @@ class Run:
     answers: pd.DataFrame
     sampling: dict = field(default_factory=dict)
     sample_files: list[Path] = field(default_factory=list)  # the files holding its answers to samples
+    model: str = ""  # the model the run belongs to (``MODEL/RUN=FILE``); "": its own name
+
+    def __post_init__(self) -> None:
+        self.model = self.model or self.name
 
 
 def run_specs(specs: list[str | Path]) -> dict[str, list[Path]]:
@@ -55,18 +72,7 @@ def run_specs(specs: list[str | Path]) -> dict[str, list[Path]]:
     named by its stem; bare files sharing a stem are named by their paths' last distinct parts (``a/run``,
     ``b/run``), so they never merge into one run.
     """
-    entries: list[tuple[str | None, Path]] = []  # (NAME, file); None: a bare file
-    for spec in specs:
-        text = str(spec)
-        if isinstance(spec, Path) or "=" not in text or Path(text).is_file():
-            entries.append((None, Path(text)))
-            continue
-        cuts = [i for i, ch in enumerate(text) if ch == "="]
-        cut = next((i for i in cuts if Path(text[i + 1:]).is_file()), cuts[0])
-        name, file = text[:cut], text[cut + 1:]
-        if not name or not file:
-            raise InputError("expected NAME=FILE or FILE", value=text)
-        entries.append((name, Path(file)))
+    entries = _entries(specs)
     names = {name for name, _ in entries if name is not None}
     labels = iter(_bare_labels([path for name, path in entries if name is None]))
     runs: dict[str, list[Path]] = {}
@@ -78,6 +84,32 @@ def run_specs(specs: list[str | Path]) -> dict[str, list[Path]]:
                                  f"NAME=FILE (files sharing a NAME are one run)", file=path)
         runs.setdefault(name, []).append(path)
     return runs
+
+
+def _entries(specs: list[str | Path]) -> list[tuple[str | None, Path]]:
+    """``(NAME, file)`` per spec; NAME None for a bare file."""
+    entries: list[tuple[str | None, Path]] = []
+    for spec in specs:
+        text = str(spec)
+        if isinstance(spec, Path) or "=" not in text or Path(text).is_file():
+            entries.append((None, Path(text)))
+            continue
+        cuts = [i for i, ch in enumerate(text) if ch == "="]
+        cut = next((i for i in cuts if Path(text[i + 1:]).is_file()), cuts[0])
+        name, file = text[:cut], text[cut + 1:]
+        if not name or not file:
+            raise InputError("expected NAME=FILE or FILE", value=text)
+        if "/" in name and (not name.split("/", 1)[0] or not name.split("/", 1)[1]):
+            raise InputError("expected MODEL/RUN=FILE with a non-empty MODEL and RUN", value=text)
+        entries.append((name, Path(file)))
+    return entries
+
+
+def run_models(specs: list[str | Path]) -> dict[str, str]:
+    """Run name (as ``run_specs`` names it) -> its model: the MODEL of an explicit ``MODEL/RUN=FILE``; an explicit
+    NAME without ``/`` and a bare FILE are their own model (their sampled runs ``NAME#r`` belong to it)."""
+    explicit = {name for name, _ in _entries(specs) if name is not None}
+    return {name: name.split("/", 1)[0] if name in explicit else name for name in run_specs(specs)}
 
 
 def _bare_labels(paths: list[Path]) -> list[str]:
@@ -154,6 +186,7 @@ def read_runs(specs: list[str | Path], known: pd.Series, samples_ids: pd.Series)
     among the files of one NAME holding several runs, a file without a ``run`` column.
     """
     out = []
+    models = run_models(specs)
     for name, files in run_specs(specs).items():
         frames = [_read_file(Path(f), known) for f in files]
         table = pd.concat(frames, ignore_index=True)
@@ -179,7 +212,7 @@ def read_runs(specs: list[str | Path], known: pd.Series, samples_ids: pd.Series)
                                  file=", ".join(str(f) for f in files), value=samples_ids[missing].iloc[0])
             answering = set(rows.loc[rows["id"].isin(samples_ids), "file"])
             out.append(Run(label, [Path(f) for f in files], rows[["id", "prediction"]].reset_index(drop=True),
-                           _sampling(rows), [Path(f) for f in files if str(f) in answering]))
+                           _sampling(rows), [Path(f) for f in files if str(f) in answering], models[name]))
     return out
 
 
@@ -220,15 +253,37 @@ def attention_runs(attention: list[str] | dict[str, list[str | Path]],
     return runs
 
 
-def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -> dict:
-    """Mid-layer entropy per sample for each model; dH (correct - incorrect) per model and category, and pooled,
-    each model's entropies split by its own correctness (``correct``: model -> bool per sample id)."""
-    from omniaudit.data_builders.hub import load_config
-    from omniaudit.evaluation.attention import AttentionProbe, entropy_gaps
+def check_attention_models(models: list[str], config) -> None:
+    """Load every attention model (eager attention) and check its layers against the depth range, then release it:
+    run before any judge call, so a wrong path or a model with too few layers fails before paid calls are made."""
+    import gc
 
-    # media stay encoded ({"bytes", "path"} cells); videos are left out, as in the paper
-    table = load_config(dataset, "samples", columns=["id", "question", "category", "image", "audio"])
-    rows = [r for r in table.to_dict("records") if r["image"] is not None or r["audio"] is not None]
+    from omniaudit.evaluation.attention import AttentionProbe
+
+    for model in models:
+        probe = AttentionProbe(model, config)
+        del probe
+        gc.collect()
+
+
+def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -> tuple[dict, pd.DataFrame]:
+    """Per model and sample: mid-layer entropy, alpha per modality and commit depth, probed on the graded item's own
+    texts (``system`` + ``prompt``) with its image and audio; samples with a video are left out (as in the paper:
+    the attention over a video's frames is not split into the three modalities). dH (correct - incorrect) per model
+    and category, and pooled, each model's entropies split by its own correctness (``correct``: model -> bool per
+    sample id); routing tables (``routing_tables``). Returns the summary and the per-sample table."""
+    from omniaudit.data_builders.hub import load_config
+    from omniaudit.evaluation.attention import AttentionProbe, entropy_gaps, routing_tables
+
+    # media stay encoded ({"bytes", "path"} cells)
+    table = load_config(dataset, "samples", columns=["id", "system", "prompt", "category", "tier", "image", "audio",
+                                                     "video"])
+    records = table.to_dict("records")
+    rows = [r for r in records if r["video"] is None and (r["image"] is not None or r["audio"] is not None)]
+    left_out = [r["id"] for r in records if r not in rows]
+    if not rows:
+        raise InputError("no sample without a video holds an image or an audio: nothing for the attention probe",
+                         file=dataset)
     ids = [r["id"] for r in rows]
     ok = {}
     for model, series in correct.items():
@@ -238,53 +293,86 @@ def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -
                              f"'{values.index[values.isna()][0]}'", file=dataset)
         ok[model] = values.to_numpy(bool)
     category = np.array([r["category"] for r in rows])
-    h_mid = {}
+    h_mid, per_sample = {}, []
     for model in correct:
         probe = AttentionProbe(model, config)
-        h_mid[model] = np.array([probe.sample(r["id"], r["question"], r["image"] and r["image"]["bytes"],
-                                              r["audio"] and r["audio"]["bytes"])["h_mid"] for r in rows])
+        results = [probe.sample(r["id"], r["prompt"], r["image"] and r["image"]["bytes"],
+                                r["audio"] and r["audio"]["bytes"], r["system"]) for r in rows]
+        del probe
+        h_mid[model] = np.array([x["h_mid"] for x in results])
+        per_sample += [{"model": model, "id": r["id"], "category": r["category"], "tier": int(r["tier"]),
+                        "modalities": x["modalities"], "correct": bool(good), "h_mid": x["h_mid"],
+                        "commit_depth": x["commit_depth"], **{f"alpha_{m}": v for m, v in x["alpha_mean"].items()}}
+                       for r, x, good in zip(rows, results, ok[model], strict=True)]
+    frame = pd.DataFrame(per_sample)
     out = entropy_gaps(h_mid, ok, category, config.n_resamples, config.seed)
+    out["routing"] = routing_tables(frame, config.n_resamples, config.seed)
     out["depth_range"] = list(config.depth_range)
     out["correctness"] = "per model: strict majority over that model's own graded runs"
-    return out
+    out["probe_inputs"] = {"text": "the graded item's system and prompt", "media": ["image", "audio"],
+                           "n_probed": len(rows), "n_left_out": len(left_out),
+                           "left_out": "samples with a video (or without image and audio)",
+                           "left_out_ids": left_out}
+    return out, frame
 
 
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
                           judge: str | None = None, attention: list[str] | dict[str, list[str | Path]] | None = None,
-                          **judge_options) -> Path:
+                          depth_range: tuple[float, float] = (0.25, 0.75), **judge_options) -> Path:
+    """Grade every run, decompose the failures, summarise per model (``MODEL/RUN=FILE``) and across models, and
+    probe the attention models; see the module docstring."""
     from omniaudit.data_builders.hub import load_config
-    from omniaudit.evaluation.report import markdown_table, plt
+    from omniaudit.evaluation.attention import ProbeConfig
+    from omniaudit.evaluation.composition_report import write_report
+    from omniaudit.evaluation.failure_modes import cohort_decomposition, stability_floor
 
+    config = ProbeConfig(depth_range=tuple(depth_range))
     samples = load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
     ablations = load_config(dataset, "ablations", columns=["id", "sample_id", "ablation"])
     known = pd.concat([samples["id"], ablations["id"]])
     runs = read_runs(predictions, known, samples["id"])
-    graded = [grade(samples, run.answers, judge, **judge_options).assign(run=run.name) for run in runs]
     files = list(dict.fromkeys(f for run in runs for f in run.files))
+    model_runs = attention_runs(attention, files) if attention else {}
+    extra = {}  # attention models' own answers, read (and validated) before any judge call or model load
+    for model_files in model_runs.values():
+        for f in model_files:
+            if Path(f).resolve() not in {g.resolve() for g in files} and Path(f).resolve() not in extra:
+                extra[Path(f).resolve()] = read_runs([Path(f)], known, samples["id"])
+    if model_runs:
+        check_attention_models(list(model_runs), config)  # before any paid judge call
+    graded = [grade(samples, run.answers, judge, **judge_options).assign(run=run.name) for run in runs]
     by_file: dict[Path, list[pd.DataFrame]] = {}  # a predictions file -> the graded runs it answers samples in
     for run, g in zip(runs, graded, strict=True):
         for f in run.files:
             by_file.setdefault(f.resolve(), []).extend([g] if f in run.sample_files else [])
-    model_runs = attention_runs(attention, files) if attention else {}
-    for model_files in model_runs.values():  # validate every attention model's answers before any model is loaded
-        for f in model_files:
-            if Path(f).resolve() not in by_file:
-                by_file[Path(f).resolve()] = [grade(samples, r.answers, judge, **judge_options).assign(run=r.name)
-                                              for r in read_runs([Path(f)], known, samples["id"])]
+    for path, extra_runs in extra.items():
+        by_file[path] = [grade(samples, r.answers, judge, **judge_options).assign(run=r.name) for r in extra_runs]
     accuracy = accuracy_table(graded)
     expected = ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
     per_run = [decompose(g, ablations.merge(run.answers, on="id"), expected) for g, run in zip(graded, runs,
                                                                                                strict=True)]
-    pooled = pd.DataFrame([s for d in per_run for s in d["samples"]], columns=["id", "template_name", "mode"])
+    columns = ["id", "template_name", "mode"]
+    pooled = pd.DataFrame([s for d in per_run for s in d["samples"]], columns=columns)
     failure_modes = rates_by_template(pooled)
+    models: dict[str, dict] = {}
+    model_modes: dict[str, pd.DataFrame] = {}
+    for m in dict.fromkeys(run.model for run in runs):
+        idx = [k for k, run in enumerate(runs) if run.model == m]
+        model_modes[m] = pd.DataFrame([s for k in idx for s in per_run[k]["samples"]], columns=columns)
+        floor = stability_floor({runs[k].name: graded[k].set_index("id")["prediction"] for k in idx},
+                                {runs[k].name: set(graded[k].loc[~graded[k]["correct"], "id"]) for k in idx})
+        models[m] = {"runs": [runs[k].name for k in idx], "accuracy": accuracy_table([graded[k] for k in idx]),
+                     "failure_modes": rates_by_template(model_modes[m]), "stability_floor": floor}
+    decomposition = cohort_decomposition(model_modes)
+    for m, entry in decomposition["models"].items():
+        entry["stability_floor"] = models[m]["stability_floor"]
+    entropy, probed = None, None
     if model_runs:
-        from omniaudit.evaluation.attention import ProbeConfig
-
         correct = {}
         for m, model_files in model_runs.items():
             frames = list({id(g): g for f in model_files for g in by_file[Path(f).resolve()]}.values())
             correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
-        entropy = attention_gaps(dataset, correct, ProbeConfig())
+        entropy, probed = attention_gaps(dataset, correct, config)
         for m, model_files in model_runs.items():
             entropy["models"][m]["runs"] = [str(f) for f in model_files]
     unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
@@ -294,7 +382,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
               **({"sampling": sampling} if sampling else {}),
               "accuracy": accuracy, "accuracy_by_run": {run.name: float(100 * g["correct"].mean())
                                                         for run, g in zip(runs, graded, strict=True)},
-              "failure_modes": failure_modes,
+              "failure_modes": failure_modes, "models": models, "failure_decomposition": decomposition,
               **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
               "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])),
               "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
@@ -303,79 +391,9 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
-        pd.concat(graded).to_csv(tmp / "graded.csv", index=False)
-        templates = accuracy["by_template"]
-        names = sorted(templates, key=lambda t: templates[t]["mean"])
-        fig, ax = plt.subplots(figsize=(6.4, 0.42 * len(names) + 1.4), dpi=120)
-        ax.barh(names, [templates[t]["mean"] for t in names], xerr=[templates[t]["sd"] for t in names],
-                color="#4C72B0", capsize=3)
-        ax.set(xlim=(0, 100), xlabel="accuracy (%), mean ± sd over runs", title="Accuracy per template")
-        fig.tight_layout()
-        fig.savefig(tmp / "template_accuracy.png")
-        plt.close(fig)
-        fmt = lambda e: f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
-        lines = ["# Composition and counterfactual audit", "",
-                 f"Dataset `{dataset}`, {len(samples)} samples, {len(runs)} run(s). Grading: normalised exact "
-                 f"match, then " + (f"judge `{judge}` (Yes/No; prompts in graded.csv)." if judge else
-                                    "no judge (exact matches only)."), "",
-                 f"**Overall accuracy: {fmt(accuracy['overall'])}%** (exact-match rate "
-                 f"{100 * result['exact_match_rate']:.1f}%).", ""]
-        if judge:
-            lines += [f"Judge verdicts: {result['n_judged']} non-exact answers judged, "
-                      f"**{result['n_unparsed_verdicts']} unparsed** (neither a clear Yes nor a clear No; counted "
-                      f"as wrong; their `judge_raw` is in graded.csv with an empty `judge_says`).", ""]
-        settings = lambda r: ", ".join(f"{k}={v}" for k, v in r.sampling.items()) or "not recorded"  # noqa: E731
-        lines += [markdown_table(["Run", "files", "sampling", "accuracy (%)"],
-                                 [[r.name, ", ".join(f"`{f}`" for f in r.files), settings(r),
-                                   f"{result['accuracy_by_run'][r.name]:.1f}"] for r in runs]), ""]
-        for title, key in (("Category", "by_category"), ("Tier", "by_tier"), ("Template", "by_template")):
-            lines += [markdown_table([title, "accuracy (%)"], [[k, fmt(v)] for k, v in accuracy[key].items()]), ""]
-        lines += ["![Accuracy per template](template_accuracy.png)", "",
-                  "## Failure modes", "",
-                  "Failed samples, classified from the answers to the bypass-test ablations: text / audio / image / "
-                  "video dominance (the wrong answer follows one input and ignores the others) or incomplete "
-                  "fusion.", ""]
-        modes = sorted({m for v in [failure_modes["overall"]] + list(failure_modes["by_template"].values())
-                        for m in v["counts"]})
-        rows = [[name, v["n_failures"]] + [f"{100 * v['rates'].get(m, 0):.0f}%" for m in modes]
-                for name, v in [("all templates", failure_modes["overall"]), *failure_modes["by_template"].items()]]
-        lines += [markdown_table(["Template", "failures", *modes], rows) if modes else "_no failures_", ""]
-        if model_runs:
-            lines += _entropy_section(entropy, tmp)
-        (tmp / "report.md").write_text("\n".join(lines), encoding="utf-8")
+        pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
+                                 ).to_csv(tmp / "graded.csv", index=False)
+        if probed is not None:
+            probed.to_csv(tmp / "attention_samples.csv", index=False)
+        write_report(tmp, result, runs, len(samples))
     return out
-
-
-def _entropy_section(entropy: dict, folder: Path) -> list[str]:
-    from omniaudit.evaluation.report import fmt, markdown_table, plt
-
-    rows, labels, values, errs = [], [], [], []
-    for model, res in entropy["models"].items():
-        for name, gap in [("all", res["overall"]), *res["by_category"].items()]:
-            lo, hi = gap["ci"]
-            rows.append([model, name, fmt(gap["value"], 3), f"[{fmt(lo, 3)}, {fmt(hi, 3)}]", gap["n_correct"],
-                         gap["n_incorrect"]])
-            if gap["value"] is not None:
-                labels.append(f"{Path(model).name} / {name}")
-                values.append(gap["value"])
-                errs.append([gap["value"] - lo, hi - gap["value"]])
-    if values:
-        fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(values) + 1.4), dpi=120)
-        ax.errorbar(values, range(len(values)), xerr=np.array(errs).T, fmt="o", capsize=3)
-        ax.axvline(0, ls="--", color="grey", lw=1)
-        ax.set_yticks(range(len(values)), labels)
-        ax.set(xlabel="dH = H_mid(correct) - H_mid(incorrect) (bits)", title="Mid-layer attention entropy gap")
-        fig.tight_layout()
-        fig.savefig(folder / "entropy_gap.png")
-        plt.close(fig)
-    pooled = entropy["pooled_z"]
-    return ["## Attention entropy", "",
-            f"Mid-layer (relative depth {entropy['depth_range'][0]}-{entropy['depth_range'][1]}) entropy of the "
-            "answer position's attention over text, audio and image spans; dH with a two-sample bootstrap 95% CI. "
-            f"Pooled over models (within-model z-scores): {fmt(pooled['value'], 3)} sd "
-            f"[{fmt(pooled['ci'][0], 3)}, {fmt(pooled['ci'][1], 3)}]. Each model's samples are split by its own "
-            "answers (strict majority over its runs: "
-            + "; ".join(f"{Path(m).name}: {', '.join(Path(f).name for f in r.get('runs', []))}"
-                        for m, r in entropy["models"].items()) + ").", "",
-            markdown_table(["Model", "slice", "dH (bits)", "95% CI", "correct", "incorrect"], rows), "",
-            "![Entropy gap](entropy_gap.png)" if values else "", ""]

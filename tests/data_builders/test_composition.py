@@ -201,19 +201,23 @@ def test_entropy_gap_bootstrap_and_pooling():
 
 
 def test_attention_probe_on_the_tiny_omni_model(tmp_path, tiny_models):
-    from omniaudit.evaluation.attention import AttentionProbe, span_masks
+    from omniaudit.evaluation.attention import AttentionProbe, ProbeConfig, span_masks
     from omniaudit.tiny_models import tiny_omni
 
     model = tiny_omni(tmp_path / "omni")
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
     row = pd.read_parquet(next((out / "samples").glob("*.parquet"))).iloc[0]
-    probe = AttentionProbe(str(model))
-    result = probe.sample(row["id"], row["question"], row["image"]["bytes"], row["audio"]["bytes"])
+    with pytest.raises(InputError, match=r"has 2 layer\(s\) at relative depths \[0.0, 1.0\]: none lies in the depth"):
+        AttentionProbe(str(model))  # the default 0.25-0.75 holds no layer of a 2-layer model: refused, no fallback
+    probe = AttentionProbe(str(model), ProbeConfig(depth_range=(0.0, 1.0)))
+    result = probe.sample(row["id"], row["prompt"], row["image"]["bytes"], row["audio"]["bytes"], row["system"])
     masses = result["masses"]
     spans = masses["text"] + masses["audio"] + masses["image"]
     np.testing.assert_allclose(spans, masses["total"], rtol=1e-5)  # the spans partition the row
     np.testing.assert_allclose(masses["total"], 1.0, rtol=1e-4)  # an attention row sums to 1
     assert result["alpha"].shape == (2, 3) and 0 < result["h_mid"] <= np.log2(3)
+    assert result["h_mid"] == pytest.approx(result["entropy"].mean())  # both layers lie in 0-1
+    assert result["modalities"] == "text+audio+image"
     from transformers import AutoTokenizer
 
     text_only = AutoTokenizer.from_pretrained(tiny_models["text"])
@@ -227,7 +231,7 @@ def test_attention_probe_on_the_tiny_omni_model(tmp_path, tiny_models):
 def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(tmp_path):
     import os
 
-    from omniaudit.evaluation.attention import AttentionProbe
+    from omniaudit.evaluation.attention import AttentionProbe, ProbeConfig
     from omniaudit.tiny_models import tiny_omni
 
     model = tiny_omni(tmp_path / "omni")
@@ -243,10 +247,11 @@ def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(t
                                        for i, a, good in zip(samples["id"], samples["answer"], ok, strict=True)))
     # model: bare, so scored by --predictions (run a); other: by its own run b
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(paths["a"]), "--attention",
-                 str(model), f"{other}={paths['b']}", "--out", str(tmp_path / "rep")]) == 0
+                 str(model), f"{other}={paths['b']}", "--depth-range", "0", "1", "--out", str(tmp_path / "rep")]) == 0
     gap = json.loads((tmp_path / "rep" / "audit.json").read_text())["entropy_gap"]
-    probe = AttentionProbe(str(model))
-    h = np.array([probe.sample(r.id, r.question, r.image["bytes"], r.audio["bytes"])["h_mid"]
+    probe = AttentionProbe(str(model), ProbeConfig(depth_range=(0.0, 1.0)))
+    # the probe reads the graded item's own texts (system + prompt), as the model was asked
+    h = np.array([probe.sample(r.id, r.prompt, r.image["bytes"], r.audio["bytes"], r.system)["h_mid"]
                   for r in samples.itertuples()])
     for name, key in (("a", str(model)), ("b", str(other))):
         ok = np.array(right[name])

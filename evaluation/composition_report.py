@@ -1,0 +1,212 @@
+"""The composition audit's report for people (``report.md`` + figures), from ``audit.json``'s result.
+
+Sections: overall accuracy and runs; accuracy by category, tier and template; with several models, the model x
+template heatmap (C3PO Fig. 1) and the model x category/tier table (Table 3); failure modes, the decomposition
+across models with the combined dominance share (Table 12) beside each model's stability floor; and, with
+attention models, the entropy gap and the routing analyses (alpha by tier, CC-IC delta alpha, H_mid on correct
+samples by category, commit depth, dH by modality set).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from omniaudit.evaluation.failure_modes import CLASSIFIED
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.0f}%"
+
+
+def _heatmap(result: dict, folder: Path) -> str | None:
+    """Model x template accuracy (mean over each model's runs) as a PNG; None with a single model."""
+    from omniaudit.evaluation.report import plt
+
+    models = result["models"]
+    if len(models) < 2:
+        return None
+    templates = sorted(result["accuracy"]["by_template"])
+    grid = np.array([[models[m]["accuracy"]["by_template"].get(t, {}).get("mean", np.nan) for t in templates]
+                     for m in models])
+    fig, ax = plt.subplots(figsize=(1.1 * len(templates) + 2.5, 0.5 * len(models) + 2.0), dpi=120)
+    image = ax.imshow(grid, vmin=0, vmax=100, cmap="viridis", aspect="auto")
+    ax.set_xticks(range(len(templates)), templates, rotation=45, ha="right")
+    ax.set_yticks(range(len(models)), [Path(m).name or m for m in models])
+    for i in range(grid.shape[0]):
+        for j in range(grid.shape[1]):
+            if grid[i, j] == grid[i, j]:
+                ax.text(j, i, f"{grid[i, j]:.0f}", ha="center", va="center",
+                        color="white" if grid[i, j] < 60 else "black", fontsize=8)
+    fig.colorbar(image, ax=ax, label="accuracy (%)")
+    ax.set_title("Accuracy per model and template")
+    fig.tight_layout()
+    fig.savefig(folder / "model_template_accuracy.png")
+    plt.close(fig)
+    return "model_template_accuracy.png"
+
+
+def _models_section(result: dict, folder: Path) -> list[str]:
+    from omniaudit.evaluation.report import markdown_table
+
+    models = result["models"]
+    cells = sorted(result["accuracy"]["by_category_tier"], key=lambda k: (k.split("/")[0] != "IC", k))
+    fmt = lambda e: "-" if e is None else f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
+    rows = [[m, len(v["runs"]), *[fmt(v["accuracy"]["by_category_tier"].get(c)) for c in cells],
+             fmt(v["accuracy"]["overall"])] for m, v in models.items()]
+    lines = ["## Models", "",
+             "Accuracy (%) per model, mean ± sd over its runs, by category and tier (C3PO Table 3). A model is the "
+             "MODEL of `MODEL/RUN=FILE`; a plain NAME or bare FILE is its own model.", "",
+             markdown_table(["Model", "runs", *cells, "overall"], rows), ""]
+    heatmap = _heatmap(result, folder)
+    if heatmap:
+        lines += [f"![Accuracy per model and template]({heatmap})", ""]
+    return lines
+
+
+def _decomposition_section(result: dict) -> list[str]:
+    from omniaudit.evaluation.report import fmt, markdown_table
+
+    dec = result["failure_decomposition"]
+    modes = list(CLASSIFIED)
+    rows = []
+    for m, v in dec["models"].items():
+        floor = v["stability_floor"]
+        rows.append([m, v["overall"]["n_classified"], _pct(v["overall"]["dominance_share"]),
+                     _pct(v["overall"]["shares"]["incomplete_fusion"]),
+                     "-" if floor["floor"] is None else f"{_pct(floor['floor'])} ({floor['n_pairs']} pairs)"])
+    c = dec["combined"]["overall"]
+    rows.append(["**combined** (mean over models)", c["n_models"], _pct(c["dominance_share"]),
+                 _pct(c["shares"]["incomplete_fusion"]), ""])
+    template_rows = [[t, v["n_models"], *[_pct(v["shares"][k]) for k in modes], _pct(v["dominance_share"])]
+                     for t, v in dec["combined"]["by_template"].items()]
+    return ["## Failure decomposition across models", "",
+            "Shares of the *classified* failures (dominance + incomplete fusion; unanswered and unclassified "
+            "failures are left out). The stability floor is how often re-running the full input alone (another "
+            "sampled run of the same model) moves a failed sample's answer: an ablation that moves answers no more "
+            "often than this floor says nothing about modality dependence (a model with one run has no floor).", "",
+            markdown_table(["Model", "classified failures", "dominance", "incomplete fusion", "stability floor"],
+                           rows), "",
+            "Per template, mean over models (C3PO Table 12):", "",
+            markdown_table(["Template", "models", *modes, "dominance"], template_rows) if template_rows
+            else "_no classified failures_", "",
+            f"Combined dominance share: **{_pct(c['dominance_share'])}**"
+            + ("" if c["dominance_share"] is None else f" ({fmt(100 * c['dominance_share'], 1)}%)") + ".", ""]
+
+
+def _entropy_section(entropy: dict, folder: Path) -> list[str]:
+    from omniaudit.evaluation.report import fmt, markdown_table, plt
+
+    rows, labels, values, errs = [], [], [], []
+    for model, res in entropy["models"].items():
+        for name, gap in [("all", res["overall"]), *res["by_category"].items()]:
+            lo, hi = gap["ci"]
+            rows.append([model, name, fmt(gap["value"], 3), f"[{fmt(lo, 3)}, {fmt(hi, 3)}]", gap["n_correct"],
+                         gap["n_incorrect"]])
+            if gap["value"] is not None:
+                labels.append(f"{Path(model).name} / {name}")
+                values.append(gap["value"])
+                errs.append([gap["value"] - lo, hi - gap["value"]])
+    if values:
+        fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(values) + 1.4), dpi=120)
+        ax.errorbar(values, range(len(values)), xerr=np.array(errs).T, fmt="o", capsize=3)
+        ax.axvline(0, ls="--", color="grey", lw=1)
+        ax.set_yticks(range(len(values)), labels)
+        ax.set(xlabel="dH = H_mid(correct) - H_mid(incorrect) (bits)", title="Mid-layer attention entropy gap")
+        fig.tight_layout()
+        fig.savefig(folder / "entropy_gap.png")
+        plt.close(fig)
+    pooled, inputs = entropy["pooled_z"], entropy["probe_inputs"]
+    lines = ["## Attention entropy", "",
+             f"Probe inputs: {inputs['text']}, with its {' and '.join(inputs['media'])}; **{inputs['n_probed']} "
+             f"sample(s) probed, {inputs['n_left_out']} left out** ({inputs['left_out']}; ids in audit.json). "
+             f"Per-sample values: attention_samples.csv.", "",
+             f"Mid-layer (relative depth {entropy['depth_range'][0]}-{entropy['depth_range'][1]}) entropy of the "
+             "answer position's attention over text, audio and image spans; dH with a two-sample bootstrap 95% CI. "
+             f"Pooled over models (within-model z-scores): {fmt(pooled['value'], 3)} sd "
+             f"[{fmt(pooled['ci'][0], 3)}, {fmt(pooled['ci'][1], 3)}]. Each model's samples are split by its own "
+             "answers (strict majority over its runs: "
+             + "; ".join(f"{Path(m).name}: {', '.join(Path(f).name for f in r.get('runs', []))}"
+                         for m, r in entropy["models"].items()) + ").", "",
+             markdown_table(["Model", "slice", "dH (bits)", "95% CI", "correct", "incorrect"], rows), "",
+             "![Entropy gap](entropy_gap.png)" if values else "", ""]
+    return lines + _routing_section(entropy["routing"])
+
+
+def _routing_section(routing: dict) -> list[str]:
+    from omniaudit.evaluation.report import fmt, markdown_table
+
+    alpha_rows, delta_rows, h_rows, set_rows = [], [], [], []
+    for model, r in routing.items():
+        for tier, a in r["alpha_by_tier"].items():
+            d = r["delta_alpha_cc_ic_by_tier"][tier]
+            alpha_rows.append([model, tier, *[fmt(a[m], 3) for m in ("text", "audio", "image")]])
+            delta_rows.append([model, tier, *[fmt(d[m], 3) for m in ("text", "audio", "image")]])
+        h_rows.append([model, *[fmt(r["h_mid_correct_by_category"].get(c), 3) for c in ("IC", "CC")],
+                       fmt(r["commit_depth"]["overall"], 2)])
+        for name, gap in r["entropy_gap_by_modality_set"].items():
+            set_rows.append([model, name, fmt(gap["max_bits"], 3), fmt(gap["value"], 3),
+                             f"[{fmt(gap['ci'][0], 3)}, {fmt(gap['ci'][1], 3)}]", gap["n_correct"],
+                             gap["n_incorrect"]])
+    return ["## Routing", "",
+            "alpha: the attention share of each modality (renormalised over text, audio, image), averaged over "
+            "layers, then over the tier's samples that hold the modality.", "",
+            markdown_table(["Model", "tier", "text", "audio", "image"], alpha_rows), "",
+            "CC - IC difference of alpha per tier (C3PO Fig. 9):", "",
+            markdown_table(["Model", "tier", "dα text", "dα audio", "dα image"], delta_rows), "",
+            "Mean H_mid (bits) of the correctly answered samples by category (C3PO Table 11) and the mean commit "
+            "depth (relative depth of the per-layer entropy minimum):", "",
+            markdown_table(["Model", "IC", "CC", "commit depth"], h_rows), "",
+            "dH per modality set (a sample's entropy is capped at log2 of its modality count: 1 bit for "
+            "text+image, log2 3 for text+audio+image):", "",
+            markdown_table(["Model", "modalities", "max bits", "dH (bits)", "95% CI", "correct", "incorrect"],
+                           set_rows), ""]
+
+
+def write_report(folder: Path, result: dict, runs: list, n_samples: int) -> None:
+    """``report.md``, ``template_accuracy.png`` and the other figures into ``folder``."""
+    from omniaudit.evaluation.report import markdown_table, plt
+
+    accuracy, judge, failure_modes = result["accuracy"], result["judge"], result["failure_modes"]
+    templates = accuracy["by_template"]
+    names = sorted(templates, key=lambda t: templates[t]["mean"])
+    fig, ax = plt.subplots(figsize=(6.4, 0.42 * len(names) + 1.4), dpi=120)
+    ax.barh(names, [templates[t]["mean"] for t in names], xerr=[templates[t]["sd"] for t in names],
+            color="#4C72B0", capsize=3)
+    ax.set(xlim=(0, 100), xlabel="accuracy (%), mean ± sd over runs", title="Accuracy per template")
+    fig.tight_layout()
+    fig.savefig(folder / "template_accuracy.png")
+    plt.close(fig)
+    fmt = lambda e: f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
+    lines = ["# Composition and counterfactual audit", "",
+             f"Dataset `{result['dataset']}`, {n_samples} samples, {len(runs)} run(s) of {len(result['models'])} "
+             f"model(s). Grading: normalised exact match, then "
+             + (f"judge `{judge}` (Yes/No; prompts in graded.csv)." if judge else "no judge (exact matches only)."),
+             "", f"**Overall accuracy: {fmt(accuracy['overall'])}%** (exact-match rate "
+             f"{100 * result['exact_match_rate']:.1f}%).", ""]
+    if judge:
+        lines += [f"Judge verdicts: {result['n_judged']} non-exact answers judged, "
+                  f"**{result['n_unparsed_verdicts']} unparsed** (neither a clear Yes nor a clear No; counted "
+                  f"as wrong; their `judge_raw` is in graded.csv with an empty `judge_says`).", ""]
+    settings = lambda r: ", ".join(f"{k}={v}" for k, v in r.sampling.items()) or "not recorded"  # noqa: E731
+    lines += [markdown_table(["Run", "model", "files", "sampling", "accuracy (%)"],
+                             [[r.name, r.model, ", ".join(f"`{f}`" for f in r.files), settings(r),
+                               f"{result['accuracy_by_run'][r.name]:.1f}"] for r in runs]), ""]
+    for title, key in (("Category", "by_category"), ("Tier", "by_tier"), ("Template", "by_template")):
+        lines += [markdown_table([title, "accuracy (%)"], [[k, fmt(v)] for k, v in accuracy[key].items()]), ""]
+    lines += ["![Accuracy per template](template_accuracy.png)", ""]
+    lines += _models_section(result, folder)
+    lines += ["## Failure modes", "",
+              "Failed samples, classified from the answers to the bypass-test ablations: text / audio / image / "
+              "video dominance (the wrong answer follows one input and ignores the others) or incomplete "
+              "fusion.", ""]
+    modes = sorted({m for v in [failure_modes["overall"]] + list(failure_modes["by_template"].values())
+                    for m in v["counts"]})
+    rows = [[name, v["n_failures"]] + [f"{100 * v['rates'].get(m, 0):.0f}%" for m in modes]
+            for name, v in [("all templates", failure_modes["overall"]), *failure_modes["by_template"].items()]]
+    lines += [markdown_table(["Template", "failures", *modes], rows) if modes else "_no failures_", ""]
+    lines += _decomposition_section(result)
+    if "entropy_gap" in result:
+        lines += _entropy_section(result["entropy_gap"], folder)
+    (folder / "report.md").write_text("\n".join(lines), encoding="utf-8")
