@@ -4,8 +4,8 @@ Three diagnostic questions on one clip, or the two orders of one pair, share the
 byte-bounded LRU keyed by the part's content hash (``MediaPart.key``) and the decoding settings; it holds
 
 - decoded media: audio as float32 mono at the feature extractor's rate, images as RGB arrays, videos as frames at
-  ``fps`` (at most ``max_frames``) plus their own soundtrack on the video's timeline (``training.collators
-  .decode_clip``, the decoder the omni collators use, so a model is judged on what it was trained on);
+  ``fps`` (at most ``max_frames``) plus their own soundtrack on the video's timeline (``omniaudit.video_window
+  decode_clip``, the decoder the omni collators use, so a model is judged on what it was trained on);
 - features: the output of the processor's feature extractor / image processor / video processor for one source.
 
 :class:`CachedFeaturizer` stands in for one sub-processor of a Transformers processor: the processor's own
@@ -138,7 +138,7 @@ class MediaDecoder:
         return self.cache.get("decode:image", (part.key,), lambda: _decode_image(part.data))
 
     def clip(self, part: MediaPart, item_id: str = "?"):
-        from omniaudit.training.collators import decode_clip
+        from omniaudit.video_window import decode_clip
 
         def make():
             clip = decode_clip(part.data, self.video.fps, self.video.max_frames, self.rate)

@@ -89,7 +89,7 @@ def _pcm_wav(audio, rate: int) -> bytes:
 def frame_parts(data: bytes, fps: float, max_frames: int, with_audio: bool) -> list[dict]:
     """A video as a text marker, its frames (JPEG ``image_url`` parts) and, if asked, its soundtrack (WAV)."""
     try:
-        from omniaudit.training.collators import decode_clip
+        from omniaudit.video_window import decode_clip
     except ImportError as exc:  # the decoder lives with the collators, which import torch
         raise InputError(f"--dialect frames decodes videos with PyAV and omniaudit's clip decoder, which needs the "
                          f"[media] and [decode] extras ({exc})") from exc

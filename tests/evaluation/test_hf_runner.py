@@ -162,11 +162,11 @@ def test_free_form_items_are_generated_never_scored(models, media, monkeypatch):
 
 
 def test_three_questions_on_one_clip_decode_and_featurise_it_once(models, media, monkeypatch):
-    from omniaudit.training import collators
+    from omniaudit import video_window
 
     decodes = []
-    real = collators.decode_clip
-    monkeypatch.setattr(collators, "decode_clip", lambda data, *a: decodes.append(data) or real(data, *a))
+    real = video_window.decode_clip
+    monkeypatch.setattr(video_window, "decode_clip", lambda data, *a: decodes.append(data) or real(data, *a))
     questions = ["Is the sound synchronized with the picture?", "Is anything silent?", "Does the sound match?"]
     one = [JudgeItem(f"{k}", q, [], media=parts(media, "video+audio")) for k, q in enumerate(questions)]
     other = JudgeItem("other", questions[0], [], media=parts(media, "video+audio2"))

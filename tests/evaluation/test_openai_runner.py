@@ -59,7 +59,7 @@ def test_payload_json_for_every_dialect_and_modality(media):
     # frames: a marker, JPEG frames at fps on the clip's own timeline, then the soundtrack of the same window
     from PIL import Image
 
-    from omniaudit.training.collators import decode_clip
+    from omniaudit.video_window import decode_clip
 
     payloads = Payloads("m", "frames", fps=4.0, max_frames=3)
     clip = decode_clip(video, 4.0, 3, 16000)
