@@ -95,3 +95,44 @@ def test_omni_video_url_fails_inside_the_server_on_this_pin(served, mixed_datase
         run_judge(mixed_dataset, "mixed", spec, tmp_path / "p.jsonl", ["video"], use_cache=False, max_tokens=4,
                   concurrency=1)
     assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_the_tiny_omni_model_answers_every_builder_default_and_each_audit_reads_it(served, protocol_dataset,
+                                                                                   tmp_path, capsys):
+    """Issue 10's bar: the tiny Qwen2.5-Omni thinker, locally (`hf:`) and behind `transformers serve` (`openai:`,
+    videos as frames + soundtrack), answers the embedded default of every builder, and every audit reads the files
+    as written."""
+    from omniaudit.data_builders.composition import build_composition_dataset
+    from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
+    from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
+
+    server, models = served
+    pref = build_preference_dataset(tmp_path / "pref", spec=SyntheticSpec(n_pairs=24, seed=2))
+    iv = build_interventions_dataset(tmp_path / "iv", spec=SyntheticClipSpec(n_clips=2, width=96, height=64))
+    comp = build_composition_dataset(tmp_path / "comp", n_synthetic=6)
+    video = ("--fps", "1", "--max-frames", "4", "--max-tokens", "6")
+    for name, spec, extra in (("hf", f"hf:{models['omni']}", ("--mode", "logits")),
+                              ("serve", f"openai:{models['omni']}@{server.url}", ("--dialect", "frames"))):
+        d = tmp_path / name
+        jobs = [(pref, "judge", ()), (iv, "diagnostic", video), (protocol_dataset, "pairwise", ("--conditions",
+                "identical", "--max-tokens", "4")), (comp, "samples", video), (comp, "ablations", video)]
+        for dataset, config, options in jobs:
+            assert _judge(dataset, config, spec, d / f"{config}.jsonl", *extra, *options) == 0, (name, config)
+        rows = {c: _rows(d / f"{c}.jsonl") for _, c, _ in jobs}
+        assert all(r["label"] is None for c in ("diagnostic", "samples", "ablations") for r in rows[c])  # free-form
+        assert {r["label"] for r in rows["judge"]} <= {"A", "B", None}
+        if name == "hf":  # the local runner reads the option probabilities; the server ignores logprobs
+            assert all(abs(sum(r["option_probs"].values()) - 1) < 1e-6 for r in rows["judge"])
+        fast = ("--n-resamples", "50")
+        audits = [["preference", "--data", str(pref), "--judges", f"omni={d / 'judge.jsonl'}", "--no-controls",
+                   "--no-source-classifier", *fast],
+                  ["interventions", "--dataset", str(iv), "--predictions", str(d / "diagnostic.jsonl"), *fast],
+                  ["protocols", "--dataset", str(protocol_dataset), "--predictions", f"omni={d / 'pairwise.jsonl'}",
+                   *fast],
+                  ["composition", "--dataset", str(comp), "--predictions", f"omni={d / 'samples.jsonl'}",
+                   f"omni={d / 'ablations.jsonl'}"]]
+        for argv in audits:
+            out = d / f"audit-{argv[0]}"
+            assert main(["audit", *argv, "--out", str(out)]) == 0, (name, argv[0])
+            assert (out / "audit.json").is_file() and (out / "report.md").is_file()
+        capsys.readouterr()
