@@ -26,6 +26,22 @@ class DataArguments:
     dataset_train_split: str = field(default="train", metadata={"help": "split to train on"})
     eval_fraction: float = field(default=0.0, metadata={"help": "held-out share of rows for evaluation (sft/dpo)"})
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N rows (smoke runs)"})
+    dataset_mixture: dict | None = field(default=None, metadata={
+        "help": "instead of dataset_name: several datasets with per-source weights and pair kinds, in "
+                "alignment-handbook's style (recipe only; see omniaudit.training.mixture)"})
+
+    def __post_init__(self):
+        if self.dataset_mixture is not None:  # checked before any model is loaded
+            from omniaudit.training.mixture import parse_mixture
+
+            if self.dataset_name:
+                raise InputError("set either dataset_name or dataset_mixture, not both", value=self.dataset_name)
+            self.dataset_mixture = parse_mixture(self.dataset_mixture)
+            test = self.dataset_mixture.test_split_size
+            if test is not None and self.eval_fraction and self.eval_fraction != test:
+                raise InputError(f"dataset_mixture.test_split_size ({test}) and eval_fraction ({self.eval_fraction}) "
+                                 "disagree; set one of them")
+            self.eval_fraction = test if test is not None else self.eval_fraction
 
 
 def _deepspeed_requested(argv: list[str]) -> bool:
@@ -66,8 +82,13 @@ def load_split(data: DataArguments, required: tuple[str, ...], split: str | None
     """One split as a ``datasets.Dataset``; missing columns fail before training, naming them."""
     from omniaudit.data_builders.hub import load_hub_dataset
 
+    if data.dataset_mixture is not None:  # each source names its own split
+        from omniaudit.training.mixture import load_mixture
+
+        ds = load_mixture(data.dataset_mixture, required).dataset
+        return ds.select(range(min(data.max_train_samples, len(ds)))) if data.max_train_samples else ds
     if not data.dataset_name:
-        raise InputError("no dataset: set dataset_name in the recipe or pass --dataset_name")
+        raise InputError("no dataset: set dataset_name (or dataset_mixture) in the recipe or pass --dataset_name")
     ds = load_hub_dataset(data.dataset_name, data.dataset_config, split or data.dataset_train_split)
     missing = [c for c in required if c not in ds.column_names]
     if missing:
@@ -197,8 +218,9 @@ def report_setup(training_args) -> None:
 
 
 def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, dict], ids: list[str],
-                     p_a1: list[float], **extra) -> dict:
-    """Average the per-fold metrics; on the main process write them and the predictions (id, order, p_a1)."""
+                     p_a1: list[float], orders: list[str] | str = "ab", **extra) -> dict:
+    """Average the per-fold metrics; on the main process write them and the predictions (id, order, p_a1).
+    ``orders``: the presentation order of each prediction row (one order for all rows by default)."""
     import json
 
     import numpy as np
@@ -209,7 +231,7 @@ def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, 
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / metrics_file).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        write_preference_predictions(out_dir / "predictions.csv", ids, p_a1)
+        write_preference_predictions(out_dir / "predictions.csv", ids, p_a1, orders)
     return summary
 
 
@@ -307,8 +329,10 @@ def end_fold(trainer, held_out_metrics: dict[str, float] | None = None) -> None:
             wandb.finish()
 
 
-def write_preference_predictions(path: str | Path, ids: list[str], p_a1: list[float], order: str = "ab") -> Path:
-    """The judge file ``omniaudit audit preference --judges`` reads: id, order, p_a1 (P that a1 is preferred)."""
+def write_preference_predictions(path: str | Path, ids: list[str], p_a1: list[float],
+                                 order: list[str] | str = "ab") -> Path:
+    """The judge file ``omniaudit audit preference --judges`` reads: id, order, p_a1 (P that a1 is preferred);
+    ``order`` one presentation order for every row or one per row."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     pd.DataFrame({"id": ids, "order": order, "p_a1": p_a1}).to_csv(tmp, index=False)

@@ -12,6 +12,10 @@ and generator-prior rewards ``r_C, r_L, r_G``; their sum ``r`` enters the Bradle
 data parallelism the scores, lengths and priors of all processes are gathered (differentiably) first, so the
 correlations equal those of one process on the same global batch. At inference only ``r_C`` is used:
 ``p(d1 > d2) = sigmoid(r_C(d1) - r_C(d2))``.
+
+With one head (``n_heads=1``) the model is the omni no-decorrelation control of Table 4 ("single-head BT on r_C": the
+content head alone, trained with ``L_BT``; no confound heads, so no ``L_dec`` and no ``L_orth``). The trunk is a text
+model or an omni thinker's multimodal model (video frames + audio + one description, ``forward(..., **media)``).
 """
 
 from __future__ import annotations
@@ -23,21 +27,25 @@ import torch.nn.functional as F
 from torch import nn
 
 HEADS = ("content", "length", "prior")
+N_HEADS = (1, len(HEADS))  # the single-head BT control, or ODIN's three heads
 
 
 class Heads(nn.Module):
-    """Three linear heads whose weights are this module's own parameters: ZeRO-3 gathers a module's partitioned
-    parameters only while that module runs, so the orthogonality term, which reads the weights, is computed here."""
+    """Three (or one: the content head alone) linear heads whose weights are this module's own parameters: ZeRO-3
+    gathers a module's partitioned parameters only while that module runs, so the orthogonality term, which reads the
+    weights, is computed here (zero for a single head)."""
 
-    def __init__(self, hidden_size: int) -> None:
+    def __init__(self, hidden_size: int, n_heads: int = len(HEADS)) -> None:
         super().__init__()
-        reference = nn.Linear(hidden_size, len(HEADS))  # nn.Linear's initialisation
+        if n_heads not in N_HEADS:
+            raise ValueError(f"n_heads must be one of {N_HEADS}, got {n_heads}")
+        reference = nn.Linear(hidden_size, n_heads)  # nn.Linear's initialisation
         self.weight = nn.Parameter(reference.weight.detach().clone())
         self.bias = nn.Parameter(reference.bias.detach().clone())
 
     def forward(self, pooled: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         w = self.weight
-        orth = (w[0] @ w[1]).abs() + (w[0] @ w[2]).abs()
+        orth = w.new_zeros(()) if w.shape[0] == 1 else (w[0] @ w[1]).abs() + (w[0] @ w[2]).abs()
         return F.linear(pooled, w, self.bias), orth
 
 
@@ -45,14 +53,20 @@ HEADS_FILE = "odin_heads.safetensors"
 
 
 class OdinRewardModel(nn.Module):
-    def __init__(self, trunk: nn.Module, hidden_size: int) -> None:
+    def __init__(self, trunk: nn.Module, hidden_size: int, n_heads: int = len(HEADS)) -> None:
         super().__init__()
         self.trunk = trunk
-        self.heads = Heads(hidden_size)
+        self.heads = Heads(hidden_size, n_heads)
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """(scores (batch, 3) for content / length / prior, orthogonality term). Right-padded inputs."""
-        hidden = self.trunk(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+    @property
+    def n_heads(self) -> int:
+        return self.heads.weight.shape[0]
+
+    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                **media) -> tuple[torch.Tensor, torch.Tensor]:
+        """(scores (batch, n_heads) for content / length / prior, orthogonality term). Right-padded inputs;
+        ``media``: the processor's tensors for an omni trunk (``pixel_values_videos``, ``input_features``, ...)."""
+        hidden = self.trunk(input_ids=input_ids, attention_mask=attention_mask, **media).last_hidden_state
         last = attention_mask.sum(dim=1) - 1
         pooled = hidden[torch.arange(hidden.size(0), device=hidden.device), last]
         scores, orth = self.heads(pooled.to(self.heads.weight.dtype))
@@ -90,7 +104,7 @@ class OdinRewardModel(nn.Module):
         self.trunk.save_pretrained(out_dir, state_dict=trunk)
         heads = {k.removeprefix("heads."): v.detach().contiguous().cpu() for k, v in state_dict.items()
                  if k.startswith("heads.")}
-        save_file(heads, out_dir / HEADS_FILE, metadata={"heads": ",".join(HEADS)})
+        save_file(heads, out_dir / HEADS_FILE, metadata={"heads": ",".join(HEADS[: self.n_heads])})
         return sorted(p.name for p in out_dir.iterdir())
 
     def load_trained(self, folder: str | Path) -> None:
@@ -111,27 +125,48 @@ def load_odin(folder: str | Path, base_model: str | None = None, **kwargs) -> Od
     (``model.safetensors`` with trunk and heads; ``base_model`` gives the trunk's architecture). ``kwargs`` go to
     ``from_pretrained`` (e.g. ``dtype``)."""
     from safetensors.torch import load_file
-    from transformers import AutoConfig, AutoModel
 
     folder = Path(folder)
     if (folder / "adapter_config.json").is_file():
         from peft import PeftConfig, PeftModel
 
         base = base_model or PeftConfig.from_pretrained(folder).base_model_name_or_path
-        trunk = PeftModel.from_pretrained(AutoModel.from_pretrained(base, **kwargs), folder)
+        trunk = PeftModel.from_pretrained(load_trunk(base, **kwargs), folder)
         heads = load_file(folder / HEADS_FILE)
-        model = OdinRewardModel(trunk, heads["weight"].shape[1])
+        model = OdinRewardModel(trunk, heads["weight"].shape[1], heads["weight"].shape[0])
         model.heads.load_state_dict(heads)
     elif (folder / "model.safetensors").is_file():
         if base_model is None:
             raise ValueError(f"{folder}: a full fine-tuning run; pass base_model (the model it started from)")
         state = load_file(folder / "model.safetensors")
-        model = OdinRewardModel(AutoModel.from_config(AutoConfig.from_pretrained(base_model), **kwargs),
-                                state["heads.weight"].shape[1])
+        weight = state["heads.weight"]
+        model = OdinRewardModel(load_trunk(base_model, from_config=True, **kwargs), weight.shape[1], weight.shape[0])
         model.load_state_dict(state)
     else:
         raise FileNotFoundError(f"{folder}: no ODIN model (adapter_config.json + {HEADS_FILE}, or model.safetensors)")
     return model.eval()
+
+
+def is_omni(config) -> bool:
+    """An omni model (a full Qwen-Omni checkpoint with a thinker, or a thinker itself: audio and vision towers)."""
+    return hasattr(config, "thinker_config") or (hasattr(config, "audio_config") and hasattr(config, "vision_config"))
+
+
+def load_trunk(path: str | Path, from_config: bool = False, **kwargs) -> nn.Module:
+    """The reward trunk of a model: a text model's base model, or an omni thinker's multimodal model (audio tower,
+    vision tower and language model; a full Qwen-Omni checkpoint's thinker, its talker dropped). ``from_config``:
+    the architecture only (weights loaded afterwards)."""
+    from transformers import AutoConfig, AutoModel, AutoModelForMultimodalLM
+
+    config = AutoConfig.from_pretrained(path)
+    if not is_omni(config):
+        return AutoModel.from_config(config, **kwargs) if from_config else AutoModel.from_pretrained(path, **kwargs)
+    if from_config:
+        model = AutoModelForMultimodalLM.from_config(config, **kwargs)
+    else:
+        model = AutoModelForMultimodalLM.from_pretrained(path, **kwargs)
+    thinker = getattr(model, "thinker", model)
+    return getattr(thinker, "model", thinker)
 
 
 def pearson(x: torch.Tensor, y: torch.Tensor, eps: float = 1e-8) -> torch.Tensor:
@@ -151,19 +186,30 @@ def gather(x: torch.Tensor) -> torch.Tensor:
 
 
 def correlations(scores: torch.Tensor, lengths: torch.Tensor, priors: torch.Tensor) -> dict[str, torch.Tensor]:
-    """The four head-confound correlations over the global batch (scores: (n, 3), both candidates stacked)."""
+    """The head-confound correlations over the global batch (scores: (n, 3), both candidates stacked): four with
+    three heads, the content head's two with one."""
     scores, lengths, priors = gather(scores), gather(lengths), gather(priors)
-    return {"rho_content_length": pearson(scores[:, 0], lengths), "rho_content_prior": pearson(scores[:, 0], priors),
-            "rho_length_head_length": pearson(scores[:, 1], lengths),
-            "rho_prior_head_prior": pearson(scores[:, 2], priors)}
+    rho = {"rho_content_length": pearson(scores[:, 0], lengths), "rho_content_prior": pearson(scores[:, 0], priors)}
+    if scores.shape[1] > 1:
+        rho.update(rho_length_head_length=pearson(scores[:, 1], lengths),
+                   rho_prior_head_prior=pearson(scores[:, 2], priors))
+    return rho
 
 
 def odin_loss(chosen: torch.Tensor, rejected: torch.Tensor, orth: torch.Tensor, lengths: torch.Tensor,
               priors: torch.Tensor, lambda_dec: float = 1.0, lambda_orth: float = 1.0) -> dict[str, torch.Tensor]:
-    """Eq. 1. ``chosen``/``rejected``: (B, 3) head scores; ``lengths``/``priors``: (2B,) for [chosen; rejected]."""
+    """Eq. 1. ``chosen``/``rejected``: (B, 3) head scores; ``lengths``/``priors``: (2B,) for [chosen; rejected].
+
+    One head (B, 1): the single-head BT control, ``L = L_BT`` on ``r_C`` (``L_dec`` needs the confound heads, so
+    ``lambda_dec`` must be 0; ``orth`` is 0)."""
     bt = -F.logsigmoid(chosen.sum(-1) - rejected.sum(-1)).mean()
     rho = correlations(torch.cat([chosen, rejected]), lengths, priors)
-    dec = (rho["rho_content_length"].abs() + rho["rho_content_prior"].abs() - rho["rho_length_head_length"]
-           - rho["rho_prior_head_prior"])
+    if chosen.shape[-1] == 1:
+        if lambda_dec:
+            raise ValueError("a single head has no confound heads to decorrelate against: lambda_dec must be 0")
+        dec = bt.new_zeros(())
+    else:
+        dec = (rho["rho_content_length"].abs() + rho["rho_content_prior"].abs() - rho["rho_length_head_length"]
+               - rho["rho_prior_head_prior"])
     loss = bt + lambda_dec * dec + lambda_orth * orth
     return {"loss": loss, "bt": bt, "dec": dec, "orth": orth, **rho}

@@ -4,7 +4,9 @@ Configs: ``pairs`` (every row, "same" included, with fold, lengths, fold-exclusi
 asked, ``source_balanced``, ``length_controlled`` and ``dual_order`` (binary pairs only; priors recomputed within the
 config on the same folds), and always ``judge``: zero-shot judging items, both orders of every binary pair, in the
 item contract (``omniaudit judge --config judge``; with ``media_dir`` each pair's clip attached, see
-:mod:`~omniaudit.data_builders.preference.judge`). One split, ``train``: folds, not splits, separate held-out members.
+:mod:`~omniaudit.data_builders.preference.judge`), and with ``media_dir`` also ``judge_sft`` (the judge items as chat
+records for the omni judge, ``training/sft.py``) and ``pairs_media`` (binary pairs with their clip, for Omni ODIN).
+One split, ``train``: folds, not splits, separate held-out members.
 """
 
 from __future__ import annotations
@@ -151,6 +153,8 @@ def build_tables(pairs: pd.DataFrame, options: PreferenceBuildOptions = Preferen
     tables = {name: _ordered(t) for name, t in tables.items()}
     clips = judge.find_clips(tables["pairs"], options.media_dir) if options.media_dir else None
     tables["judge"] = judge.judge_table(tables["pairs"], clips)
+    if clips is not None:  # training configs with the clips: judge_sft (omni judge), pairs_media (Omni ODIN)
+        tables.update(judge.media_tables(tables["pairs"], tables["judge"], clips))
     return tables
 
 
@@ -200,16 +204,17 @@ def render_card(tables: dict[str, pd.DataFrame], source: str, options: Preferenc
 
 
 def write_preference_dataset(out_dir: str | Path, tables: dict[str, pd.DataFrame], card: str) -> Path:
-    """Write every config and the card, atomically replacing ``out_dir``; the ``judge`` config is written in small
-    row groups with its clips read as they are written (memory stays flat in the number of clips)."""
+    """Write every config and the card, atomically replacing ``out_dir``; the configs with clips (``judge``,
+    ``judge_sft``, ``pairs_media``) are written in small row groups with their clips read as they are written (memory
+    stays flat in the number of clips)."""
     with atomic_dir(out_dir) as tmp:
         for name, table in tables.items():
             (tmp / name).mkdir()
             path = tmp / name / shard_name(SPLIT)
-            if name != "judge":
+            if name not in judge.MEDIA_CONFIGS:
                 pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path)
                 continue
-            feats = judge.features(table)
+            feats = judge.config_features(name, table)
             sink = ParquetSink(path, feats, rows_per_group=16)
             for start in range(0, len(table), sink.rows_per_group):
                 sink.add(judge.records(table, start, start + sink.rows_per_group, feats))

@@ -187,3 +187,68 @@ def summarize(table: pd.DataFrame) -> dict:
         out["media_columns"] = sorted(set(per_pair["clip_kind"]), reverse=True)  # video before audio
     out["shown_prompt"] = next((k for k in PROMPTS if k in out["clips"]), "text")  # the wording the card prints
     return out
+
+
+# Training configs written beside ``judge`` when the pairs have clips (``build preference --media DIR``).
+SFT_CONFIG = "judge_sft"  # chat records of the judge items: the omni pairwise judge (training/sft.py)
+PAIRS_MEDIA_CONFIG = "pairs_media"  # binary pairs with their clip: Omni ODIN and its BT control (reward_odin.py)
+MEDIA_CONFIGS = ("judge", SFT_CONFIG, PAIRS_MEDIA_CONFIG)
+PAIR_MEDIA_COLUMNS = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2")
+
+
+def chat_records(items: pd.DataFrame) -> pd.DataFrame:
+    """The ``judge_sft`` config: every judge item (both orders of every binary pair) as a chat record for
+    ``training/sft.py`` (EmoPrefer audit Table 4, "Omni judge": next-token A/B, symmetric training).
+
+    ``messages`` is the user turn (the clip as a ``video`` or ``audio`` part, then the item's prompt) and the
+    assistant's answer, the gold letter of that order (``A`` when the description shown first is preferred); the clip
+    goes in the ``video`` / ``audio`` column as in the ``judge`` config. Metadata: ``pair_id``, ``order``, ``fold`` (to
+    train on some folds and judge the others), ``gold``. Items without a clip are an error (text judges train on
+    ``pairs`` with ``training/pairwise_judge.py``).
+    """
+    if "clip_kind" not in items.columns or items["clip_kind"].isna().any():
+        raise InputError(f"config {SFT_CONFIG} needs a clip for every judged pair (build preference --media DIR)")
+    rows = []
+    for item in items.to_dict("records"):
+        user = [{"type": item["clip_kind"], "text": None}, {"type": "text", "text": item["prompt"]}]
+        rows.append({"id": item["id"], "messages": [{"role": "user", "content": user},
+                                                    {"role": "assistant",
+                                                     "content": [{"type": "text", "text": item["gold"]}]}],
+                     "clip": item["clip"], "clip_kind": item["clip_kind"], "video_audio": item["video_audio"],
+                     "pair_id": item["pair_id"], "order": item["order"], "fold": item["fold"], "gold": item["gold"]})
+    return pd.DataFrame(rows)
+
+
+def media_pairs(pairs: pd.DataFrame, clips: list[Clip | None]) -> pd.DataFrame:
+    """The ``pairs_media`` config: the binary pairs (``pairs`` columns ODIN reads: descriptions, generators,
+    character lengths, fold) with their clip, one row per pair; the candidate input of the omni reward models is
+    (video, audio, one description) (EmoPrefer audit appendix B, "Omni encodes video, audio, and one description")."""
+    binary = np.flatnonzero(pairs["is_binary"].to_numpy(dtype=bool))
+    out = pairs.iloc[binary][list(PAIR_MEDIA_COLUMNS)].reset_index(drop=True)
+    chosen = [clips[i] for i in binary]
+    out["clip"] = [str(c.path) for c in chosen]
+    out["clip_kind"] = [c.kind for c in chosen]
+    out["video_audio"] = [c.with_audio for c in chosen]
+    return out
+
+
+def media_tables(pairs: pd.DataFrame, items: pd.DataFrame, clips: list[Clip | None]) -> dict[str, pd.DataFrame]:
+    """The training configs that need the clips: ``judge_sft`` and ``pairs_media``."""
+    return {SFT_CONFIG: chat_records(items), PAIRS_MEDIA_CONFIG: media_pairs(pairs, clips)}
+
+
+def config_features(name: str, table: pd.DataFrame):
+    """The ``datasets.Features`` of a config with clips (``judge``, ``judge_sft`` or ``pairs_media``)."""
+    from datasets import Audio, Features, List, Value, Video
+
+    if name == "judge":
+        return features(table)
+    s = Value("string")
+    media = {k: Video() if k == "video" else Audio() for k in ("video", "audio") if k in set(table["clip_kind"])}
+    if name == SFT_CONFIG:
+        message = List({"role": s, "content": List({"type": s, "text": s})})
+        return Features({"id": s, "messages": message, "video_audio": Value("bool"), **media, "pair_id": s,
+                         "order": s, "fold": Value("int64"), "gold": s})
+    cols = {c: s for c in PAIR_MEDIA_COLUMNS}
+    cols.update(fold=Value("int64"), len1=Value("int64"), len2=Value("int64"), video_audio=Value("bool"), **media)
+    return Features(cols)
