@@ -298,6 +298,35 @@ def _text_chat_tables(interventions: Path) -> dict:
     return tables
 
 
+def _preference_with_clips(out: Path) -> Path:
+    """A 12-pair synthetic preference benchmark whose pairs each have a short video + audio clip (the omni judge and
+    Omni ODIN tiny recipes read it: configs ``judge_sft`` and ``pairs_media``)."""
+    import shutil
+    import tempfile
+
+    from omniaudit.data_builders.interventions import SyntheticClipSpec
+    from omniaudit.data_builders.interventions.synthetic import synthesize_clips
+    from omniaudit.data_builders.preference import (
+        PreferenceBuildOptions,
+        SyntheticSpec,
+        build_preference_dataset,
+        synthesize,
+    )
+    from omniaudit.data_builders.preference.read import COLUMNS
+
+    with tempfile.TemporaryDirectory(prefix="omniaudit-tiny-") as tmp:
+        tmp = Path(tmp)
+        raw = synthesize(SyntheticSpec(n_pairs=12, seed=1))[list(COLUMNS)]
+        raw.to_csv(tmp / "pairs.csv", index=False)
+        clips = sorted(synthesize_clips(tmp / "clips", SyntheticClipSpec(n_clips=4, width=64, height=64)).parent
+                       .glob("*.mp4"))
+        (tmp / "media").mkdir()
+        for i, name in enumerate(raw["name"].unique()):
+            shutil.copyfile(clips[i % len(clips)], tmp / "media" / f"{name}.mp4")
+        options = PreferenceBuildOptions(media_dir=str(tmp / "media"))
+        return build_preference_dataset(out, tmp / "pairs.csv", options=options)
+
+
 def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[str, Path]:
     """Everything the tiny recipes need, under ``out_dir``: models, a tokenizer and datasets from our builders."""
     from omniaudit.data_builders.hub import configs_metadata, write_hub_dataset
@@ -309,7 +338,8 @@ def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[s
     say = progress or (lambda _m: None)
     paths = {"causal_lm": out / "causal_lm", "seq_cls": out / "seq_cls", "omni": out / "omni",
              "audio_lm": out / "audio_lm", "tokenizer": out / "tokenizer", "preference": out / "data" / "preference",
-             "interventions": out / "data" / "interventions", "chat": out / "data" / "chat"}
+             "interventions": out / "data" / "interventions", "chat": out / "data" / "chat",
+             "preference_media": out / "data" / "preference_media"}
     for path in paths.values():  # refuse a foreign folder before building anything
         check_out_dir(path)
     say("tiny models")
@@ -321,6 +351,8 @@ def build_tiny_suite(out_dir: str | Path = DEFAULT_OUT, progress=None) -> dict[s
         build_tokenizer().save_pretrained(tmp)
     say("preference dataset")
     build_preference_dataset(paths["preference"])
+    say("preference dataset with clips")
+    _preference_with_clips(paths["preference_media"])
     say("intervention dataset")
     build_interventions_dataset(paths["interventions"], spec=SyntheticClipSpec(n_clips=4, width=112, height=112))
     tables = _text_chat_tables(paths["interventions"])

@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 RECIPES = REPO / "training" / "recipes" / "tiny"
 SCRIPTS = {"sft": "sft.py", "sft_omni": "sft.py", "dpo": "dpo.py", "dpo_omni": "dpo.py",
-           "reward_odin": "reward_odin.py", "pairwise_judge": "pairwise_judge.py"}
+           "reward_odin": "reward_odin.py", "pairwise_judge": "pairwise_judge.py",
+           "judge_omni": "sft.py", "reward_odin_omni_control": "reward_odin.py"}  # the last two: clips from tiny-models
 
 
 @pytest.fixture(scope="session")
