@@ -17,9 +17,10 @@ from omniaudit.cli import main as omniaudit
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 RECIPES = REPO / "training" / "recipes" / "tiny"
+# judge_omni and reward_odin_omni_control read the preference clips that `omniaudit tiny-models` writes
 SCRIPTS = {"sft": "sft.py", "sft_omni": "sft.py", "dpo": "dpo.py", "dpo_omni": "dpo.py",
            "reward_odin": "reward_odin.py", "pairwise_judge": "pairwise_judge.py",
-           "judge_omni": "sft.py", "reward_odin_omni_control": "reward_odin.py"}  # the last two: clips from tiny-models
+           "judge_omni": "sft.py", "reward_odin_omni_control": "reward_odin.py"}
 
 
 @pytest.fixture(scope="session")
