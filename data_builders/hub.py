@@ -118,6 +118,8 @@ def load_hub_dataset(path_or_repo: str | Path, config: str | None, split: str = 
         if not files:
             raise InputError(f"config '{config}' has no Parquet shards for split '{split}'", file=folder)
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
+    except InputError:
+        raise
     except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
         raise InputError(f"cannot load config '{config}' split '{split}' (expected a folder written by omniaudit "
                          f"or a Hub dataset repo id): {type(exc).__name__}: {exc}", file=path_or_repo) from exc

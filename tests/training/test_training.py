@@ -241,7 +241,7 @@ def test_reward_odin_runs_data_parallel_with_two_cpu_processes(tiny_root, tmp_pa
 @pytest.mark.parametrize(("extra", "message"), [
     (["--no_such_key", "1"], "no_such_key"),
     (["--dataset_name", "runs/tiny/data/chat", "--dataset_config", "dpo"], "lacks column(s) ['a1', 'a2'"),
-    (["--dataset_config", "dpo"], "BuilderConfig 'dpo' not found"),
+    (["--dataset_config", "dpo"], "no config 'dpo' in this dataset; its card lists ['judge', 'pairs']"),
 ])
 def test_bad_input_fails_before_training_naming_it(tiny_root, tmp_path, extra, message):
     result = launch(tiny_root, "reward_odin", tmp_path / "bad", *extra)
