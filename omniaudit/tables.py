@@ -37,6 +37,21 @@ def check_ids(ids: pd.Series, known, file: str | Path, rows: list[int], unknown_
     fail_at(ids.duplicated(), "duplicate id", file, rows, "id", ids)
 
 
+def parse_bool(value) -> bool | None:
+    """A true/false cell: bools, "true" / "false", "yes" / "no", 1 / 0; None when empty or NaN; else ValueError."""
+    if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and
+                                                                         not value.strip()):
+        return None
+    if isinstance(value, bool | np.bool_):
+        return bool(value)
+    text = str(value).strip().lower()
+    if text in ("true", "1", "1.0", "yes"):
+        return True
+    if text in ("false", "0", "0.0", "no"):
+        return False
+    raise ValueError(value)
+
+
 def resolve_media_path(value: str, manifest: Path, row: int, column: str) -> Path:
     """A media path from a manifest cell: relative to the manifest's folder (never escaping it) or absolute."""
     if not value.strip():

@@ -27,7 +27,7 @@ import pandas as pd
 
 from omniaudit.data_builders.composition.media_check import CHECKS, MediaProblem
 from omniaudit.errors import InputError
-from omniaudit.tables import fail_at, read_records, resolve_media_path
+from omniaudit.tables import fail_at, parse_bool, read_records, resolve_media_path
 
 CATEGORIES = ("IC", "CC")
 MEDIA = ("video", "audio", "image")
@@ -203,21 +203,6 @@ def read_samples(path: str | Path, templates: str | Path | pd.DataFrame | None =
     return out
 
 
-def _flag(value) -> bool | None:
-    """A self-audit flag: True / False (bools, "true" / "false", 1 / 0), None when absent, else ValueError."""
-    if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and
-                                                                         not value.strip()):
-        return None
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in ("true", "1", "1.0", "yes"):
-        return True
-    if text in ("false", "0", "0.0", "no"):
-        return False
-    raise ValueError(value)
-
-
 def _self_audit(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.Series:
     """Whether the generator's self-audit passed every check (C3PO appendix: ``self_audit`` with
     ``mute_test_passed``, ``blind_test_passed``, ``prior_test_passed``, ``ambiguity_check_passed``), read from a
@@ -240,7 +225,7 @@ def _self_audit(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.Series:
         row_ok = True
         for key, value in flags.items():
             try:
-                flag = _flag(value)
+                flag = parse_bool(value)
             except ValueError:
                 raise InputError("expected a self-audit flag true or false", file=path, row=r, column=key,
                                  value=value) from None

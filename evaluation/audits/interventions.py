@@ -36,7 +36,7 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.extract import extract, llm_extract
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.tables import fail_at, read_records
+from omniaudit.tables import fail_at, parse_bool, read_records
 
 INTERVENTION_OF = {"sync": "shift", "existence": "mute", "consistency": "swap"}
 SYNC_ONLY = ("shift_yes_no", "sync_binary", "sync_three_way", "offset_within_tolerance")  # not available without sync
@@ -73,16 +73,10 @@ class InterventionAuditConfig:
 
 
 def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
-    if value is None or (isinstance(value, float) and np.isnan(value)) or value == "":
-        return None
-    if isinstance(value, bool | np.bool_):
-        return bool(value)
-    text = str(value).strip().lower()
-    if text in ("true", "1", "1.0", "yes"):
-        return True
-    if text in ("false", "0", "0.0", "no"):
-        return False
-    raise InputError("expected true/false", file=path, row=row, column=column, value=value)
+    try:
+        return parse_bool(value)
+    except ValueError:
+        raise InputError("expected true/false", file=path, row=row, column=column, value=value) from None
 
 
 def _is_null(value: object) -> bool:
