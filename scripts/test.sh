@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/system_deps.sh
-scripts/setup_env.sh media,train,dev
+scripts/setup_env.sh media,train,serve,dev
 export HF_HUB_OFFLINE=1 MPLBACKEND=Agg
 .venv/bin/ruff check .
 .venv/bin/python -m pytest "$@"
