@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_lines
 from omniaudit.evaluation.stats import TIE, decide_with_ties
 
 ORDERS = ("ab", "ba")
@@ -47,6 +48,8 @@ NO_PREFERENCE = 0.5
 class JudgeSpec:
     name: str
     files: list[Path]
+    dataset: str | Path | None = None  # the dataset whose `judge` config the runner's files must have answered
+    partial: bool = False  # accept one shard or an incomplete judge run (--judged-only)
 
 
 @dataclass
@@ -149,14 +152,16 @@ def _run_index(value: object, path: Path, row: int) -> int:
     return run
 
 
-def read_judge_file(path: str | Path) -> pd.DataFrame:
+def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial: bool = False) -> pd.DataFrame:
     """Validated rows ``key, order, run, p_a1, source`` (key = the pair's ``id`` or ``name``, as string; source =
     how P(a1) was read: p_a1, probs, label or unparsed). ``attrs``: ``key`` (id or name), ``items`` (True for the
-    runner's item predictions) and ``sampling`` (distinct values of the runner's sampling columns)."""
+    runner's item predictions), ``sampling`` (distinct values of the runner's sampling columns) and ``provenance``
+    (checked against ``dataset``'s ``judge`` config, :func:`~omniaudit.evaluation.predictions.check_predictions`)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("judge file not found", file=path)
     raw = _read_rows(path)
+    provenance = check_predictions(raw, path, dataset, ("judge",), partial) if not raw.empty else None
     items = any(c in raw.columns for c in ITEM_COLUMNS)
     key = "id" if "id" in raw.columns else "name"
     need = [c for c in (key, "order") if c not in raw.columns]
@@ -224,6 +229,7 @@ def read_judge_file(path: str | Path) -> pd.DataFrame:
     rows.attrs["items"] = items
     rows.attrs["sampling"] = {c: sorted({None if _missing(v) else v for v in raw[c]}, key=str)
                               for c in SAMPLING_COLUMNS if c in raw.columns}
+    rows.attrs["provenance"] = provenance
     return rows
 
 
@@ -231,8 +237,10 @@ def read_judge(spec: JudgeSpec) -> pd.DataFrame:
     """Validated rows of all of a judge's files; a (key, order, run) given in two files is an error naming both."""
     frames = []
     for path in spec.files:
-        rows = read_judge_file(path)
+        rows = read_judge_file(path, spec.dataset, spec.partial)
         frames.append(rows.assign(file=str(path), row=np.arange(1, len(rows) + 1)))
+    provenance = [f.attrs["provenance"] for f in frames]
+    check_same_run(provenance, f"the files of judge '{spec.name}'")
     keys = {f.attrs["key"] for f in frames}
     if len(keys) > 1:
         raise InputError(f"judge '{spec.name}': its files key rows by different columns ({sorted(keys)}); use the "
@@ -251,6 +259,7 @@ def read_judge(spec: JudgeSpec) -> pd.DataFrame:
         for col, values in f.attrs["sampling"].items():
             sampling.setdefault(col, set()).update(values)
     rows.attrs["sampling"] = {c: sorted(v, key=str) for c, v in sampling.items()}
+    rows.attrs["provenance"] = provenance
     return rows
 
 
@@ -266,7 +275,8 @@ def reading_meta(rows: pd.DataFrame) -> dict:
         return {}
     meta = {"predictions": "items" if rows.attrs["items"] else "pairs", "rows": len(rows),
             "p_a1_from": {k: v for k, v in n.items() if v}, "n_unparsed": n["unparsed"],
-            "runs": {"min": int(runs.min()), "max": int(runs.max())}}
+            "runs": {"min": int(runs.min()), "max": int(runs.max())},
+            "provenance": [p.summary() for p in rows.attrs.get("provenance", [])]}
     if rows.attrs["sampling"]:
         meta["sampling"] = rows.attrs["sampling"]
     parts = [("item predictions of `omniaudit judge --config judge`, option A/B mapped to a1/a2 by order"
@@ -283,6 +293,9 @@ def reading_meta(rows: pd.DataFrame) -> dict:
     if meta.get("sampling"):
         parts.append("sampling " + ", ".join(f"{c} {'/'.join('default' if x is None else str(x) for x in v)}"
                                              for c, v in meta["sampling"].items()))
+    provenance = rows.attrs.get("provenance", [])
+    if rows.attrs["items"] and provenance:
+        parts.append(" ".join(line.removeprefix("- ") for line in provenance_lines(provenance)))
     meta["note"] = "; ".join(parts) + "."
     return meta
 

@@ -7,7 +7,7 @@ table. Metrics never see a model: probes are fitted here, judges come in as pred
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -59,6 +59,9 @@ class PreferenceAuditConfig:
     length_control: bool = True  # per-generator mean length, wordiest-generator check, LC win rates
     annotations: Path | str | None = None  # per-annotator labels (name|id, annotator, label): consensus remedy
     odin_runs: list[Path | str] = field(default_factory=list)  # ODIN runs ([NAME=]PATH): Fig. 2a correlations
+    # the built dataset whose `judge` config the runner's prediction files must have answered (its fingerprint is
+    # compared with theirs); run_preference_audit sets it, None skips the comparison
+    dataset: Path | str | None = None
 
 
 def _check_columns(pairs: pd.DataFrame) -> None:
@@ -119,6 +122,7 @@ def load_judges(config: PreferenceAuditConfig, binary: pd.DataFrame,
     P(a1) per presentation order: (pairs, 2) for orders ab, ba (runs averaged; NaN where that order is missing)."""
     specs = parse_judge_specs(config.judges)
     for spec in specs:
+        spec.dataset, spec.partial = config.dataset, config.judged_only
         if spec.name in PROBES:
             raise InputError(f"judge name '{spec.name}' clashes with a probe; name the judge with NAME=FILE",
                              file=spec.files[0])
@@ -421,7 +425,17 @@ def run_preference_audit(out_dir: str | Path, data: str | Path | None = None, co
     """
     config = config or PreferenceAuditConfig()
     pairs, source, card = load_pairs(data, columns, dataset_config, spec)
-    audit, predictions = audit_preference(pairs, config, progress)
+    with atomic_dir(out_dir) as tmp:
+        if card is not None:  # written first: judge files are checked against its `judge` config
+            write_preference_dataset(tmp / "dataset", {"pairs": pairs, "judge": judge_table(pairs)}, card)
+        dataset = tmp / "dataset" if card is not None else data
+        audit, predictions = audit_preference(pairs, replace(config, dataset=config.dataset or dataset), progress)
+        write_audit_outputs(tmp, audit, predictions, pairs, source)
+    return Path(out_dir)
+
+
+def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs: pd.DataFrame, source: str) -> None:
+    """audit.json, report.md, the figures and predictions.csv of a preference audit, into ``tmp``."""
     audit["source"] = source
     figures = {"full_vs_counter": "waf_full_vs_counter.png", "win_rates": "generator_win_rates.png"}
     if "odin" in audit:
@@ -431,14 +445,10 @@ def run_preference_audit(out_dir: str | Path, data: str | Path | None = None, co
     counter = binary[binary["counter_stereotypical"].astype(bool)]
     prevalence = (float((binary["preference"] == "a1").mean()),
                   float((counter["preference"] == "a1").mean()) if len(counter) else 0.5)
-    with atomic_dir(out_dir) as tmp:
-        if card is not None:
-            write_preference_dataset(tmp / "dataset", {"pairs": pairs, "judge": judge_table(pairs)}, card)
-        report.plot_full_vs_counter(audit, prevalence, tmp / figures["full_vs_counter"])
-        report.plot_win_rates(audit["dataset"]["win_rates"], tmp / figures["win_rates"])
-        if "odin" in audit:
-            odin_report.plot_odin_correlations(audit["odin"], tmp / figures["odin"])
-        (tmp / "audit.json").write_text(to_json(audit), encoding="utf-8")
-        (tmp / "report.md").write_text(report.preference_report(audit, figures, source), encoding="utf-8")
-        predictions.to_csv(tmp / "predictions.csv", index=False)
-    return Path(out_dir)
+    report.plot_full_vs_counter(audit, prevalence, tmp / figures["full_vs_counter"])
+    report.plot_win_rates(audit["dataset"]["win_rates"], tmp / figures["win_rates"])
+    if "odin" in audit:
+        odin_report.plot_odin_correlations(audit["odin"], tmp / figures["odin"])
+    (tmp / "audit.json").write_text(to_json(audit), encoding="utf-8")
+    (tmp / "report.md").write_text(report.preference_report(audit, figures, source), encoding="utf-8")
+    predictions.to_csv(tmp / "predictions.csv", index=False)

@@ -12,12 +12,12 @@ item) and drops the field.
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.judges.items import JudgeItem
+from omniaudit.evaluation.predictions import PROVENANCE, canonical, describe, first_difference
 from omniaudit.io import check_out_file
 
 
@@ -73,17 +73,26 @@ def _read_shard(path: Path) -> list[dict]:
 
 def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
     """Join the shard files of one sharded judge run into ``out`` (atomically), as the unsharded run writes it."""
-    from omniaudit.evaluation.judges.run import is_predictions_file
+    from omniaudit.evaluation.judges.run import is_predictions_file, write_jsonl
 
     out = check_out_file(out, is_predictions_file)
     by_index: dict[int, Path] = {}
     rows: list[dict] = []
     count = n_items = None
+    origin: tuple[dict, Path] | None = None  # the first file's provenance: every shard must share it
     for file in map(Path, shards):
         if file in by_index.values():
             raise InputError("shard file given twice", file=file)
         shard_rows = _read_shard(file)
         for n, row in enumerate(shard_rows, 1):
+            record = row.get(PROVENANCE)
+            if origin is None:
+                origin = (record, file)
+            elif canonical(record) != canonical(origin[0]):
+                where = first_difference(origin[0], record) if isinstance(record, dict) and origin[0] else "provenance"
+                raise InputError(f"this shard comes from another judge run than {origin[1]}: its {where} is "
+                                 f"{describe(record, where)!r}, not {describe(origin[0], where)!r}; shards of one "
+                                 "run share the judge, model, sampling and dataset build", file=file, row=n)
             s = row["shard"]
             if (count, n_items) == (None, None):
                 count, n_items = s["count"], s["items"]
@@ -111,11 +120,8 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
         raise InputError(f"the shards answer {len(seen)} (run, item) pairs but the run had {n_items} items x "
                          f"{len(runs)} run(s) = {expected}; were they written with the same options?")
     rows.sort(key=lambda row: (row.get("run", 0), row["shard"]["position"]))
+    for row in rows:
+        row.pop("shard")
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
-        for row in rows:
-            row.pop("shard")
-            fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-    os.replace(tmp, out)
+    write_jsonl(out, rows)
     return {"shards": count, "items": n_items, "runs": len(runs), "rows": len(rows)}

@@ -15,6 +15,7 @@ from omniaudit.evaluation.audits.protocols import (
     rf_normalized,
 )
 from omniaudit.evaluation.judges import parse_answer, run_judge
+from omniaudit.evaluation.judges.run import UnusableRun
 
 FAST = ProtocolAuditConfig(n_resamples=200)
 
@@ -110,9 +111,15 @@ def test_tiny_local_models_end_to_end(protocol_dataset, tiny_models, tmp_path):
                        ["identical", "cleanness"], batch_size=8)
     rows = [json.loads(x) for x in (tmp_path / "audio.jsonl").read_text().splitlines()]
     assert {r["label"] for r in rows} <= {"A", "B"} and all(r["order"] in ("AB", "BA") for r in rows)
+    # a random tiny model's generated text names no option: the run is unusable and writes nothing ...
+    with pytest.raises(UnusableRun, match="0 usable answers"):
+        run_judge(protocol_dataset, "reference", f"hf:{tiny_models['audio']}", tmp_path / "gen.jsonl", ["match"],
+                  mode="generate")
+    assert not (tmp_path / "gen.jsonl").exists() and not list(tmp_path.glob(".gen.jsonl*"))
+    # ... unless asked to (--min-usable 0)
     gen = run_judge(protocol_dataset, "reference", f"hf:{tiny_models['audio']}", tmp_path / "gen.jsonl",
-                    ["match"], mode="generate")
-    assert gen["items"] > 0
+                    ["match"], mode="generate", min_usable=0)
+    assert gen["items"] > 0 and gen["usable"] == 0
     with pytest.raises(InputError, match="takes no audio"):
         run_judge(protocol_dataset, "blueprint", f"hf:{tiny_models['text']}", tmp_path / "x.jsonl", ["audio"])
     # batching does not change answers
@@ -155,8 +162,10 @@ def test_predictions_must_cover_whole_groups_and_name_their_judges(protocol_data
     rows = [json.loads(x) for x in full.read_text().splitlines()]
     ab_only = tmp_path / "ab.jsonl"
     ab_only.write_text("".join(json.dumps(r) + "\n" for r in rows if r["order"] == "AB"))
+    with pytest.raises(InputError, match="the run is incomplete: it asked 132 items"):
+        read_judge_predictions([str(ab_only)], items)  # half of a run's answers
     with pytest.raises(InputError, match="answers only part of a group"):
-        read_judge_predictions([str(ab_only)], items)  # lock needs both orders of every trial
+        read_judge_predictions([str(ab_only)], items, partial=True)  # lock needs both orders of every trial
     other = tmp_path / "b" / "preds.jsonl"
     other.parent.mkdir()
     run_judge(protocol_dataset, "reference", "scripted:oracle", other)

@@ -1,0 +1,74 @@
+"""Which model answered: an identity every predictions row records and the response cache is keyed by.
+
+- ``hf:`` (a local folder or a cached Hub repo): a hash of the model's config, its weights index and, per weight file,
+  its name, size, header and one MiB from its middle (fine-tuned weights differ there; the whole 15 GB of a 7B model
+  are not read), plus the Hub revision when the folder is a Hub cache snapshot.
+- ``openai:``: what the server says of the model (``/v1/models``), without fields that change per request.
+- ``scripted:``: its name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
+META_FILES = ("config.json", "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
+              "adapter_config.json", "tokenizer_config.json", "chat_template.jinja", "chat_template.json",
+              "preprocessor_config.json", "processor_config.json")
+SAMPLE_BYTES = 1 << 20
+VOLATILE = ("created",)  # vLLM stamps /v1/models entries with the time of the request
+
+
+def _model_folder(path: str) -> tuple[Path | None, str | None]:
+    """(local folder, Hub revision or None); (None, None) when the model is neither a folder nor cached."""
+    folder = Path(path)
+    if folder.is_dir():
+        return folder, None
+    try:
+        from huggingface_hub import snapshot_download
+
+        snapshot = Path(snapshot_download(path, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not cached or not a repo id
+        return None, None
+    return snapshot, snapshot.name
+
+
+def _weights_sample(file: Path) -> bytes:
+    size = file.stat().st_size
+    with file.open("rb") as fh:
+        head = fh.read(8)
+        if file.suffix == ".safetensors" and len(head) == 8:  # the JSON header: tensor names, dtypes, shapes
+            head += fh.read(min(int.from_bytes(head, "little"), 100 << 20))
+        fh.seek(max(0, size // 2 - SAMPLE_BYTES // 2))
+        return head + fh.read(SAMPLE_BYTES)
+
+
+def local_model_identity(path: str) -> dict:
+    """``{"kind": "hf", "model": path, "revision": ..., "sha256": ...}`` of a local or cached model."""
+    folder, revision = _model_folder(path)
+    identity = {"kind": "hf", "model": Path(path).name if Path(path).is_dir() else path, "revision": revision}
+    if folder is None:
+        return {**identity, "sha256": None}
+    h = hashlib.sha256()
+    for name in META_FILES:
+        if (folder / name).is_file():
+            h.update(f"{name}\0".encode() + (folder / name).read_bytes())
+    for file in sorted(f for f in folder.rglob("*") if f.suffix in WEIGHT_SUFFIXES and f.is_file()):
+        h.update(f"{file.relative_to(folder).as_posix()}\0{file.stat().st_size}\0".encode())
+        h.update(_weights_sample(file))
+    return {**identity, "sha256": h.hexdigest()[:32]}
+
+
+def runner_identity(judge, spec: str) -> dict:
+    """The identity of a runner made by ``make_judge``: its own ``identity()`` where it has one, else by kind."""
+    if hasattr(judge, "identity"):
+        identity = dict(judge.identity())
+        served = identity.get("served")
+        if isinstance(served, dict):
+            identity["served"] = {k: v for k, v in served.items() if k not in VOLATILE}
+        return identity
+    kind, _, rest = spec.partition(":")
+    if kind == "hf":
+        return local_model_identity(rest)
+    return {"kind": kind, "model": rest}

@@ -1,0 +1,217 @@
+"""Where each answer came from, and the checks every consumer of a predictions file makes.
+
+``omniaudit judge`` writes, in every predictions row, ``provenance``: the same record for every row of one run::
+
+    {"omniaudit": "0.1.0",
+     "dataset": {"name": "thud", "config": "diagnostic", "fingerprint": "sha256:..."},
+     "judge": "openai:qwen@http://127.0.0.1:8000/v1",
+     "model": {"kind": "openai", "url": ..., "model": "qwen", "served": {"id": "qwen", "owned_by": ...}},
+     "sampling": {"temperature": 0.7, "top_p": null, "seed": 0, "runs": 3, "max_tokens": 32},
+     "selection": {"conditions": null, "formats": null, "items": 240}}
+
+plus ``finish_reason`` per row (``stop``, ``length``, ...; null where the runner does not say) and, in the file of
+one shard of a run (``--shard I/N``), ``shard``. The dataset fingerprint is the content hash of the config's Parquet
+files (:mod:`omniaudit.data_builders.fingerprint`); ``model`` is :mod:`~omniaudit.evaluation.judges.identity`.
+
+:func:`check_predictions` is what every audit does with a file before it reads an answer: one run per file (all rows
+the same provenance), made on this build of this dataset (fingerprint and config), whole (no shard, every item of
+every run) unless ``partial`` is allowed. Files without ``provenance`` (other harnesses: ``id`` + ``raw``) are
+accepted and reported as of unknown provenance.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from omniaudit import __version__
+from omniaudit.errors import InputError
+
+PROVENANCE = "provenance"
+UNKNOWN = ("provenance unknown: the file does not say which dataset build, model and sampling its answers came "
+           "from (not written by `omniaudit judge`)")
+
+
+def run_provenance(dataset: str | Path, config: str, fingerprint: str | None, judge: str, model: dict,
+                   sampling: dict, selection: dict) -> dict:
+    """The ``provenance`` record of one judge run (see the module docstring); no absolute local paths."""
+    name = Path(dataset).name if Path(dataset).exists() else str(dataset)
+    return {"omniaudit": __version__, "dataset": {"name": name, "config": config, "fingerprint": fingerprint},
+            "judge": judge, "model": model, "sampling": sampling, "selection": selection}
+
+
+def canonical(record: object) -> str:
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def first_difference(a: object, b: object, path: str = "") -> str | None:
+    """The dotted path of the first field where two records differ (None when equal)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in list(a) + [k for k in b if k not in a]:
+            found = first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
+            if found:
+                return found
+        return None
+    return None if canonical(a) == canonical(b) else (path or "(record)")
+
+
+def describe(record: dict | None, where: str | None = None) -> str:
+    """One value of a provenance record in words (``where``: a dotted path), for error messages."""
+    value: object = record
+    for key in (where or "").split(".") if where else []:
+        value = value.get(key) if isinstance(value, dict) else None
+    return canonical(value) if not isinstance(value, str) else value
+
+
+@dataclass
+class FileProvenance:
+    """What one predictions file says of its origin, after :func:`check_predictions`."""
+
+    file: str
+    known: bool
+    record: dict | None = None
+    rows: int = 0
+    shard: str | None = None  # "I/N" when the file is one shard of a run
+    complete: bool | None = None  # every item of every run answered (None: unknown)
+    missing: int = 0  # (item, run) answers the run should have and the file lacks
+    finish_reasons: dict[str, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> dict:
+        """For audit.json: the record's main fields, flat."""
+        out = asdict(self)
+        record = out.pop("record") or {}
+        out.update({"judge": record.get("judge"), "model": record.get("model"),
+                    "dataset": record.get("dataset"), "sampling": record.get("sampling"),
+                    "omniaudit": record.get("omniaudit")})
+        return out
+
+
+def _records(raw: pd.DataFrame, column: str) -> list:
+    values = []
+    for value in raw[column].tolist():
+        if isinstance(value, str):
+            with contextlib.suppress(ValueError):
+                value = json.loads(value)
+        values.append(None if isinstance(value, float) and value != value else value)
+    return values
+
+
+def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path | None, configs: tuple[str, ...],
+                      partial: bool = False, rows: list[int] | None = None) -> FileProvenance:
+    """Check one predictions file (its rows as read, ``raw``) against the dataset it is audited with.
+
+    Refused (InputError naming the file, the row and the field): rows of different runs in one file (another judge,
+    model, sampling or dataset build); answers made on another config than ``configs`` or on another build of the
+    dataset (its fingerprint differs from the file's); unless ``partial``: one shard of a sharded run, or a run that
+    lacks answers (fewer rows than items x runs). ``dataset`` None (or not at hand, e.g. a Hub repo not cached)
+    skips the fingerprint comparison, with a note.
+    """
+    from omniaudit.data_builders.fingerprint import fingerprint_of
+
+    file = str(file)
+    rows = rows or list(range(1, len(raw) + 1))
+    out = FileProvenance(file=file, known=False, rows=len(raw))
+    if PROVENANCE not in raw.columns:
+        out.notes.append(UNKNOWN)
+        return out
+    records = _records(raw, PROVENANCE)
+    first = records[0]
+    if not isinstance(first, dict):
+        raise InputError("expected a provenance record (a JSON object) as `omniaudit judge` writes it", file=file,
+                         row=rows[0], column=PROVENANCE, value=first)
+    key = canonical(first)
+    for i, record in enumerate(records):
+        if canonical(record) != key:
+            where = first_difference(first, record) if isinstance(record, dict) else "(record)"
+            raise InputError(f"this row comes from another run than row {rows[0]}: its {where} is "
+                             f"{describe(record, where)!r}, not {describe(first, where)!r}; one predictions file "
+                             f"holds one run of one judge (keep runs in separate files)", file=file, row=rows[i],
+                             column=PROVENANCE)
+    out.known, out.record = True, first
+    meta = first.get("dataset") or {}
+    if meta.get("config") not in configs:
+        raise InputError(f"these predictions answer config '{meta.get('config')}', but this audit reads "
+                         f"{' or '.join(repr(c) for c in configs)}", file=file, row=rows[0], column=PROVENANCE)
+    if dataset is not None:
+        have = fingerprint_of(dataset, meta["config"])
+        if have is None:
+            out.notes.append(f"the dataset's files are not at hand ({dataset}), so its fingerprint was not compared")
+        elif have != meta.get("fingerprint"):
+            raise InputError(f"these predictions were made on another build of the dataset: config "
+                             f"'{meta['config']}' of {meta.get('name')} had fingerprint {meta.get('fingerprint')}, "
+                             f"and {dataset} has {have} (rebuilt with other data, options or seed?). Run "
+                             f"`omniaudit judge` on this dataset, or audit the build the answers were made on",
+                             file=file, row=rows[0], column=PROVENANCE)
+    if "finish_reason" in raw.columns:
+        reasons = raw["finish_reason"].map(lambda v: "unknown" if v is None or v != v else str(v))
+        out.finish_reasons = {str(k): int(v) for k, v in reasons.value_counts().sort_index().items()}
+    shards = raw["shard"].dropna().tolist() if "shard" in raw.columns else []
+    if shards:
+        s = shards[0] if isinstance(shards[0], dict) else {}
+        out.shard = f"{s.get('index')}/{s.get('count')}"
+        if not partial:
+            raise InputError(f"this file is shard {out.shard} of a judge run, not the whole run; join the shards "
+                             f"with `omniaudit merge-predictions` (or pass --partial to audit only these answers)",
+                             file=file)
+    selection, sampling = first.get("selection") or {}, first.get("sampling") or {}
+    n_items, n_runs = selection.get("items"), sampling.get("runs")
+    if isinstance(n_items, int) and isinstance(n_runs, int):
+        expected = n_items * n_runs if not shards else len(raw)
+        out.missing = max(0, expected - len(raw))
+        out.complete = out.missing == 0 and not shards
+        if out.missing and not partial:
+            raise InputError(f"the run is incomplete: it asked {n_items} items x {n_runs} run(s) = {expected} "
+                             f"answers and the file has {len(raw)}; a truncated file would count the missing "
+                             f"answers as wrong. Rerun `omniaudit judge` (it resumes), or pass --partial",
+                             file=file)
+    if partial and (shards or out.missing):
+        out.notes.append(f"partial run ({'shard ' + out.shard if shards else f'{out.missing} answers missing'}), "
+                         "audited as allowed by --partial: not comparable with a full audit")
+    return out
+
+
+def check_same_run(provenances: list[FileProvenance], what: str = "these files") -> None:
+    """Refuse files of one judge that come from different judges, models, sampling or dataset builds (their
+    configs and selections may differ: e.g. a judge's orders or configs in separate files)."""
+    known = [p for p in provenances if p.known]
+    if len(known) < 2:
+        return
+    strip = lambda r: {k: v for k, v in r.items() if k not in ("selection",)} | {  # noqa: E731
+        "dataset": {k: v for k, v in r["dataset"].items() if k == "name"}}
+    base = strip(known[0].record)
+    for other in known[1:]:
+        where = first_difference(base, strip(other.record))
+        if where:
+            raise InputError(f"{what} do not come from one judge run: its {where} is "
+                             f"{describe(other.record, where)!r} here and {describe(known[0].record, where)!r} in "
+                             f"{known[0].file}", file=other.file)
+
+
+def provenance_lines(provenances: list[FileProvenance]) -> list[str]:
+    """Report lines: one per file, what it says of its origin."""
+    lines = []
+    for p in provenances:
+        if not p.known:
+            lines.append(f"- `{Path(p.file).name}`: {UNKNOWN}.")
+            continue
+        r = p.record or {}
+        model, sampling, data = r.get("model") or {}, r.get("sampling") or {}, r.get("dataset") or {}
+        who = model.get("served", {}).get("id") if isinstance(model.get("served"), dict) else None
+        who = who or model.get("model") or r.get("judge")
+        digest = model.get("sha256") or model.get("revision")
+        lines.append(f"- `{Path(p.file).name}`: {r.get('judge')} (model {who}{f', {digest}' if digest else ''}) on "
+                     f"config `{data.get('config')}` of {data.get('name')} ({data.get('fingerprint')}); temperature "
+                     f"{sampling.get('temperature')}, {sampling.get('runs')} run(s), {p.rows} answers"
+                     + (f"; finish reasons {p.finish_reasons}" if p.finish_reasons else "")
+                     + "".join(f"; {n}" for n in p.notes))
+    return lines
+
+
+def provenance_section(provenances: list[FileProvenance]) -> str:
+    """The report's "Where the answers came from" section."""
+    return "\n".join(["", "## Where the answers came from", "", *provenance_lines(provenances)]) + "\n"
