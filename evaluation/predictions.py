@@ -30,6 +30,7 @@ import pandas as pd
 
 from omniaudit import __version__
 from omniaudit.errors import InputError
+from omniaudit.records import canonical, first_difference, value_at
 
 PROVENANCE = "provenance"
 UNKNOWN = ("provenance unknown: the file does not say which dataset build, model and sampling its answers came "
@@ -42,29 +43,6 @@ def run_provenance(dataset: str | Path, config: str, fingerprint: str | None, ju
     name = Path(dataset).name if Path(dataset).exists() else str(dataset)
     return {"omniaudit": __version__, "dataset": {"name": name, "config": config, "fingerprint": fingerprint},
             "judge": judge, "model": model, "sampling": sampling, "selection": selection}
-
-
-def canonical(record: object) -> str:
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
-
-
-def first_difference(a: object, b: object, path: str = "") -> str | None:
-    """The dotted path of the first field where two records differ (None when equal)."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        for key in list(a) + [k for k in b if k not in a]:
-            found = first_difference(a.get(key), b.get(key), f"{path}.{key}" if path else str(key))
-            if found:
-                return found
-        return None
-    return None if canonical(a) == canonical(b) else (path or "(record)")
-
-
-def describe(record: dict | None, where: str | None = None) -> str:
-    """One value of a provenance record in words (``where``: a dotted path), for error messages."""
-    value: object = record
-    for key in (where or "").split(".") if where else []:
-        value = value.get(key) if isinstance(value, dict) else None
-    return canonical(value) if not isinstance(value, str) else value
 
 
 @dataclass
@@ -129,7 +107,7 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
         if canonical(record) != key:
             where = first_difference(first, record) if isinstance(record, dict) else "(record)"
             raise InputError(f"this row comes from another run than row {rows[0]}: its {where} is "
-                             f"{describe(record, where)!r}, not {describe(first, where)!r}; one predictions file "
+                             f"{value_at(record, where)!r}, not {value_at(first, where)!r}; one predictions file "
                              f"holds one run of one judge (keep runs in separate files)", file=file, row=rows[i],
                              column=PROVENANCE)
     out.known, out.record = True, first
@@ -188,7 +166,7 @@ def check_same_run(provenances: list[FileProvenance], what: str = "these files")
         where = first_difference(base, strip(other.record))
         if where:
             raise InputError(f"{what} do not come from one judge run: its {where} is "
-                             f"{describe(other.record, where)!r} here and {describe(known[0].record, where)!r} in "
+                             f"{value_at(other.record, where)!r} here and {value_at(known[0].record, where)!r} in "
                              f"{known[0].file}", file=other.file)
 
 

@@ -1,8 +1,9 @@
 """A local HTTP server speaking the OpenAI chat API, for fault injection and payload checks.
 
 The real-server tests (tests/evaluation/test_serve.py) use ``transformers serve``; this twin does what no real server
-does on demand: fail, send garbage, ``content: null``, reject ``video_url`` parts, return chosen logprobs. It records
-every request body it receives.
+does on demand: fail, send garbage, ``content: null``, reject ``video_url`` parts, return chosen logprobs, trickle or
+flood its reply, refuse the key (401 / 403), redirect elsewhere, echo the key it got, list chosen models under
+``/models``. It records every request body and Authorization header it receives.
 """
 
 from __future__ import annotations
@@ -35,17 +36,33 @@ class ChatServer:
     "garbage" (a 200 that is not JSON), "null" (``content: null``) or an HTTP status for that request;
     ``reject_video`` answers 400 to any request with a ``video_url`` part; ``answer(body)`` is the reply text
     (default :func:`first_option`); ``probs(body, answer)`` gives {token: probability} for the first position when the
-    request asks for logprobs (default: no ``logprobs`` in the reply)."""
+    request asks for logprobs (default: no ``logprobs`` in the reply); ``finish_reason`` is every completion's.
+
+    Failure modes: ``trickle`` ("body": headers at once, then the completion one byte every ``trickle_s``;
+    "headers": the status line and headers themselves that slowly); ``huge`` bytes of reply (with a Content-Length
+    when ``huge_declared``, else read until the connection closes); ``redirect_to`` answers every request (POST and
+    GET) with 302 to that URL; ``echo_auth`` puts the Authorization header it got into error bodies and answers.
+    ``models`` is the ``/models`` list (None: ``/models`` answers 404); with ``always_fail`` and a 401 / 403
+    ``status``, ``/models`` refuses too. GET requests are counted in ``gets`` (their headers in ``get_auth``), not in
+    ``requests``."""
 
     def __init__(self, fail_first: int = 0, always_fail: bool = False, status: int = 503,
                  fault: Callable[[dict], str | int | None] | None = None, reject_video: bool = False,
                  answer: Callable[[dict], str] = first_option,
-                 probs: Callable[[dict, str], dict[str, float]] | None = None, retry_after: str | None = None) -> None:
+                 probs: Callable[[dict, str], dict[str, float]] | None = None, retry_after: str | None = None,
+                 finish_reason: str = "stop", trickle: str | None = None, trickle_s: float = 0.5, huge: int = 0,
+                 huge_declared: bool = False, redirect_to: str | None = None, echo_auth: bool = False,
+                 models: list[dict] | None = None) -> None:
         self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
         self.fault, self.reject_video, self.answer, self.probs = fault, reject_video, answer, probs
-        self.retry_after = retry_after
+        self.retry_after, self.finish_reason = retry_after, finish_reason
+        self.trickle, self.trickle_s, self.huge, self.huge_declared = trickle, trickle_s, huge, huge_declared
+        self.redirect_to, self.echo_auth, self.models = redirect_to, echo_auth, models
         self.auth: list[str | None] = []
         self.bodies: list[dict] = []
+        self.gets = 0
+        self.get_auth: list[str | None] = []
+        self.closing = threading.Event()
         self.lock = threading.Lock()
         server = self
 
@@ -54,12 +71,66 @@ class ChatServer:
                 pass
 
             def send(self, status: int, payload: bytes, headers: dict | None = None) -> None:
+                if server.trickle:
+                    return self.trickled(status, payload, headers)
                 self.send_response(status)
                 for k, v in (headers or {}).items():
                     self.send_header(k, v)
                 self.send_header("Content-Length", str(len(payload)))
                 self.end_headers()
                 self.wfile.write(payload)
+
+            def trickled(self, status: int, payload: bytes, headers: dict | None) -> None:
+                head = (f"HTTP/1.0 {status} OK\r\nContent-Length: {len(payload)}\r\n"
+                        + "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items()) + "\r\n").encode()
+                slow, fast = (payload, head) if server.trickle == "body" else (head, b"")
+                try:
+                    self.wfile.write(fast)
+                    self.wfile.flush()
+                    for i in range(len(slow)):
+                        if server.closing.wait(server.trickle_s):
+                            return
+                        self.wfile.write(slow[i:i + 1])
+                        self.wfile.flush()
+                    if server.trickle == "headers":
+                        self.wfile.write(payload)
+                except OSError:  # the client gave up
+                    pass
+
+            def flood(self) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if server.huge_declared:
+                    self.send_header("Content-Length", str(server.huge))
+                self.end_headers()
+                chunk = b" " * 65536
+                try:
+                    self.wfile.write(b'{"choices": [{"message": {"content": "')
+                    for start in range(0, server.huge, len(chunk)):
+                        if server.closing.is_set():
+                            return
+                        self.wfile.write(chunk[:server.huge - start])
+                except OSError:  # the client stopped reading
+                    pass
+
+            def refusal(self, status: int, message: str) -> bytes:
+                error = {"error": message}
+                if server.echo_auth:
+                    error["received"] = self.headers.get("Authorization")
+                return json.dumps(error).encode()
+
+            def do_GET(self):
+                with server.lock:
+                    server.gets += 1
+                    server.get_auth.append(self.headers.get("Authorization"))
+                if server.redirect_to:
+                    return self.send(302, b"", {"Location": server.redirect_to})
+                if server.always_fail and server.status in (401, 403):
+                    return self.send(server.status, self.refusal(server.status, "invalid api key"))
+                if self.path.rstrip("/").endswith("/models") and server.models is not None:
+                    return self.send(200, json.dumps({"object": "list", "data": server.models}).encode(),
+                                     {"Content-Type": "application/json"})
+                self.send(404, b'{"detail": "Not Found"}')
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -68,20 +139,27 @@ class ChatServer:
                     n = server.requests
                     server.auth.append(self.headers.get("Authorization"))
                     server.bodies.append(body)
+                if server.redirect_to:
+                    return self.send(302, b"", {"Location": server.redirect_to})
                 if server.always_fail or n <= server.fail_first:
                     headers = {"Retry-After": server.retry_after} if server.retry_after else None
-                    return self.send(server.status, b'{"error": "overloaded"}', headers)
+                    message = "invalid api key" if server.status in (401, 403) else "overloaded"
+                    return self.send(server.status, self.refusal(server.status, message), headers)
+                if server.huge:
+                    return self.flood()
                 fault = server.fault(body) if server.fault else None
                 has_video = any(isinstance(m["content"], list) and any(p["type"] == "video_url" for p in m["content"])
                                 for m in body["messages"])
                 if server.reject_video and has_video:
                     return self.send(400, b'{"error": {"message": "unsupported content type video_url"}}')
                 if isinstance(fault, int):
-                    return self.send(fault, b'{"error": "audio too long"}')
+                    return self.send(fault, self.refusal(fault, "audio too long"))
                 if fault == "garbage":
                     return self.send(200, b"<html>proxy error</html>")
                 text = server.answer(body)
-                choice = {"index": 0, "finish_reason": "stop",
+                if server.echo_auth:
+                    text = f"{text} (you sent {self.headers.get('Authorization')})"
+                choice = {"index": 0, "finish_reason": server.finish_reason,
                           "message": {"role": "assistant", "content": None if fault == "null" else text}}
                 if body.get("logprobs") and server.probs:
                     alternatives = [{"token": t, "logprob": math.log(p)}
@@ -96,6 +174,7 @@ class ChatServer:
         threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def close(self):
+        self.closing.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 

@@ -3,7 +3,8 @@
 - ``hf:`` (a local folder or a cached Hub repo): a hash of the model's config, its weights index and, per weight file,
   its name, size, header and one MiB from its middle (fine-tuned weights differ there; the whole 15 GB of a 7B model
   are not read), plus the Hub revision when the folder is a Hub cache snapshot.
-- ``openai:``: what the server says of the model (``/v1/models``), without fields that change per request.
+- ``openai:``: what the server says of the model (``/v1/models``), without fields that change per request
+  (``OpenAIJudge.identity``).
 - ``scripted:``: its name.
 """
 
@@ -17,7 +18,6 @@ META_FILES = ("config.json", "generation_config.json", "model.safetensors.index.
               "adapter_config.json", "tokenizer_config.json", "chat_template.jinja", "chat_template.json",
               "preprocessor_config.json", "processor_config.json")
 SAMPLE_BYTES = 1 << 20
-VOLATILE = ("created",)  # vLLM stamps /v1/models entries with the time of the request
 
 
 def _model_folder(path: str) -> tuple[Path | None, str | None]:
@@ -60,14 +60,13 @@ def local_model_identity(path: str) -> dict:
     return {**identity, "sha256": h.hexdigest()[:32]}
 
 
-def runner_identity(judge, spec: str) -> dict:
-    """The identity of a runner made by ``make_judge``: its own ``identity()`` where it has one, else by kind."""
+def runner_identity(judge, spec: str, refresh: bool = False) -> dict:
+    """The identity of a runner made by ``make_judge``: its own ``identity()`` where it has one, else by kind.
+
+    ``refresh`` asks a server again: `transformers serve` lists a local model under ``/v1/models`` only once a
+    request has loaded it, so a run that began with the model unlisted asks once more at its end."""
     if hasattr(judge, "identity"):
-        identity = dict(judge.identity())
-        served = identity.get("served")
-        if isinstance(served, dict):
-            identity["served"] = {k: v for k, v in served.items() if k not in VOLATILE}
-        return identity
+        return dict(judge.identity(refresh=True) if refresh else judge.identity())
     kind, _, rest = spec.partition(":")
     if kind == "hf":
         return local_model_identity(rest)

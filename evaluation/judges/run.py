@@ -41,8 +41,10 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.judges.identity import runner_identity
 from omniaudit.evaluation.judges.items import JudgeItem, Sampling, load_items, parse_answer
 from omniaudit.evaluation.judges.shards import shard_positions
-from omniaudit.evaluation.predictions import canonical, run_provenance
+from omniaudit.evaluation.judges.transport import redact
+from omniaudit.evaluation.predictions import run_provenance
 from omniaudit.io import check_out_file, looks_like
+from omniaudit.records import canonical
 
 CHUNK = 64  # items answered between two journal writes
 MIN_USABLE = 0.2  # a run with fewer usable answers than this share writes nothing (--min-usable)
@@ -152,11 +154,6 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
         row["finish_reason"] = finish_reason
         row["provenance"] = provenance
     return row
-
-
-def redact(spec: str) -> str:
-    """A judge spec without credentials (URL user info, query strings) for the predictions file."""
-    return re.sub(r"\?.*$", "", re.sub(r"//[^/@\s]*@", "//", spec))
 
 
 def usable(row: dict) -> bool:
@@ -279,6 +276,10 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
                 if shard:
                     row["shard"] = {"index": shard[0], "count": shard[1], "items": n_items, "position": positions[i]}
                 rows.append(row)
+    model = provenance["model"]
+    if isinstance(model, dict) and "served" in model and model["served"] is None:  # see runner_identity
+        final = {**provenance, "model": runner_identity(judge, spec, refresh=True)}
+        rows = [{**row, "provenance": final} for row in rows]
     try:
         if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
             check_usable(rows, spec, min_usable)

@@ -17,8 +17,9 @@ from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.judges.items import JudgeItem
-from omniaudit.evaluation.predictions import PROVENANCE, canonical, describe, first_difference
+from omniaudit.evaluation.predictions import PROVENANCE
 from omniaudit.io import check_out_file
+from omniaudit.records import canonical, first_difference, value_at
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -91,7 +92,7 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
             elif canonical(record) != canonical(origin[0]):
                 where = first_difference(origin[0], record) if isinstance(record, dict) and origin[0] else "provenance"
                 raise InputError(f"this shard comes from another judge run than {origin[1]}: its {where} is "
-                                 f"{describe(record, where)!r}, not {describe(origin[0], where)!r}; shards of one "
+                                 f"{value_at(record, where)!r}, not {value_at(origin[0], where)!r}; shards of one "
                                  "run share the judge, model, sampling and dataset build", file=file, row=n)
             s = row["shard"]
             if (count, n_items) == (None, None):

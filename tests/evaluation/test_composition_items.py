@@ -311,7 +311,13 @@ def test_the_tiny_omni_model_answers_every_mix_through_transformers_serve(compos
         pytest.skip(f"`transformers serve` needs {missing_modules()}: install the [serve] extra")
     server = TransformersServer(tmp_path / "serve.log")
     try:
-        _audit_tiny_run(composition_mixed, tmp_path, f"openai:{tiny_omni_model}@{server.url}", "--dialect", "frames",
-                        "--no-cache")
+        result = _audit_tiny_run(composition_mixed, tmp_path, f"openai:{tiny_omni_model}@{server.url}", "--dialect",
+                                 "frames", "--no-cache")
     finally:
         server.close()
+    # provenance as the real server states it, checked by the audit (both files: one judge run's model)
+    files = result["provenance"]["tiny"]
+    assert [f["known"] for f in files] == [True, True]
+    served = files[0]["model"]["served"]
+    assert served["id"] == str(tiny_omni_model) and "status" not in served and files[1]["model"] == files[0]["model"]
+    assert files[0]["finish_reasons"] and set(files[0]["finish_reasons"]) <= {"stop", "length"}

@@ -229,17 +229,18 @@ def test_server_that_fails_then_recovers(protocol_dataset, tmp_path, monkeypatch
         spec = f"openai:tiny-judge@{server.url}"
         out = tmp_path / "pred.jsonl"
         counts = run_judge(protocol_dataset, "cue_conflict", spec, out, cache_dir=cache, concurrency=3,
-                           max_retries=4)
+                           max_retries=4, api_key_env="OPENAI_API_KEY")
         rows = _rows(out)
         assert counts["items"] == len(items) == len(rows)
         assert server.requests == len(items) + 3  # every request once, plus the three failed attempts
         bad = [r for r in rows if "proxy error" in r["raw"] or r["raw"].startswith("[HTTP 400")]
         assert bad and not any(r["parsed"] for r in bad)  # kept, counted unparseable
         assert counts["rejected"] + counts["not_completions"] == len(bad)
-        assert set(server.auth) == {"Bearer sk-test-secret"}
+        assert set(server.auth) == {"Bearer sk-test-secret"}  # the key named is sent, even to a loopback URL
         before = server.requests
         run_judge(protocol_dataset, "cue_conflict", spec, tmp_path / "again.jsonl", cache_dir=cache)
         assert server.requests == before + len(bad)  # resumed from the cache: only non-answers asked again
+        assert set(server.auth[before:]) == {None}  # none named: no key to a loopback URL (and none in the cache key)
         assert (tmp_path / "again.jsonl").read_text() == out.read_text()
     with ChatServer() as other:  # the cache is keyed by the server too
         run_judge(protocol_dataset, "cue_conflict", f"openai:tiny-judge@{other.url}", tmp_path / "o.jsonl",

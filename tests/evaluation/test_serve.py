@@ -40,8 +40,9 @@ def _rows(path):
 
 
 def _judge(dataset, config, spec, out, *extra):
+    """The tiny random models name no option: --min-usable 0 keeps their (plumbing-only) runs."""
     return main(["judge", "--dataset", str(dataset), "--config", config, "--judge", spec, "--out", str(out),
-                 "--no-cache", *extra])
+                 "--no-cache", "--min-usable", "0", *extra])
 
 
 def test_text_and_audio_items_feed_the_protocols_audit(served, protocol_dataset, tmp_path, capsys):
@@ -57,27 +58,34 @@ def test_text_and_audio_items_feed_the_protocols_audit(served, protocol_dataset,
     assert len(rows) == 48 and all(isinstance(r["raw"], str) and r["parsed"] is not None for r in rows)
     assert all(r["option_probs"] is None for r in rows)  # the server ignores logprobs: the text is parsed
     assert {r["order"] for r in _rows(audio)} == {"AB", "BA"}
+    # two models' files under one judge name are refused (their provenance names two models) ...
     assert main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions", f"tiny={text}",
-                 f"tiny={audio}", "--out", str(tmp_path / "rep"), "--n-resamples", "50"]) == 0
+                 f"tiny={audio}", "--out", str(tmp_path / "pooled"), "--n-resamples", "50"]) == 2
+    assert "do not come from one judge run: its judge is" in capsys.readouterr().err
+    # ... and audited as two judges
+    assert main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions", f"text={text}",
+                 f"audio={audio}", "--out", str(tmp_path / "rep"), "--n-resamples", "50"]) == 0
     result = json.loads((tmp_path / "rep" / "audit.json").read_text())
-    rates = result["parse_rate"]["tiny"]
-    assert result["judges"] == ["tiny"] and set(rates["pairwise"]["identical"]) == {"concat", "native"}
-    assert all("skeleton" in by_condition for by_condition in rates["blueprint"].values())
+    rates = result["parse_rate"]
+    assert result["judges"] == ["text", "audio"] and set(rates["audio"]["pairwise"]["identical"]) == {"concat",
+                                                                                                        "native"}
+    assert all("skeleton" in by_condition for by_condition in rates["text"]["blueprint"].values())
+    assert result["provenance"]["audio"][0]["model"]["served"]["id"] == str(models["audio"])
 
 
 def test_omni_model_takes_images_audio_and_videos_as_frames(served, mixed_dataset, tmp_path):
     server, models = served
     omni, text = f"openai:{models['omni']}@{server.url}", f"openai:{models['text']}@{server.url}"
     counts = run_judge(mixed_dataset, "mixed", omni, tmp_path / "closed.jsonl", ["image", "audio", "pair"],
-                       use_cache=False, max_tokens=4)
+                       use_cache=False, max_tokens=4, min_usable=0)
     assert counts["items"] == counts["closed"] == counts["requests"] == 4 and counts["not_completions"] == 0
     # videos with and without their soundtrack, as JPEG frames (+ the soundtrack as input_audio)
     counts = run_judge(mixed_dataset, "mixed", omni, tmp_path / "frames.jsonl", ["video", "silent_video"],
-                       use_cache=False, dialect="frames", fps=4.0, max_frames=2, max_tokens=4)
+                       use_cache=False, dialect="frames", fps=4.0, max_frames=2, max_tokens=4, min_usable=0)
     assert counts["items"] == counts["free_form"] == counts["requests"] == 3
     # a free-form item is generated, never matched to the options its prompt lists
     counts = run_judge(mixed_dataset, "mixed", text, tmp_path / "text.jsonl", ["text"], use_cache=False,
-                       max_tokens=4)
+                       max_tokens=4, min_usable=0)
     (row,) = _rows(tmp_path / "text.jsonl")
     assert counts["free_form"] == 1 and (row["label"], row["parsed"], row["option_probs"]) == (None, None, None)
 
