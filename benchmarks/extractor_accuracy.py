@@ -1,25 +1,40 @@
-"""Accuracy of the rule-based answer extractor on the labelled phrasings, against a majority-class baseline.
+"""Accuracy of the rule-based answer readers on labelled phrasings, against a majority-class baseline.
 
-The labelled set (``omniaudit.evaluation.extract_labelled.LABELLED``: the paper's appendix D answers, the builder's
-reference answers, negations, hedges, picture-as-subject directions and answers that must stay unparsed) is read
-by the extractor the interventions audit uses for free-form answers. A case is right when every expected field is
-(offsets within 1e-6 s). The baseline answers every case of a dimension with that dimension's most frequent
-expected fields, the accuracy a constant guess gets. Misses are listed.
+Two labelled sets:
 
-One line per dimension, then ``accuracy=<overall> baseline=<overall> n=<cases>``.
+- ``omniaudit.evaluation.extract_labelled.LABELLED`` (the Thud extractor: the paper's appendix D answers, the
+  builder's reference answers, negations, hedges, picture-as-subject directions and answers that must stay unparsed):
+  a case is right when every expected field is (offsets within 1e-6 s); the baseline answers every case of a
+  dimension with that dimension's most frequent expected fields. One line per dimension, misses listed.
+- ``benchmarks/reader_phrasings.py`` (issue 17): answers to every reader (Thud sync / existence / consistency, closed
+  options A/B, 1/2 and the emotion and language label sets, the composition judge's Yes/No verdict, the normalised
+  exact match) in English, Spanish and Chinese, in a ``dev`` batch (written before the readers were changed) and a
+  ``held-out`` batch (written after, never used to tune them). Per reader and language: ``choice`` answers (they
+  state a reading: an option, a verdict, a Thud class; for the exact match, two spellings of one answer) with how
+  many were ``read`` and how many read ``wrong`` (another option, the opposite verdict or class, a false exact
+  match), and ``no-answer`` cases (off-topic, empty, noise, a bare topic word, the question echoed, refusals, hedges
+  without a choice; for the exact match, different answers) with how many were ``left`` unread. The goal: 0 wrong,
+  every no-answer left, >= 95% of the choices read.
 
-    python benchmarks/extractor_accuracy.py [--by-source]
+The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
+
+    python benchmarks/extractor_accuracy.py [--by-source] [--batch dev|held-out|all] [--misses]
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
+import runpy
 from collections import Counter
+from pathlib import Path
 
 from omniaudit.evaluation.extract_labelled import LABELLED, extractor_accuracy
 
 DIMENSIONS = ("sync", "existence", "consistency")
+READERS = ("sync", "existence", "consistency", "options", "verdict", "em")
+LANGUAGES = ("en", "es", "zh")
 
 
 def majority_baseline():
@@ -29,9 +44,105 @@ def majority_baseline():
     return lambda dimension, _answer: common[dimension]
 
 
+def reader_cases() -> list[tuple]:
+    """``(reader, language, input, expected, batch)`` of ``benchmarks/reader_phrasings.py``."""
+    return runpy.run_path(str(Path(__file__).with_name("reader_phrasings.py")))["CASES"]
+
+
+def read(reader: str, given):
+    """What the library's reader makes of ``given`` (see ``reader_phrasings``)."""
+    from omniaudit.evaluation.extract import extract
+    from omniaudit.evaluation.grading import exact_match, parse_verdict
+    from omniaudit.evaluation.judges import parse_answer
+
+    if reader in DIMENSIONS:
+        return extract(reader, given)
+    if reader == "options":
+        text, options, question = given
+        if "question" in inspect.signature(parse_answer).parameters:
+            return parse_answer(text, options, question=question)
+        return parse_answer(text, options)
+    if reader == "verdict":
+        return parse_verdict(given)
+    return exact_match(*given)
+
+
+def outcome(reader: str, got, want) -> str:
+    """``read`` / ``wrong`` / ``unread`` for an answer that states a reading; ``left`` / ``guessed`` (a no-answer
+    read as something) / ``wrong`` (a false exact match) for one that states none."""
+    if reader == "em":
+        if want:
+            return "read" if got else "unread"
+        return "wrong" if got else "left"
+    if reader in DIMENSIONS:
+        if all(v is None for v in want.values()):
+            return "left" if all(got.get(k) is None for k in want) else "guessed"
+        result = "read"
+        for key, v in want.items():
+            g = got.get(key)
+            if g is None and v is None:
+                continue
+            if g is None or (key == "direction" and g == "none" and v in ("delay", "early")):
+                result = "unread"  # a field (or the direction) the answer states is not read: partly unread
+            elif v is None or (abs(g - v) > 1e-6 if isinstance(v, float) else g != v):
+                return "wrong"  # another value, or one the answer does not state (a made-up offset)
+        return result
+    if want is None:
+        return "left" if got is None else "guessed"
+    return "read" if got == want else "unread" if got is None else "wrong"
+
+
+def reader_accuracy(cases: list[tuple] | None = None, batch: str = "all") -> dict:
+    """Per reader and language (and ``all``): ``{choice, read, wrong, no_answer, left, guessed}`` and ``misses``."""
+    cases = reader_cases() if cases is None else cases
+    table: dict[tuple[str, str], Counter] = {}
+    misses = []
+    for reader, language, given, want, case_batch in cases:
+        if batch != "all" and case_batch != batch:
+            continue
+        got = read(reader, given)
+        result = outcome(reader, got, want)
+        stated = bool(want) if reader == "em" else (want is not None if reader in ("options", "verdict")
+                                                    else any(v is not None for v in want.values()))
+        for key in ((reader, language), (reader, "all"), ("all", language), ("all", "all")):
+            counts = table.setdefault(key, Counter())
+            counts["choice" if stated else "no_answer"] += 1
+            counts[result] += 1
+        if result not in ("read", "left"):
+            misses.append({"reader": reader, "language": language, "input": given, "expected": want, "got": got,
+                           "outcome": result, "batch": case_batch})
+    return {"table": {f"{r}/{lang}": dict(c) for (r, lang), c in table.items()}, "misses": misses}
+
+
+def _row(counts: dict) -> str:
+    choice, read_ = counts.get("choice", 0), counts.get("read", 0)
+    rate = f"{read_ / choice:.3f}" if choice else "-"
+    return (f"choice={choice} read={read_} read_rate={rate} wrong={counts.get('wrong', 0)} "
+            f"no_answer={counts.get('no_answer', 0)} left={counts.get('left', 0)} "
+            f"guessed={counts.get('guessed', 0)}")
+
+
+def print_readers(batch: str = "all", misses: bool = False) -> dict:
+    """One line per reader and language (and totals) for ``batch``."""
+    res = reader_accuracy(batch=batch)
+    for reader in (*READERS, "all"):
+        for language in (*LANGUAGES, "all"):
+            counts = res["table"].get(f"{reader}/{language}")
+            if counts:
+                print(f"reader {reader}/{language} [{batch}]: {_row(counts)}")
+    if misses:
+        for m in res["misses"]:
+            print(f"READER-MISS {m['outcome']} {m['reader']}/{m['language']} [{m['batch']}]: {m['input']!r} "
+                  f"expected {m['expected']!r} got {m['got']!r}")
+    return res
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--by-source", action="store_true", help="also print accuracy per source of the cases")
+    parser.add_argument("--batch", choices=("dev", "held-out", "all", "none"), default="all",
+                        help="which batch of the multilingual reader phrasings to score (none: skip them)")
+    parser.add_argument("--misses", action="store_true", help="list the reader phrasings not read as labelled")
     args = parser.parse_args(argv)
     rules, baseline = extractor_accuracy(), extractor_accuracy(majority_baseline())
     for d in DIMENSIONS:
@@ -44,6 +155,9 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"  {src}: {n - missed[src]}/{n}")
     for m in rules["misses"]:
         print(f"MISS {m['dimension']}: {m['answer']!r} expected {m['expected']} got {m['got']}")
+    if args.batch != "none":
+        batches = ("dev", "held-out", "all") if args.batch == "all" else (args.batch,)
+        rules["readers"] = {b: print_readers(b, args.misses and b == batches[-1]) for b in batches}
     overall = rules["overall"]
     print(f"accuracy={overall['accuracy']:.3f} baseline={baseline['overall']['accuracy']:.3f} n={overall['n']}")
     return rules

@@ -2,19 +2,30 @@
 
 Layout: ``OUT/<config>/<split>-00000-of-00001.parquet`` plus ``OUT/README.md`` whose YAML ``configs`` entry maps
 each config to its files, so ``datasets.load_dataset(OUT, config)`` works on the folder and on a pushed repo alike.
+Each config also carries a fingerprint of its data (:func:`seal_card`), so ``datasets``' cache never serves one
+build's rows for another. A push uploads exactly the files the build wrote, to a private repo unless asked
+(:func:`push_to_hub`).
 """
 
 from __future__ import annotations
 
+import glob
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from omniaudit.data_builders.fingerprint import config_fingerprint
 from omniaudit.errors import InputError
-from omniaudit.io import MARKER, atomic_dir, read_marker
+from omniaudit.io import MARKER, atomic_dir, marker_files, read_marker
+
+# What a dataset card's config ``description`` starts with when it carries the config's data fingerprint.
+FINGERPRINT_PREFIX = "omniaudit data "  # + the config's fingerprint (data_builders.fingerprint)
 
 
 def shard_name(split: str, index: int = 0, count: int = 1) -> str:
@@ -31,6 +42,40 @@ def configs_metadata(configs: dict[str, list[str]], default: str | None = None) 
             entry["default"] = True
         entries.append(entry)
     return entries
+
+
+def seal_card(folder: str | Path) -> bool:
+    """Give every config of the folder's ``README.md`` card a ``description`` carrying its data fingerprint
+    (:data:`FINGERPRINT_PREFIX` + :func:`~omniaudit.data_builders.fingerprint.config_fingerprint`, the value
+    ``omniaudit judge`` records in predictions). Returns whether the card was sealed.
+
+    Why: ``datasets.load_dataset(FOLDER, CONFIG)`` caches a local folder under its *name*, the config name and a hash
+    of the card's YAML only (the data file patterns, not the files), so two builds in folders of the same name, or a
+    folder rebuilt in place, would be served the rows cached first. The fingerprint puts the data into that hash
+    (a config's ``description`` is a builder parameter every ``datasets`` builder takes). :func:`atomic_dir` calls
+    this before the swap, so every dataset omniaudit writes is sealed. A card without YAML ``configs`` is left as is.
+    """
+    import yaml
+
+    card = Path(folder) / "README.md"
+    text = card.read_text(encoding="utf-8")
+    head, sep, rest = text.removeprefix("---\n").partition("\n---")
+    if not text.startswith("---\n") or not sep:
+        return False
+    try:
+        meta = yaml.safe_load(head)
+    except yaml.YAMLError:
+        return False
+    configs = meta.get("configs") if isinstance(meta, dict) else None
+    if not isinstance(configs, list) or not all(isinstance(c, dict) for c in configs):
+        return False
+    for entry in configs:
+        fingerprint = config_fingerprint(folder, str(entry.get("config_name")))
+        if fingerprint is not None:
+            entry["description"] = FINGERPRINT_PREFIX + fingerprint
+    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=119)
+    card.write_text(f"---\n{front.rstrip(chr(10))}\n---{rest}", encoding="utf-8")
+    return True
 
 
 def write_hub_dataset(out_dir: str | Path, tables: dict[str, dict[str, pd.DataFrame | pa.Table]], card: str) -> Path:
@@ -102,7 +147,8 @@ def load_hub_dataset(path_or_repo: str | Path, config: str | None, split: str = 
 
     A local folder is read through the ``parquet`` builder on its shards' absolute paths: ``load_dataset(FOLDER,
     config)`` caches by the folder's *name* and the card's relative patterns, so a folder rebuilt in place (or another
-    folder with the same name) would silently be served the first build's rows.
+    folder with the same name) would silently be served the first build's rows. Its files must still be the ones
+    omniaudit wrote (:func:`check_sealed`).
     """
     import datasets
 
@@ -117,6 +163,7 @@ def load_hub_dataset(path_or_repo: str | Path, config: str | None, split: str = 
         files = sorted({str(f.resolve()) for p in patterns for f in folder.glob(p) if f.suffix == ".parquet"})
         if not files:
             raise InputError(f"config '{config}' has no Parquet shards for split '{split}'", file=folder)
+        check_sealed(folder, config)
         return datasets.load_dataset("parquet", data_files={split: files}, split=split)
     except InputError:
         raise
@@ -141,11 +188,10 @@ def load_config(path_or_repo: str | Path, config: str, split: str = "train",
     return ds.to_pandas()
 
 
-def card_configs(folder: str | Path) -> dict[str, list[tuple[str, str]]]:
-    """The ``configs`` of a local folder's README.md card: config name -> [(split, data file pattern)]."""
+def _card_entries(folder: Path) -> list:
+    """The YAML ``configs`` list of a local folder's README.md card (InputError when there is none)."""
     import yaml
 
-    folder = Path(folder)
     card = folder / "README.md"
     if not card.is_file():
         raise InputError("no README.md dataset card: not a dataset folder written by omniaudit", file=folder)
@@ -158,6 +204,30 @@ def card_configs(folder: str | Path) -> dict[str, list[tuple[str, str]]]:
     configs = meta.get("configs") if isinstance(meta, dict) else None
     if not isinstance(configs, list) or not configs:
         raise InputError("README.md has no YAML 'configs' list: not a dataset card written by omniaudit", file=card)
+    return configs
+
+
+def sealed_fingerprints(folder: str | Path) -> dict[str, str]:
+    """Config -> the fingerprint :func:`seal_card` wrote into the card (configs without one are left out)."""
+    return {str(e.get("config_name")): e["description"].removeprefix(FINGERPRINT_PREFIX)
+            for e in _card_entries(Path(folder))
+            if isinstance(e, dict) and str(e.get("description", "")).startswith(FINGERPRINT_PREFIX)}
+
+
+def check_sealed(folder: str | Path, config: str) -> None:
+    """Refuse a config whose files changed after omniaudit wrote them (its card's fingerprint no longer matches):
+    its rows are not the build the card, and any predictions made on it, describe."""
+    sealed = sealed_fingerprints(folder).get(config)
+    if sealed is not None and sealed != (now := config_fingerprint(folder, config)):
+        raise InputError(f"config '{config}': its files changed after omniaudit wrote them (the card says "
+                         f"{sealed}, the files are {now}); rebuild the dataset, or restore its files", file=folder)
+
+
+def card_configs(folder: str | Path) -> dict[str, list[tuple[str, str]]]:
+    """The ``configs`` of a local folder's README.md card: config name -> [(split, data file pattern)]."""
+    folder = Path(folder)
+    card = folder / "README.md"
+    configs = _card_entries(folder)
     out = {}
     for entry in configs:
         name = entry.get("config_name") if isinstance(entry, dict) else None
@@ -175,8 +245,9 @@ def check_dataset_folder(folder: str | Path) -> list[str]:
     """The config names of a dataset folder written by omniaudit; InputError naming the folder otherwise.
 
     Checked: the folder exists; its README.md card has YAML ``configs`` whose data files all match Parquet files
-    in the folder; and it was written by omniaudit (the ``.omniaudit.json`` marker, or for folders written before
-    the marker existed, a card that says so).
+    in the folder; and it was written by omniaudit (the ``.omniaudit.json`` marker, or a card that says so: a
+    dataset downloaded from the Hub has no marker and stays readable as input). This check is for *reading* a
+    folder: replacing one needs its marker (:func:`omniaudit.io.check_out_dir`), pushing one too (:func:`push_files`).
     """
     folder = Path(folder)
     build = "build one with `omniaudit build ...`"
@@ -207,22 +278,68 @@ class HubUnavailable(RuntimeError):
     """Pushing was requested but the Hub cannot be reached (offline mode, no network or no credentials)."""
 
 
-def push_to_hub(out_dir: str | Path, repo_id: str, private: bool = False, token: str | None = None) -> str:
-    """Upload a dataset folder written by omniaudit (card included, local marker left out) as a dataset repo.
+_PUBLIC: ContextVar[bool] = ContextVar("omniaudit_push_public", default=False)
 
-    The folder is checked first (:func:`check_dataset_folder`); offline, it fails fast with a clear message.
+
+@contextmanager
+def push_visibility(public: bool = False) -> Iterator[None]:
+    """Within the block, :func:`push_to_hub` without an explicit ``private`` creates public repos only when
+    ``public`` (the CLI's ``--public``); the default everywhere is private."""
+    token = _PUBLIC.set(bool(public))
+    try:
+        yield
+    finally:
+        _PUBLIC.reset(token)
+
+
+def push_files(folder: str | Path) -> list[str]:
+    """The files a push of ``folder`` uploads: exactly those its omniaudit marker lists (the build's own files, as
+    relative POSIX paths), the marker itself left out. InputError naming the folder when it has no marker (e.g. a
+    dataset downloaded from the Hub, or a folder of your own) or a listed file is missing or is a symbolic link."""
+    folder = Path(folder)
+    if read_marker(folder) is None:
+        raise InputError(f"no {MARKER} marker: only a folder written by `omniaudit build` or `merge` can be pushed "
+                         f"(the marker lists the files it wrote, and only those are uploaded); rebuild it, or upload "
+                         f"it yourself with `hf upload`", file=folder)
+    files = [f for f in marker_files(folder) if f != MARKER and not f.endswith("/" + MARKER)]
+    missing = [f for f in files if not (folder / f).is_file()]
+    links = [f for f in files if (folder / f).is_symlink()]
+    if missing or links:
+        what = f"missing: {', '.join(missing[:5])}" if missing else f"symbolic links: {', '.join(links[:5])}"
+        raise InputError(f"files the build wrote are not as it left them ({what}); rebuild the folder", file=folder)
+    return files
+
+
+def push_to_hub(out_dir: str | Path, repo_id: str, private: bool | None = None, token: str | None = None) -> str:
+    """Upload a dataset folder written by omniaudit as a dataset repo: exactly the files the build wrote.
+
+    The folder is checked first (:func:`check_dataset_folder`, then :func:`push_files`: the marker's list of files,
+    passed to ``upload_folder`` as exact ``allow_patterns``, so a ``.env``, notes or any other file or folder added
+    later stays local); offline, it fails fast with a clear message. ``private`` (default: private unless within
+    :func:`push_visibility` ``(public=True)``) applies to a new repo; an existing *public* repo is refused unless
+    the push is public.
     """
     from huggingface_hub import HfApi, constants
 
     check_dataset_folder(out_dir)  # before any Hub call
+    files = push_files(out_dir)
+    private = (not _PUBLIC.get()) if private is None else private
     where = f"The dataset is complete in {out_dir}; push it later with `omniaudit push {out_dir} {repo_id}`."
     if constants.HF_HUB_OFFLINE:
         raise HubUnavailable(f"cannot push to '{repo_id}': HF_HUB_OFFLINE is set. {where}")
     api = HfApi(token=token)
     try:
         api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-        commit = api.upload_folder(folder_path=str(out_dir), repo_id=repo_id, repo_type="dataset",
-                                   commit_message="Upload with omniaudit", ignore_patterns=[MARKER])
+        public_repo = private and getattr(api.repo_info(repo_id, repo_type="dataset"), "private", True) is False
     except Exception as exc:  # network, auth and permission errors all end the same way for the user
+        raise HubUnavailable(f"cannot push to '{repo_id}': {type(exc).__name__}: {exc}. {where}") from exc
+    if public_repo:
+        raise InputError(f"the dataset repo '{repo_id}' exists and is public; nothing was uploaded. Pass --public to "
+                         f"upload to it, or choose another repo", file=out_dir)
+    try:
+        commit = api.upload_folder(folder_path=str(out_dir), repo_id=repo_id, repo_type="dataset",
+                                   commit_message="Upload with omniaudit",
+                                   allow_patterns=[glob.escape(f) for f in files])
+    except Exception as exc:
         raise HubUnavailable(f"cannot push to '{repo_id}': {type(exc).__name__}: {exc}. {where}") from exc
     return str(getattr(commit, "commit_url", commit))

@@ -17,8 +17,11 @@ lmms-eval writes ``<output_path>/<model>/<date>_samples_<task>.jsonl``, one JSON
   else ``pred_answer == answer`` (trimmed, case-insensitive; an unparsed prediction "" is wrong).
 
 The metric key is found automatically when a record has exactly one (else name it: ``--metric KEY`` or
-``--metric TASK=KEY``). Samples are clustered by the metric dict's ``videoID`` / ``video_id`` / ``video`` when present
-(Video-MME asks three questions per video), else by ``doc_id``; the accuracy CI is a percentile cluster bootstrap
+``--metric TASK=KEY``). Samples are clustered by video (Video-MME asks three questions per video): the first of
+``videoID`` / ``video_id`` / ``video`` that every record has in its ``doc`` (the task's document, where lmms-eval keeps
+Video-MME's ``videoID``), else in its metric dict; else a ``question_id`` of the form ``VIDEO-N`` (Video-MME's
+``001-2``) in ``doc`` or the metric dict, clustered by ``VIDEO``; else by ``doc_id``. The accuracy CI is a percentile
+cluster bootstrap
 (:class:`~omniaudit.evaluation.stats.ClusterRatios`). Comparisons with the first run (the base checkpoint) are paired
 on the documents both runs answered: the difference of accuracies with a paired cluster-bootstrap CI and, for 0/1
 correctness, the exact McNemar test. The macro average over tasks (Table 2's "Avg.") averages per-task accuracies;
@@ -56,7 +59,7 @@ class TaskSamples:
     doc_ids: np.ndarray  # str
     correct: np.ndarray  # float in [0, 1]
     clusters: np.ndarray  # str
-    cluster_key: str  # what clustered them: videoID / doc_id ...
+    cluster_key: str  # what clustered them: videoID / video_id / question_id prefix / doc_id ...
 
 
 def parse_metric_option(values: Sequence[str] | None) -> dict[str | None, str]:
@@ -71,11 +74,33 @@ def parse_metric_option(values: Sequence[str] | None) -> dict[str | None, str]:
     return out
 
 
-def _correct(value, file: Path, row: int, metric: str) -> tuple[float, str | None]:
-    """Per-sample correctness in [0, 1] of one metric value, and its cluster id (None: use the doc id)."""
-    cluster = None
+QUESTION_KEYS = ("question_id",)
+QUESTION_OF_VIDEO = re.compile(r"^(?P<video>.+)-\d+$")  # Video-MME: "001-2" is question 2 of video 001
+
+
+def _cluster_candidates(rec: dict, metric: str) -> dict[str, str]:
+    """{"doc.videoID": "...", "videomme_perception_score.video_id": "...", "doc.question_id": "001", ...}: every
+    value in this record that could name its video, keyed by where it was found (question ids cut to their video)."""
+    out: dict[str, str] = {}
+    places = [("doc", rec.get("doc")), (metric, rec.get(metric))]
+    for where, d in places:
+        if isinstance(d, dict):
+            for k in CLUSTER_KEYS:
+                v = d.get(k)
+                if isinstance(v, str | int) and not isinstance(v, bool) and str(v).strip():
+                    out[f"{where}.{k}"] = str(v).strip()
+    for where, d in places:
+        if isinstance(d, dict):
+            for k in QUESTION_KEYS:
+                m = QUESTION_OF_VIDEO.match(str(d.get(k) or "").strip())
+                if m:
+                    out[f"{where}.{k}"] = m.group("video")
+    return out
+
+
+def _correct(value, file: Path, row: int, metric: str) -> float:
+    """Per-sample correctness in [0, 1] of one metric value."""
     if isinstance(value, dict):
-        cluster = next((str(value[k]) for k in CLUSTER_KEYS if value.get(k) not in (None, "")), None)
         if "score" in value or "correct" in value:
             value = value["score"] if "score" in value else value["correct"]
         else:
@@ -85,11 +110,11 @@ def _correct(value, file: Path, row: int, metric: str) -> tuple[float, str | Non
                 raise InputError(f"metric '{metric}' is a dict without score, correct or a prediction/answer pair "
                                  f"({', '.join(PRED_KEYS)} / {', '.join(GOLD_KEYS)}); keys: {sorted(value)}",
                                  file=file, row=row, column=metric)
-            return float(str(pred).strip().upper() == str(gold).strip().upper()), cluster
+            return float(str(pred).strip().upper() == str(gold).strip().upper())
     if isinstance(value, bool):
-        return float(value), cluster
+        return float(value)
     if isinstance(value, int | float) and np.isfinite(value) and 0 <= value <= 1:
-        return float(value), cluster
+        return float(value)
     raise InputError("expected a per-sample correctness (bool or number in [0, 1]) or a dict holding one",
                      file=file, row=row, column=metric, value=value)
 
@@ -140,14 +165,22 @@ def read_samples(file: str | Path, task: str | None = None, metric: str | None =
             raise InputError("duplicate doc_id (one record per document expected)", file=file, row=line_no,
                              column="doc_id", value=rec["doc_id"])
         seen.add(doc)
-        c, cluster = _correct(rec[metric], file, line_no, metric)
         doc_ids.append(doc)
-        correct.append(c)
-        clusters.append(cluster)
-    by_video = all(c is not None for c in clusters)
-    key = next((k for k in CLUSTER_KEYS if isinstance(first[metric], dict) and k in first[metric]), "doc_id")
+        correct.append(_correct(rec[metric], file, line_no, metric))
+        clusters.append(_cluster_candidates(rec, metric))
+    # the first place (doc before metric dict, video ids before question ids) that every record fills
+    order = list(clusters[0])
+    key = next((k for k in order if all(k in c for c in clusters)), None)
     return TaskSamples(task, file, metric, np.array(doc_ids), np.array(correct, np.float64),
-                       np.array(clusters if by_video else doc_ids), key if by_video else "doc_id")
+                       np.array([c[key] for c in clusters] if key else doc_ids), _key_name(key))
+
+
+def _key_name(key: str | None) -> str:
+    """The key as reported: ``videoID`` (from doc or the metric dict), ``question_id prefix``, ``doc_id``."""
+    if key is None:
+        return "doc_id"
+    name = key.rpartition(".")[2]
+    return f"{name} prefix" if name in QUESTION_KEYS else name
 
 
 def find_sample_files(path: str | Path) -> dict[str, Path]:
@@ -173,13 +206,14 @@ def find_sample_files(path: str | Path) -> dict[str, Path]:
 
 
 def parse_runs(specs: Sequence[str]) -> dict[str, Path]:
-    """``NAME=PATH`` (or ``PATH``, named after its folder) -> {name: path}; names must be distinct."""
+    """``NAME=PATH`` (or ``PATH``, named after its folder) -> {name: path}; names must be distinct. Each spec is read
+    by :func:`omniaudit.specs.parse_named_file` (an existing path always wins, ``=`` and all)."""
+    from omniaudit.specs import parse_named_file
+
     runs: dict[str, Path] = {}
     for spec in specs:
-        name, sep, rest = str(spec).partition("=")
-        named = bool(sep) and not Path(spec).exists()
-        path = Path(rest if named else spec)
-        name = name.strip() if named else (path.stem if path.is_file() else path.name)
+        name, path, named = parse_named_file(spec, folders=True, what="PATH", noun="lmms-eval run")
+        name = name if named else (path.stem if path.is_file() else path.name)
         if not name:
             raise InputError("expected a run as NAME=PATH", value=spec)
         if name in runs:

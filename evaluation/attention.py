@@ -9,6 +9,8 @@ is the mean of ``H`` over layers whose relative depth (layer / (L - 1)) lies in 
 ``entropy_gap``: ``dH = mean H_mid(correct) - mean H_mid(incorrect)`` with a two-sample bootstrap CI; ``pooled_gap``
 z-normalises ``H_mid`` within each model before pooling models. Correctness is per model: a model's ``H_mid`` is
 split by whether *that* model answered each sample right (``entropy_gaps`` pairs them), never by another model's.
+A model is probed only on media it encodes (:func:`model_modalities`; ``AttentionProbe.check_modalities`` refuses
+the rest), and with the system text the hf runner sends (the template's default system prompt kept).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.judges.hf import default_system_prompt, join_system, media_towers
 
 MODALITIES = ("text", "audio", "image")
 PLACEHOLDERS = {"audio": "audio_token", "image": "image_token", "video": "video_token"}
@@ -106,6 +109,18 @@ def commit_depth(per_layer_entropy: np.ndarray) -> float:
     return float(np.argmin(h) / max(len(h) - 1, 1))
 
 
+def model_modalities(config, processor) -> set[str]:
+    """The media a model can encode, as the hf runner reads them: ``audio`` (an audio tower and a feature extractor),
+    ``image`` (a vision tower and an image processor)."""
+    towers = media_towers(config)
+    accepts = set()
+    if "audio" in towers and getattr(processor, "feature_extractor", None) is not None:
+        accepts.add("audio")
+    if "vision" in towers and getattr(processor, "image_processor", None) is not None:
+        accepts.add("image")
+    return accepts
+
+
 def n_layers(model) -> int:
     """The language model's layer count (the attentions a forward pass returns)."""
     config = model.config.get_text_config() if hasattr(model.config, "get_text_config") else model.config
@@ -126,10 +141,26 @@ class AttentionProbe:
             model = AutoModelForMultimodalLM.from_pretrained(self.path, attn_implementation="eager", dtype=dtype)
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot load a multimodal model with eager attention: {exc}", file=model_path) from exc
+        # what it can encode, read from the full config (a full Omni checkpoint declares its thinker's towers)
+        self.accepts = model_modalities(model.config, self.processor)
         # full Qwen-Omni checkpoints load as talker + thinker; the thinker is the model that reads the inputs
         self.model = getattr(model, "thinker", model).to(device).eval()
         self.n_layers = n_layers(self.model)
         mid_layers(self.n_layers, config.depth_range, self.path)  # too few layers for the range: fail now
+        # the same system text as the runner sends (hf.join_system: the template's default kept)
+        self.default_system = default_system_prompt(self.processor, user_as_list=True, system_as_list=True)
+
+    def check_modalities(self, needed: dict[str, str]) -> None:
+        """Refuse a model that cannot encode a modality of the probed samples (``needed``: modality -> a sample id
+        holding it): its attention to that span would be measured on a bare placeholder token it never encodes
+        (a Qwen2-Audio-style model on an image), or the probe would fail mid-run (a vision model on audio)."""
+        missing = [m for m in needed if m not in self.accepts]
+        if missing:
+            m = missing[0]
+            raise InputError(f"attention model {self.path} takes only {', '.join(sorted(self.accepts)) or 'text'}, "
+                             f"but the probed samples hold {' and '.join(missing)} (e.g. sample '{needed[m]}'): its "
+                             f"attention to a {m} span would be read off placeholder tokens it never encodes. Probe "
+                             f"it on a dataset of the modalities it takes, or leave it out of --attention")
 
     def sample(self, sample_id: str, question: str, image: bytes | None, audio: bytes | None,
                system: str | None = None) -> dict:
@@ -142,6 +173,8 @@ class AttentionProbe:
 
         from omniaudit.evaluation.judges.items import decode
 
+        present_now = [m for m, data in (("image", image), ("audio", audio)) if data is not None]
+        self.check_modalities({m: sample_id for m in present_now})
         content, kwargs, present = [], {}, []
         if image is not None:
             content.append({"type": "image"})
@@ -153,6 +186,7 @@ class AttentionProbe:
             kwargs.update(audio=[decode(audio, rate)])
             present.append("audio")
         content.append({"type": "text", "text": question})
+        system = join_system(self.default_system, system)
         messages = ([{"role": "system", "content": [{"type": "text", "text": system}]}] if system else []) + [
             {"role": "user", "content": content}]
         text = self.processor.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)

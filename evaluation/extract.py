@@ -19,12 +19,24 @@ How phrasings are read (each rule is covered by the labelled set in ``omniaudit.
 - the offset is the stated one ("by about 2 s", "200 ms"), else the difference of an audio and a visual timestamp
   ("the fall occurs at 5.0 s, the impact sound is heard at 3.1 s": early by 1.9 s), which also gives the direction;
 - text inside questions and "whether/if" clauses is not a claim, so "I can't tell whether it is synchronized" stays
-  unparsed; a bare "Yes"/"No" answers the sync question (synchronized / not synchronized, no direction).
+  unparsed; a bare "Yes"/"No" answers the sync question (synchronized / not synchronized, no direction);
+- a negated synchrony claim is a desynchrony claim ("does not line up", "doesn't coincide", "do not occur at the same
+  time"), and alternatives are no claim ("synchronized or not", "early or delayed");
+- what is not an answer stays unparsed: the question echoed back (a sentence in question order or an instruction:
+  "Describe the audio you hear", "Answer 'synchronized' or ..."), a bare topic word ("Audio", "Sound", repeated or
+  after tokenizer noise), gibberish and off-topic text. ``visual_only`` (existence) and ``none`` (consistency) need
+  an answer that describes the scene (a picture frame such as "the video shows", or someone or something doing
+  something: "a man rides a bike", "a dog running"), so "The capital of France is Paris." is no audio dodge;
+- Spanish and Chinese answers are read through an English gloss of their sync, sound and scene phrases
+  (``omniaudit.evaluation.extract_gloss``); a phrase the lexicon does not know is left untranslated, so such an
+  answer stays unparsed rather than misread.
 """
 
 from __future__ import annotations
 
 import re
+
+from omniaudit.evaluation.extract_gloss import SCENE_MARK, english
 
 NUMBER_WORDS = {"half a": 0.5, "a half": 0.5, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4,
                 "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
@@ -49,6 +61,16 @@ _HEDGE = re.compile(
     r"(?:can't|cannot|can not|couldn't|could not|unable to|not able to) (?:really )?(?:tell|say|determine|judge|"
     r"decide|know|verify|confirm)|i (?:don't|do not) know)\b")
 _HEDGED_CLAUSE = re.compile(_HEDGE.pattern + r"(?:(?!\bbut\b)[^.;:!?,])*")
+# an instruction or a sentence in question order ("Describe the audio ...", "Is the sound synchronized with ...") is
+# the question echoed back, not a claim; "Answer: synchronized" (a cue with a colon) is an answer
+_ECHO = re.compile(r"^\W*(?:(?:please\s+)?(?:describe|answer|say|tell|watch|listen|explain|state|determine|identify|"
+                   r"indicate|respond|choose|select|decide|estimate|judge)\s+(?!:)[\w'\"]|(?:is|are|does|do|did|can|"
+                   r"could|was|were|has|have)\s+(?:the|it|this|there|a|an|any|its|you|they|these|those|both)\b)")
+# "synchronized or not", "early or delayed": alternatives named, nothing claimed
+_ALTERNATIVE = (r"(?:synchroni[sz]ed|in sync|out of sync|aligned|synced|delayed|early|late|ahead|behind|muted|silent|"
+                r"match(?:es|ed)?|mismatch(?:es|ed)?|consistent|inconsistent)")
+_ALTERNATIVES = re.compile(rf"(?<!not )(?<!n't )(?<!neither )\b{_ALTERNATIVE}\s+or\s+(?:not\b(?:\s+{_ALTERNATIVE})?|"
+                           rf"{_ALTERNATIVE})")
 _REFUSAL = re.compile(r"\b(?:sorry|as an ai|i (?:can't|cannot|can not) (?:help|assist|answer)|"
                       r"(?:can't|cannot|can not|unable to|not able to|don't have (?:the )?ability to) (?:access|"
                       r"process|analy[sz]e|listen to|play|perceive) (?:the |any |this )?"
@@ -56,16 +78,48 @@ _REFUSAL = re.compile(r"\b(?:sorry|as an ai|i (?:can't|cannot|can not) (?:help|a
 
 
 def _clean(response: str) -> str:
-    """Lower-cased answer without what is no claim: questions, refusals ("I cannot access the audio"), "whether/if"
-    clauses and hedged clauses ("I'm not sure what the audio contains"; a hedge ends at a comma or "but")."""
-    text = response.translate(_QUOTES).lower()
-    text = " ".join(s for s in _SENTENCES.split(text) if not s.rstrip().endswith("?") and not _REFUSAL.search(s))
-    return _HEDGED_CLAUSE.sub(" ", _WHETHER.sub(" ", text))
+    """Lower-cased answer (Spanish and Chinese through the English gloss) without what is no claim: questions and the
+    question echoed back, refusals ("I cannot access the audio"), "whether/if" clauses, alternatives ("synchronized
+    or not") and hedged clauses ("I'm not sure what the audio contains"; a hedge ends at a comma or "but")."""
+    text = english(response).translate(_QUOTES).lower()
+    text = " ".join(s for s in _SENTENCES.split(text) if not s.rstrip().endswith("?")
+                    and not s.lstrip().startswith("¿") and not _REFUSAL.search(s) and not _ECHO.search(s))
+    return _ALTERNATIVES.sub(" ", _HEDGED_CLAUSE.sub(" ", _WHETHER.sub(" ", text)))
 
 
 def _content_words(text: str) -> int:
     """Words of a cleaned answer: fewer than three is no answer to classify."""
     return len(re.findall(r"[a-z]{2,}", text))
+
+
+# topic words name the subject of the question, not a claim about it: "Audio", "Sound", "the video"
+_TOPIC = {"audio", "audios", "sound", "sounds", "soundtrack", "track", "video", "videos", "clip", "clips", "visual",
+          "visuals", "picture", "image", "answer", "question", "hear", "heard", "see", "seen", "unk", "endoftext",
+          "eos", "pad", "bos", "im", "end", "start", "the", "an", "and", "this", "that", "it", "is", "in", "of"}
+
+
+_ING_NOUNS = ("nothing|something|anything|everything|thing|things|king|ring|spring|string|morning|evening|during|"
+              "ceiling|meeting|feeling|wedding|pudding|sibling|darling|being|ping|sing|wing|bring")
+_ACTIONS = ("walks|runs|rides|falls|jumps|drives|opens|closes|sits|stands|moves|rolls|bounces|hits|throws|kicks|"
+            "catches|cooks|types|sleeps|flies|swims|dances|plays|holds|carries|waters|pours|cuts|chops|slices|"
+            "climbs|eats|drinks|reads|writes|paints|waves|smiles|turns|picks|puts|pushes|pulls|lands|drops|crosses|"
+            "enters|leaves|skates|skis|surfs|lifts|washes|cleans|fixes|builds|digs|kneels|lies|stares|watches|"
+            "passes|chases|grabs|hugs|shakes|nods|points|spins|slides|swings|taps|wipes|stirs|bakes|fries|mows|"
+            "sweeps|stops|breaks|shatters|collides|crashes|strikes|floats|sails|waits|looks|appears|"
+            "hangs|rests|leans|lays|places|sets|shoots|aims|steps|approaches|arrives|exits|follows|leads|"
+            "performs|practices|sings|talks|speaks|laughs|cries|barks|kisses|stretches|rises|sinks|melts|burns")
+# the answer describes the scene: a picture frame, or someone or something doing something ("a man rides a bike",
+# "a dog running", "someone is cooking")
+_SCENE = re.compile(
+    rf"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame|picture|camera)s? (?:shows?|depicts?|features?|"
+    rf"captures?)|i (?:can )?see|we (?:can )?see|you (?:can )?see|can be seen|(?:is|are) seen|(?:is|are) shown|"
+    rf"(?:is|are) visible|on[- ]screen|visually|{SCENE_MARK})\b"
+    rf"|\b(?:a|an|the|two|three|four|some|several|many|one|someone|somebody|people|he|she|they|his|her|their)\s+"
+    rf"(?:[a-z'-]+\s+){{0,4}}?(?:(?:is|are)\s+)?(?:{_ACTIONS}|(?!(?:{_ING_NOUNS})\b)[a-z]{{2,}}ing)\b")
+
+
+def _describes_scene(text: str) -> bool:
+    return bool(_SCENE.search(text))
 
 
 def _seconds(match: re.Match) -> float:
@@ -85,9 +139,13 @@ _NEGATED_OFFSET = re.compile(
     rf"(?:(?!(?:synchroni|sync|synced|aligned|in\b|out\b))\w+\s+){{0,2}}?{_DIRECTION_WORDS}(?:\s+(?:behind|ahead))?\b")
 _DOUBLE_NEGATION = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+){0,2}?out of (?:sync|synch|time)\b|"
                               r"n't\s+(?:\w+\s+){0,2}?out of (?:sync|synch|time)\b")
+# a negated synchrony claim ("does not line up", "doesn't coincide", "do not occur at the same time", "never match up
+# in time") says the clip is desynchronized
 _NOT_SYNCED = re.compile(
-    r"(?:\b(?:not|isn't|is not|aren't|are not|never|no longer)|n't)\s+(?:\w+\s+){0,2}?"
-    r"(?:synchroni[sz]ed|in (?:\w+ )?sync|aligned|synced|in time|matched in time|simultaneous)\b"
+    r"(?:\b(?:not|isn't|is not|aren't|are not|never|no longer|hardly|barely)|n't)"
+    r"(?!\s+(?:only|just|merely|doubt\w*|deny\w*|question\w*)\b)\s+(?:\w+\s+){0,3}?"
+    r"(?:synchroni[sz]ed|in (?:\w+ )?(?:sync|step)|aligned|synced|in time|matched in time|simultaneous(?:ly)?|"
+    r"(?:lines?|lined|lining) up|coincid\w*|match(?:es|ed)? up|(?:at|in) the same (?:time|moment|instant))\b"
     r"|\bout of (?:sync|synch|time)\b|\b(?:desynchroni[sz]ed|desynchroni[sz]ation|desynced|desync|misaligned|"
     r"unsynchroni[sz]ed|asynchronous|mismatched timing|timing mismatch|time offset|temporal offset|"
     r"sync(?:hroni[sz]ation)? (?:mismatch|issue|problem|error)s?|mismatch(?:ed)? (?:in|of) (?:the )?"
@@ -273,17 +331,34 @@ def _silence(text: str) -> bool | None:
     return True
 
 
+# a claim that there is sound in the topic's words alone: "I hear a sound", "there is some noise", "the audio is loud"
+_HEARING = re.compile(r"\b(?:i|we|you|one)\s+(?:can\s+|could\s+|do\s+)?(?:hear|heard)\b|"
+                      r"\bthere\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:sound|sounds|audio|noise)s?\b|"
+                      r"\b(?:audio|sound|soundtrack|track)s?\s+(?:is|are|was|were|seems|sounds|plays)\s+"
+                      r"(?!silent|muted|mute|empty|absent|missing|off)\w+")
+
+
+def _sound_claim(text: str) -> bool:
+    """A sound described outside a negation: a sound named beyond the topic words ("music", "a thud", "wind noise"),
+    or a claim that there is sound ("I hear a sound"); "Audio", "Sound sound sound" or noise + "Audio" is neither."""
+    described = _NEGATED_SOUND.sub(" ", text)
+    if not _sound_described(described):
+        return False
+    specific = " ".join(w for w in re.findall(r"[a-z]+", described) if w not in _TOPIC)
+    return _sound_described(specific) or bool(_HEARING.search(described))
+
+
 def extract_existence(response: str) -> dict:
     text = _HYPOTHETICAL.sub(" ", _clean(response))
     silence = _silence(text)
     if silence:
         return {"audio_state": "muted"}
-    if silence is False or _sound_described(_NEGATED_SOUND.sub(" ", text)):
+    if silence is False or _sound_claim(text):
         return {"audio_state": "audio_described"}
     if _WEAK_SILENCE.search(text):
         return {"audio_state": "muted"}
-    if _content_words(text) < 3:
-        return {"audio_state": None}  # a hedge, a refusal or an empty answer: unparseable, not a visual-only dodge
+    if _content_words(text) < 3 or not _describes_scene(text):
+        return {"audio_state": None}  # a hedge, a refusal, an empty or off-topic answer: unparseable, not a dodge
     return {"audio_state": "visual_only"}
 
 
@@ -298,15 +373,16 @@ _NEGATED_MISMATCH = re.compile(
     rf"(?:{_MISMATCH_WORDS})\b")
 _MISMATCH = re.compile(
     rf"(?:\b(?:not|never|hardly|barely|no longer)|n't)\s+(?:\w+\s+){{0,2}}?(?:match\w*|fit\w*|correspond\w*|"
-    rf"belong\w*|go(?:es)? with|go together|align\w* with|consistent|related|compatible|plausible|make sense)\b"
+    rf"belong\w*|go(?:es)? with|go together|align\w* with|consistent|related|compatible|plausible|make sense|"
+    rf"(?:lines?|lined) up|coincid\w*)\b"
     rf"|\b(?:{_MISMATCH_WORDS}|makes no sense|(?:to|from|of|for) (?:a |an |another |some )?(?:different|another|"
     rf"other|separate|unrelated) "
     rf"(?:scene|source|video|clip|recording|event|context)|(?:wrong|unexpected|strange|odd|mismatched) "
     rf"(?:sound|audio|soundtrack)|(?:sound|audio|soundtrack) (?:is|seems|sounds|feels) (?:\w+ )?(?:wrong|"
     rf"incorrect|inappropriate|out of context))\b")
 _MATCH = re.compile(r"\b(?:match(?:es|ed|ing)?|consistent|corresponds?|corresponding|fits|fitting|in line with|"
-                    r"as expected|synchroni[sz]ed with|goes with|go together|aligns? with|appropriate|plausible|"
-                    r"natural(?:ly)?|belongs?)\b")
+                    r"coincides?|as expected|synchroni[sz]ed with|goes with|go together|aligns? with|appropriate|"
+                    r"plausible|natural(?:ly)?|belongs?)\b")
 
 
 def extract_consistency(response: str) -> dict:
@@ -317,10 +393,11 @@ def extract_consistency(response: str) -> dict:
         return {"match": "mismatch"}
     if negated or _MATCH.search(text):
         return {"match": "match"}
-    if _silence(text) is None and _sound_described(_NEGATED_SOUND.sub(" ", text)):
+    silence = _silence(text)
+    if silence is None and _sound_claim(text):
         return {"match": "match"}  # describing the sound without flagging it treats it as a natural match
-    if _content_words(text) < 3:
-        return {"match": None}  # a hedge, a refusal or an empty answer: unparseable
+    if _content_words(text) < 3 or not (silence or _WEAK_SILENCE.search(text) or _describes_scene(text)):
+        return {"match": None}  # a hedge, a refusal, an empty or off-topic answer: unparseable
     return {"match": "none"}  # a judgement-free answer: visual-only, or reporting silence
 
 

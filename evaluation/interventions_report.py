@@ -140,4 +140,21 @@ def interventions_report(result: dict, figure: str) -> str:
                            [[DIMENSION_TITLES[d], _pct(c["answered"]["value"]), _pct(c["parsed"]["value"])]
                             for d, c in result["coverage"].items()]),
             ""]
+    out += label_sources_line(result.get("label_sources"))
     return "\n".join(out)
+
+
+def label_sources_line(sources: dict | None) -> list[str]:
+    """How the answers' classes were obtained (rule reader / LLM extractor / given in the file / unparsed) and, with
+    an extractor, its agreement with the rule reader on the answers both read."""
+    if not sources:
+        return []
+    line = (f"How the {sources['answers']} answers were read: {sources['rule']} by the rule reader, "
+            f"{sources['extractor']} filled by the LLM extractor, {sources['given']} given as structured fields, "
+            f"{sources['unparsed']} left unparsed.")
+    agreement = sources.get("extractor_agreement")
+    if agreement is not None:
+        rate = "n/a" if agreement["rate"] is None else f"{100 * agreement['rate']:.1f}%"
+        line += (f" The extractor agreed with the rule reader on {agreement['agree']} of the {agreement['n']} "
+                 f"answers both read ({rate}).")
+    return [line, ""]

@@ -36,6 +36,7 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_lines
 from omniaudit.evaluation.stats import TIE, decide_with_ties
+from omniaudit.specs import parse_named_files
 
 ORDERS = ("ab", "ba")
 SLOTS = ("A", "B")
@@ -71,21 +72,14 @@ class JudgeScores:
 def parse_judge_specs(specs: Sequence[str | Path]) -> list[JudgeSpec]:
     """``NAME=FILE`` or ``FILE`` (name = file stem) -> judges, in the order first named.
 
-    A ``Path`` (or a string naming an existing file) is always a FILE. Files given the same explicit NAME are one
-    judge; two files that would get the same name any other way (``A/pred.csv B/pred.csv``, or a stem equal to an
-    explicit NAME) are an error asking for ``NAME=FILE``.
+    Each spec is read by :func:`omniaudit.specs.parse_named_file` (an existing file always wins, ``=`` and all; else
+    the cut is the first ``=`` followed by an existing file; else an error naming the spec). Files given the same
+    explicit NAME are one judge; two files that would get the same name any other way (``A/pred.csv B/pred.csv``, or
+    a stem equal to an explicit NAME) are an error asking for ``NAME=FILE``.
     """
     judges: dict[str, JudgeSpec] = {}
     explicit: set[str] = set()
-    for spec in specs:
-        text = str(spec)
-        name, sep, file = text.partition("=")
-        if isinstance(spec, Path) or not sep or Path(text).is_file() or "/" in name or "\\" in name:
-            name, path, named = Path(text).stem, Path(text), False  # a path, perhaps with "=" in a folder name
-        else:
-            name, path, named = name.strip(), Path(file.strip()), True
-            if not name or not file.strip():
-                raise InputError("expected a judge as NAME=FILE or FILE", value=text)
+    for name, path, named in parse_named_files(specs, noun="judge file"):
         if name in judges and not (named and name in explicit):
             other = judges[name].files[0]
             raise InputError(f"two judge files would both be judge '{name}' ({other} and {path}); name them with "

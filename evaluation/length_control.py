@@ -6,20 +6,31 @@
 * :func:`length_controlled_win_rates`: the length-controlled (LC) win rate of AlpacaEval 2 (Dubois et al., 2024),
   adapted from "model vs one baseline" to pairs of generators. A logistic GLM
   ``logit P(a1 preferred) = b + theta[g1] - theta[g2] + phi * tanh((l1 - l2) / sd(l1 - l2))`` is fitted on the binary
-  pairs (generator strengths theta, one fixed at 0; slot intercept b; length term phi on the rescaled, squashed
-  length difference, as AlpacaEval's ``tanh(length difference / std)``); the LC win rate of g is its modelled win
-  rate over its own pairs with the length term (and the slot intercept) zeroed: mean of ``sigmoid(theta[g] -
-  theta[h])`` over its opponents h. A generator whose raw win rate came from verbosity loses it under length
-  control; one whose rate survives is preferred for something other than length.
+  pairs (generator strengths theta; slot intercept b; length term phi on the rescaled, squashed length difference, as
+  AlpacaEval's ``tanh(length difference / std)``); the LC win rate of g is its modelled win rate over its own pairs
+  with the length term (and the slot intercept) zeroed: mean of ``sigmoid(theta[g] - theta[h])`` over its opponents h.
+  A generator whose raw win rate came from verbosity loses it under length control; one whose rate survives is
+  preferred for something other than length. Each LC win rate has a percentile bootstrap CI over resampled pairs.
+
+The parametrisation is symmetric: every generator has a strength column and the L2 penalty applies to all of them
+(there is no reference level), so the strengths sum to zero at the optimum (the likelihood only sees differences;
+the penalty's gradient along ``theta + c`` must vanish) and renaming or reordering generators changes no LC win rate.
+(An earlier version dropped the first generator in sort order as an unpenalised reference; the penalty then shrank
+every strength towards that one generator, and renaming generators moved LC rates by points.)
 
 Both are pure NumPy on arrays; the GLM is fitted by Newton's method (IRLS) with the probes' L2 strength (C = 1, the
-intercept unpenalised), the objective of scikit-learn's ``LogisticRegression(C=1)`` on the same design (tested).
+intercept unpenalised), the objective of scikit-learn's ``LogisticRegression(C=1)`` on the same design (tested). The
+bootstrap refits every resample at once (a batch of weighted Newton problems, warm-started at the full fit), in
+blocks of resamples so memory stays bounded.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 from scipy import stats as _sps
+
+from omniaudit.evaluation.stats import BOOTSTRAP_SEED, percentile_ci, resample_weight_chunks
 
 RIDGE = 1.0  # 1 / C of the probes' logistic regressions
 
@@ -89,10 +100,19 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE, max_iter: i
     return beta
 
 
+LC_RESAMPLES = 200  # bootstrap refits of the GLM for the LC win-rate CIs (each a Newton fit on all pairs)
+LC_CHUNK_ELEMENTS = 1 << 21  # resamples x pairs handled at once (a few float64 matrices of this size)
+LC_ITEM_BLOCK = 1 << 14  # pairs per block of the Hessian's outer products
+
+
 def lc_design(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.ndarray,
               generators: list[str]) -> tuple[np.ndarray, float]:
-    """(design matrix, length scale): columns ``+1/-1`` for the generators of slot 1 / slot 2 (all but the first
-    generator, whose strength is 0), then ``tanh((l1 - l2) / sd)``; sd is the standard deviation of l1 - l2 (1 if 0).
+    """(design matrix, length scale): one column per generator (``+1`` in slot 1, ``-1`` in slot 2; every generator,
+    no reference level), then ``tanh((l1 - l2) / sd)``; sd is the standard deviation of l1 - l2 (1 if 0).
+
+    The generator columns sum to zero in every row, so the unpenalised likelihood cannot tell ``theta`` from
+    ``theta + c``; the L2 penalty on every column picks the sum-to-zero solution, the same whatever the order of
+    ``generators``.
     """
     index = {g: i for i, g in enumerate(generators)}
     n, k = len(gen1), len(generators)
@@ -102,35 +122,117 @@ def lc_design(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.nda
     np.add.at(ident, (rows, [index[g] for g in gen2]), -1.0)
     diff = np.asarray(len1, dtype=np.float64) - np.asarray(len2, dtype=np.float64)
     scale = float(diff.std()) or 1.0
-    return np.column_stack([ident[:, 1:], np.tanh(diff / scale)]), scale
+    return np.column_stack([ident, np.tanh(diff / scale)]), scale
+
+
+def fit_logistic_resamples(x: np.ndarray, y: np.ndarray, weights: np.ndarray, ridge: float = RIDGE,
+                           start: np.ndarray | None = None, max_iter: int = 50, tol: float = 1e-8) -> np.ndarray:
+    """:func:`fit_logistic` for a batch of case weights at once: row r of ``weights`` (resamples x items, e.g. the
+    multiplicities of a bootstrap resample) gives ``sum_i w_ri log-lik_i - ridge / 2 * |w|^2``; returns (resamples,
+    1 + columns). Equal to :func:`fit_logistic` on the resample's rows (repeated by their weights), tested. Newton
+    steps for all resamples together, warm-started at ``start`` (the full-data fit)."""
+    from scipy import sparse
+
+    x1 = np.column_stack([np.ones(len(x)), np.asarray(x, dtype=np.float64)])
+    y = np.asarray(y, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    b, p = w.shape[0], x1.shape[1]
+    penalty = np.full(p, float(ridge))
+    penalty[0] = 0.0
+    beta = np.tile(np.zeros(p) if start is None else np.asarray(start, np.float64), (b, 1))
+    # the LC design is sparse (intercept, +1 / -1 for the two generators, the length term): sparse products keep a
+    # Newton step at O(resamples x pairs) instead of O(resamples x pairs x columns^2)
+    xs = sparse.csr_matrix(x1)
+    outer = sparse.vstack([sparse.csr_matrix((xb[:, :, None] * xb[:, None, :]).reshape(len(xb), p * p))
+                           for xb in (x1[i:i + LC_ITEM_BLOCK] for i in range(0, len(x1), LC_ITEM_BLOCK))]
+                          or [sparse.csr_matrix((0, p * p))]).T.tocsr()  # (p^2, items): x x^T per item
+    active = np.ones(b, dtype=bool)
+    for _ in range(max_iter):
+        if not active.any():
+            break
+        wa, ba = w[active], beta[active]
+        prob = _sigmoid(np.asarray(xs @ ba.T).T)  # (resamples, items)
+        grad = np.asarray(xs.T @ (wa * (y - prob)).T).T - penalty * ba
+        hess = np.asarray(outer @ (wa * prob * (1 - prob)).T).T.reshape(-1, p, p) + np.diag(penalty)
+        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        beta[active] = ba + step
+        done = np.max(np.abs(step), axis=1) < tol
+        idx = np.flatnonzero(active)
+        active[idx[done]] = False
+    return beta
+
+
+def _lc_rates(theta: np.ndarray, c1: np.ndarray, c2: np.ndarray, k: int, weights: np.ndarray | None = None):
+    """LC win rate per generator (k,) or per resample and generator (B, k): mean of P(g beats its opponent) over
+    g's pairs (each pair counted by its weight)."""
+    th = np.atleast_2d(theta)
+    p_lc = _sigmoid(th[:, c1] - th[:, c2])  # (B, n): P(slot 1 preferred), length and slot terms zeroed
+    w = np.ones((1, c1.size)) if weights is None else np.atleast_2d(weights).astype(np.float64)
+    first, second = np.eye(k)[c1], np.eye(k)[c2]  # (n, k) slot membership
+    wins = (w * p_lc) @ first + (w * (1 - p_lc)) @ second
+    count = w @ (first + second)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = wins / count
+    return rates if weights is not None else rates[0]
 
 
 def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.ndarray,
-                                y: np.ndarray, ridge: float = RIDGE) -> dict:
+                                y: np.ndarray, ridge: float = RIDGE, n_resamples: int = LC_RESAMPLES,
+                                seed: int = BOOTSTRAP_SEED, confidence: float = 0.95,
+                                clusters: np.ndarray | None = None) -> dict:
     """Raw and length-controlled win rate of every generator over the binary pairs (``y``: 1 = a1 preferred).
 
-    Returns ``generators`` (per generator: ``n`` pairs, raw ``win_rate``, ``lc_win_rate``, ``strength`` theta),
-    ``length_coefficient`` phi (> 0: the longer description is preferred), ``slot_intercept`` b, ``length_scale``
-    and ``n``. The LC win rate zeroes the length term and the slot intercept and keeps each generator's own opponents,
-    so raw and LC rates describe the same matchups.
+    Returns ``generators`` (per generator: ``n`` pairs, raw ``win_rate``, ``lc_win_rate`` with its percentile
+    bootstrap ``lc_ci``, ``strength`` theta; strengths sum to zero), ``length_coefficient`` phi (> 0: the longer
+    description is preferred), ``slot_intercept`` b, ``length_scale``, ``n`` and ``bootstrap``. The LC win rate zeroes
+    the length term and the slot intercept and keeps each generator's own opponents, so raw and LC rates describe the
+    same matchups. Renaming or reordering generators leaves every number unchanged (symmetric L2, no reference level).
+
+    The CI resamples pairs with replacement (``n_resamples`` seeded resamples, the draws of
+    :func:`~omniaudit.evaluation.stats.resample_weight_chunks`; ``clusters`` resamples whole clusters, e.g. copies of
+    a pair), refits the GLM (length scale kept) on each and recomputes every generator's LC rate over its pairs in
+    that resample; ``n_resamples = 0`` gives no CI.
     """
     gen1, gen2 = np.asarray(gen1, dtype=object).astype(str), np.asarray(gen2, dtype=object).astype(str)
     y = np.asarray(y, dtype=np.int64)
     generators = sorted(set(gen1) | set(gen2))
+    k = len(generators)
     x, scale = lc_design(gen1, gen2, len1, len2, generators)
     beta = fit_logistic(x, y, ridge)
-    theta = np.concatenate([[0.0], beta[1:len(generators)]])
+    theta = beta[1:k + 1]
     index = {g: i for i, g in enumerate(generators)}
-    t1, t2 = theta[[index[g] for g in gen1]], theta[[index[g] for g in gen2]]
-    p_lc = _sigmoid(t1 - t2)  # P(slot 1 preferred) with length and slot terms zeroed
+    c1, c2 = np.array([index[g] for g in gen1], int), np.array([index[g] for g in gen2], int)
+    lc_point = _lc_rates(theta, c1, c2, k)
+    lo = hi = np.full(k, np.nan)
+    used = 0
+    if n_resamples and y.size:
+        codes = (pd.factorize(np.asarray(clusters))[0] if clusters is not None else np.arange(y.size))
+        if codes.size != y.size:
+            raise ValueError(f"clusters and y differ in length: {codes.size} vs {y.size}")
+        m = int(codes.max()) + 1
+        samples = []
+        per_block = max(1, LC_CHUNK_ELEMENTS // max(y.size, 1))
+        for block in resample_weight_chunks(m, n_resamples, seed):
+            for s0 in range(0, len(block), per_block):
+                w = block[s0:s0 + per_block][:, codes].astype(np.float64)
+                fits = fit_logistic_resamples(x, y, w, ridge, start=beta)
+                samples.append(_lc_rates(fits[:, 1:k + 1], c1, c2, k, w))
+        samples = np.concatenate(samples)
+        used = int(samples.shape[0])
+        lo, hi = percentile_ci(samples, confidence)
     out = {}
     for g in generators:
+        i = index[g]
         first, second = gen1 == g, gen2 == g
         n = int(first.sum() + second.sum())
         wins = float(y[first].sum() + (1 - y[second]).sum())
-        lc = float(p_lc[first].sum() + (1 - p_lc[second]).sum())
-        out[g] = {"n": n, "win_rate": wins / n if n else None, "lc_win_rate": lc / n if n else None,
-                  "strength": float(theta[index[g]])}
+        ci = [None if not np.isfinite(v) else float(v) for v in (lo[i], hi[i])]
+        out[g] = {"n": n, "win_rate": wins / n if n else None, "lc_win_rate": float(lc_point[i]) if n else None,
+                  "lc_ci": ci, "strength": float(theta[i])}
     return {"generators": out, "length_coefficient": float(beta[-1]), "slot_intercept": float(beta[0]),
             "length_scale": scale, "n": int(y.size), "ridge": ridge,
-            "model": "logit P(a1) = b + theta[g1] - theta[g2] + phi * tanh((l1 - l2) / sd); LC: b = phi = 0"}
+            "bootstrap": {"n_resamples": used, "seed": seed, "confidence": confidence,
+                          "unit": "pairs" if clusters is None else "clusters",
+                          "method": "percentile; GLM refitted on each resample of pairs (length scale kept)"},
+            "model": "logit P(a1) = b + theta[g1] - theta[g2] + phi * tanh((l1 - l2) / sd); L2 on every theta "
+                     "(sum-to-zero, no reference generator); LC: b = phi = 0"}

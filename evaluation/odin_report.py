@@ -25,24 +25,23 @@ CORRELATIONS = {"rho_content_length": "r_C vs length", "rho_content_prior": "r_C
 
 
 def parse_runs(specs: Sequence[str | Path]) -> dict[str, Path]:
-    """``NAME=PATH`` or ``PATH`` (a run folder holding odin_metrics.json, or the file) -> {name: file}.
+    """``NAME=PATH`` or ``PATH`` (a run folder holding odin_metrics.json, or the file) -> {name: file}, each spec
+    read by :func:`omniaudit.specs.parse_named_file` (an existing path always wins, ``=`` and all).
 
     An unnamed run is named ``lambda=<lambda_dec>`` from its file, else by its folder; two runs with one name are an
     error asking for NAME=PATH.
     """
+    from omniaudit.specs import parse_named_file
+
     runs: dict[str, Path] = {}
     for spec in specs:
         text = str(spec)
-        name, sep, rest = text.partition("=")
-        named = bool(sep) and not Path(text).exists() and "/" not in name
-        path = Path(rest.strip() if named else text)
+        name, path, named = parse_named_file(spec, folders=True, what="PATH", noun="ODIN run")  # omniaudit.specs
         file = path / METRICS_FILE if path.is_dir() else path
         if not file.is_file():
             raise InputError(f"no {METRICS_FILE} here (expected a reward_odin.py output folder or the file)",
                              file=path)
-        if named:
-            name = name.strip()
-        else:
+        if not named:
             lam = _load(file).get("lambda_dec")
             name = f"lambda={lam:g}" if isinstance(lam, int | float) else file.parent.name
         if not name:

@@ -79,18 +79,25 @@ def _records(raw: pd.DataFrame, column: str) -> list:
     return values
 
 
+def run_identity(record: dict) -> dict:
+    """What must be equal for answers to belong to one judge run: all but the config answered, its build's
+    fingerprint and the item selection (a judge's configs or orders may sit in separate files, or in one)."""
+    data = record.get("dataset") if isinstance(record.get("dataset"), dict) else {}
+    return {**{k: v for k, v in record.items() if k != "selection"},
+            "dataset": {k: v for k, v in data.items() if k not in ("config", "fingerprint")}}
+
+
 def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path | None, configs: tuple[str, ...],
                       partial: bool = False, rows: list[int] | None = None) -> FileProvenance:
     """Check one predictions file (its rows as read, ``raw``) against the dataset it is audited with.
 
-    Refused (InputError naming the file, the row and the field): rows of different runs in one file (another judge,
-    model, sampling or dataset build); answers made on another config than ``configs`` or on another build of the
-    dataset (its fingerprint differs from the file's); unless ``partial``: one shard of a sharded run, or a run that
+    Refused (InputError naming the file, the row and the field): rows of different judge runs in one file (another
+    judge, model, sampling or dataset; rows of several configs of one run, e.g. samples and ablations
+    concatenated, are fine); answers made on another config than ``configs`` or on another build of the dataset
+    (its fingerprint differs from the file's); unless ``partial``: one shard of a sharded run, or a config's run that
     lacks answers (fewer rows than items x runs). ``dataset`` None (or not at hand, e.g. a Hub repo not cached)
     skips the fingerprint comparison, with a note.
     """
-    from omniaudit.data_builders.fingerprint import fingerprint_of
-
     file = str(file)
     rows = rows or list(range(1, len(raw) + 1))
     out = FileProvenance(file=file, known=False, rows=len(raw))
@@ -98,23 +105,48 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
         out.notes.append(UNKNOWN)
         return out
     records = _records(raw, PROVENANCE)
-    first = records[0]
-    if not isinstance(first, dict):
-        raise InputError("expected a provenance record (a JSON object) as `omniaudit judge` writes it", file=file,
-                         row=rows[0], column=PROVENANCE, value=first)
-    key = canonical(first)
+    groups: dict[str, list[int]] = {}
     for i, record in enumerate(records):
-        if canonical(record) != key:
-            where = first_difference(first, record) if isinstance(record, dict) else "(record)"
+        if not isinstance(record, dict):
+            raise InputError("expected a provenance record (a JSON object) as `omniaudit judge` writes it",
+                             file=file, row=rows[i], column=PROVENANCE, value=record)
+        groups.setdefault(canonical(record), []).append(i)
+    first = records[0]
+    by_config: dict[str, int] = {}
+    for members in groups.values():
+        record = records[members[0]]
+        where = first_difference(run_identity(first), run_identity(record))
+        config = (record.get("dataset") or {}).get("config")
+        if where is None and config in by_config:
+            where = "dataset.fingerprint" if first_difference(record, records[by_config[config]]) else None
+            where = where or "selection"
+        if where:
             raise InputError(f"this row comes from another run than row {rows[0]}: its {where} is "
                              f"{value_at(record, where)!r}, not {value_at(first, where)!r}; one predictions file "
-                             f"holds one run of one judge (keep runs in separate files)", file=file, row=rows[i],
-                             column=PROVENANCE)
+                             f"holds one run of one judge (keep runs in separate files)", file=file,
+                             row=rows[members[0]], column=PROVENANCE)
+        by_config[config] = members[0]
+    for members in groups.values():  # once the file is known to hold one run
+        _check_config(records[members[0]], raw.iloc[members], file, rows[members[0]], dataset, configs, partial, out)
     out.known, out.record = True, first
-    meta = first.get("dataset") or {}
+    if "finish_reason" in raw.columns:
+        reasons = raw["finish_reason"].map(lambda v: "unknown" if v is None or v != v else str(v))
+        out.finish_reasons = {str(k): int(v) for k, v in reasons.value_counts().sort_index().items()}
+    if partial and (out.shard or out.missing):
+        out.notes.append(f"partial run ({'shard ' + out.shard if out.shard else f'{out.missing} answers missing'}),"
+                         " audited as allowed by --partial: not comparable with a full audit")
+    return out
+
+
+def _check_config(record: dict, raw: pd.DataFrame, file: str, row: int, dataset: str | Path | None,
+                  configs: tuple[str, ...], partial: bool, out: FileProvenance) -> None:
+    """The rows of one config of a run: the config this audit reads, this build of it, whole unless ``partial``."""
+    from omniaudit.data_builders.fingerprint import fingerprint_of
+
+    meta = record.get("dataset") or {}
     if meta.get("config") not in configs:
         raise InputError(f"these predictions answer config '{meta.get('config')}', but this audit reads "
-                         f"{' or '.join(repr(c) for c in configs)}", file=file, row=rows[0], column=PROVENANCE)
+                         f"{' or '.join(repr(c) for c in configs)}", file=file, row=row, column=PROVENANCE)
     if dataset is not None:
         have = fingerprint_of(dataset, meta["config"])
         if have is None:
@@ -124,10 +156,7 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
                              f"'{meta['config']}' of {meta.get('name')} had fingerprint {meta.get('fingerprint')}, "
                              f"and {dataset} has {have} (rebuilt with other data, options or seed?). Run "
                              f"`omniaudit judge` on this dataset, or audit the build the answers were made on",
-                             file=file, row=rows[0], column=PROVENANCE)
-    if "finish_reason" in raw.columns:
-        reasons = raw["finish_reason"].map(lambda v: "unknown" if v is None or v != v else str(v))
-        out.finish_reasons = {str(k): int(v) for k, v in reasons.value_counts().sort_index().items()}
+                             file=file, row=row, column=PROVENANCE)
     shards = raw["shard"].dropna().tolist() if "shard" in raw.columns else []
     if shards:
         s = shards[0] if isinstance(shards[0], dict) else {}
@@ -136,34 +165,25 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
             raise InputError(f"this file is shard {out.shard} of a judge run, not the whole run; join the shards "
                              f"with `omniaudit merge-predictions` (or pass --partial to audit only these answers)",
                              file=file)
-    selection, sampling = first.get("selection") or {}, first.get("sampling") or {}
-    n_items, n_runs = selection.get("items"), sampling.get("runs")
+        return
+    n_items, n_runs = (record.get("selection") or {}).get("items"), (record.get("sampling") or {}).get("runs")
     if isinstance(n_items, int) and isinstance(n_runs, int):
-        expected = n_items * n_runs if not shards else len(raw)
-        out.missing = max(0, expected - len(raw))
-        out.complete = out.missing == 0 and not shards
-        if out.missing and not partial:
-            raise InputError(f"the run is incomplete: it asked {n_items} items x {n_runs} run(s) = {expected} "
-                             f"answers and the file has {len(raw)}; a truncated file would count the missing "
-                             f"answers as wrong. Rerun `omniaudit judge` (it resumes), or pass --partial",
-                             file=file)
-    if partial and (shards or out.missing):
-        out.notes.append(f"partial run ({'shard ' + out.shard if shards else f'{out.missing} answers missing'}), "
-                         "audited as allowed by --partial: not comparable with a full audit")
-    return out
+        missing = max(0, n_items * n_runs - len(raw))
+        out.missing += missing
+        out.complete = (out.complete is not False) and missing == 0
+        if missing and not partial:
+            raise InputError(f"the run is incomplete: config '{meta.get('config')}' asked {n_items} items x "
+                             f"{n_runs} run(s) = {n_items * n_runs} answers and the file has {len(raw)}; a "
+                             f"truncated file would count the missing answers as wrong. Rerun `omniaudit judge` "
+                             f"(it resumes), or pass --partial", file=file)
 
 
 def check_same_run(provenances: list[FileProvenance], what: str = "these files") -> None:
-    """Refuse files of one judge that come from different judges, models, sampling or dataset builds (their
-    configs and selections may differ: e.g. a judge's orders or configs in separate files)."""
+    """Refuse files of one judge that come from different judges, models, sampling or datasets (their configs and
+    selections may differ: e.g. a judge's orders or configs in separate files)."""
     known = [p for p in provenances if p.known]
-    if len(known) < 2:
-        return
-    strip = lambda r: {k: v for k, v in r.items() if k not in ("selection",)} | {  # noqa: E731
-        "dataset": {k: v for k, v in r["dataset"].items() if k == "name"}}
-    base = strip(known[0].record)
     for other in known[1:]:
-        where = first_difference(base, strip(other.record))
+        where = first_difference(run_identity(known[0].record), run_identity(other.record))
         if where:
             raise InputError(f"{what} do not come from one judge run: its {where} is "
                              f"{value_at(other.record, where)!r} here and {value_at(known[0].record, where)!r} in "

@@ -51,7 +51,7 @@ def protocols_report(result: dict) -> str:
     out = ["# Judge-protocol audit", "",
            f"Dataset `{result['dataset']}`; judges: {', '.join(f'`{j}`' for j in judges)}. Cells are point estimates; "
            "95% bootstrap CIs (clips or trials resampled) are in `audit.json`. Unparseable answers count as misses.",
-           ""]
+           ""] + _label_sources(result)
     acc = result["accuracy"]
     for attribute in _attributes(result, "accuracy", "blueprint"):
         rows = [[j] + [_v(acc[j].get("blueprint", {}).get(attribute, {}).get(c)) for c in BLUEPRINT] for j in judges]
@@ -105,6 +105,26 @@ def protocols_report(result: dict) -> str:
                 _table(["Judge", *CUES], rows), ""]
     out += _differences(result) + _modes(result) + _stability(result)
     return "\n".join(out)
+
+
+def _label_sources(result: dict) -> list[str]:
+    """How each judge's labels were obtained: rule reader, LLM extractor, option probabilities, given, unparsed."""
+    lines = []
+    for j in result["judges"]:
+        src = result.get("label_sources", {}).get(j)
+        if not src:
+            continue
+        line = (f"- `{j}`: {src['answers']} answers; {src['rule']} read by the rule reader, {src['extractor']} filled "
+                f"by the LLM extractor, {src['option_probs']} taken from option probabilities, {src['given']} given "
+                f"as labels without text, {src['unparsed']} unparsed.")
+        agreement = src.get("extractor_agreement")
+        if agreement is not None:
+            rate = "n/a" if agreement["rate"] is None else f"{100 * agreement['rate']:.1f}%"
+            line += (f" The extractor agreed with the rule reader on {agreement['agree']} of the {agreement['n']} "
+                     f"answers both read ({rate}).")
+        lines.append(line)
+    return ["How labels were obtained (parse cells move when an extractor fills labels):", "", *lines, ""] \
+        if lines else []
 
 
 def _differences(result: dict) -> list[str]:

@@ -242,6 +242,21 @@ def _comparison_lines(audit: dict) -> list[str]:
                             "Discordant (full)", "Exact p", "ΔWAF full [CI]"], rows), ""]
 
 
+def _lc_cell(entry: dict) -> str:
+    """LC win rate with its bootstrap CI when the audit has one (older audits: the point only)."""
+    lo, hi = entry.get("lc_ci") or (None, None)
+    ci = f" [{100 * lo:.1f}, {100 * hi:.1f}]" if lo is not None and hi is not None else ""
+    return _pct(entry["lc_win_rate"]) + ci
+
+
+def _lc_ci_note(lc: dict) -> str:
+    boot = lc.get("bootstrap") or {}
+    if not boot.get("n_resamples"):
+        return ""
+    return (f" CIs: {int(100 * boot.get('confidence', 0.95))}% percentile bootstrap, the GLM refitted on each of "
+            f"{boot['n_resamples']} resamples of the {boot.get('unit', 'pairs')} (seed {boot.get('seed')}).")
+
+
 def _win_rate_lines(audit: dict, figures: dict[str, str]) -> list[str]:
     """Generator win rates, with mean length and the length-controlled win rate when the audit computed them."""
     ds = audit["dataset"]
@@ -253,7 +268,7 @@ def _win_rate_lines(audit: dict, figures: dict[str, str]) -> list[str]:
                 f"![Generator win rates]({figures['win_rates']})", ""]
     gens = lengths["generators"]
     rows = [[g, f"{gens[g]['mean_length']:.0f}", f"{100 * w:.1f}%",
-             _pct(lc["generators"][g]["lc_win_rate"]) if lc and g in lc["generators"] else "n/a"] for g, w in order]
+             _lc_cell(lc["generators"][g]) if lc and g in lc["generators"] else "n/a"] for g, w in order]
     w, top = lengths["wordiest"], lengths["most_winning"]
     verdict = ("and it is also the generator that wins most: length and identity are not separated here"
                if lengths["wordiest_wins_most"] else
@@ -271,8 +286,12 @@ def _win_rate_lines(audit: dict, figures: dict[str, str]) -> list[str]:
                 f"tanh(length difference / {lc['length_scale']:.0f} chars) (length coefficient "
                 f"{lc['length_coefficient']:+.2f}; slot intercept {lc['slot_intercept']:+.2f}; L2 as the probes) is "
                 "refit on the binary pairs and each generator's win rate recomputed over its own pairs with the "
-                "length and slot terms zeroed. A rate that survives length control is not verbosity.", ""]
-    out += [markdown_table(["Generator", "Mean length (chars)", "Win rate", "LC win rate"], rows), "",
+                "length and slot terms zeroed. Every generator has a strength and all are penalised alike (no "
+                "reference generator), so renaming generators changes no rate. A rate that survives length control "
+                "is not verbosity." + _lc_ci_note(lc), ""]
+    out += [markdown_table(["Generator", "Mean length (chars)", "Win rate",
+                            "LC win rate [95% CI]" if lc and lc.get("bootstrap", {}).get("n_resamples") else
+                            "LC win rate"], rows), "",
             f"![Generator win rates]({figures['win_rates']})", ""]
     return out
 

@@ -366,15 +366,11 @@ def predictions_metrics(frame: pd.DataFrame) -> dict[str, float]:
 
 
 def named_files(specs: str | Sequence[str] | None) -> list[Path]:
-    """The files of ``FILE`` / ``NAME=FILE`` arguments (an existing path is always a file, ``=`` and all)."""
-    if specs is None:
-        return []
-    out = []
-    for spec in [specs] if isinstance(specs, str | Path) else specs:
-        text = str(spec)
-        name, sep, file = text.partition("=")
-        out.append(Path(file if sep and not Path(text).is_file() and "/" not in name else text))
-    return out
+    """The files of ``FILE`` / ``NAME=FILE`` arguments, read by :func:`omniaudit.specs.parse_named_files` (the rule
+    every audit uses: an existing path is always a file, ``=`` and all)."""
+    from omniaudit.specs import parse_named_files
+
+    return [named.path for named in parse_named_files(specs)]
 
 
 def artifact_name(prefix: str, path: str | Path) -> str:

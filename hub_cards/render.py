@@ -25,6 +25,12 @@ def render(template: str, **context: object) -> str:
 
 
 def dataset_card(template: str, metadata: dict, **context: object) -> str:
-    """README.md text: ``---`` YAML metadata ``---`` followed by the rendered body."""
-    front = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=119)
-    return f"---\n{front}---\n\n{render(template, **context)}"
+    """README.md text: ``---`` YAML metadata ``---`` followed by the rendered body.
+
+    A card is published with the dataset: every absolute local path in it (an input file, a corpus folder, a local
+    model) is cut to its last component (:func:`omniaudit.io.redact_paths`).
+    """
+    from omniaudit.io import redact_paths
+
+    front = yaml.safe_dump(redact_paths(metadata), sort_keys=False, allow_unicode=True, width=119)
+    return f"---\n{front}---\n\n{redact_paths(render(template, **context))}"

@@ -10,6 +10,7 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -83,9 +84,11 @@ def _tracking(args: argparse.Namespace):
 
     if getattr(args, "report_to", "none") == "none":
         return nullcontext(None)
+    from omniaudit.evaluation.judges.transport import redact
     from omniaudit.evaluation.tracking import TrackingOptions, tracking_run
 
-    config = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items() if k != "func"}
+    # judge specs may carry credentials in their URLs (refused later, but the run opens first): never log them
+    config = {k: redact(str(v)) if isinstance(v, str | Path) else v for k, v in vars(args).items() if k != "func"}
     return tracking_run(TrackingOptions(args.report_to, args.project, args.run_name), job=args.job,
                         kind=getattr(args, "what", None), out=getattr(args, "out", None), config=config)
 
@@ -99,6 +102,12 @@ def _log_output(tracker, args: argparse.Namespace) -> None:
     else:
         tracker.log_audit(args.what, args.out, named_files(getattr(args, "judges", None)
                                                            or getattr(args, "predictions", None)))
+
+
+def _add_partial(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--partial", action="store_true",
+                   help="audit a predictions file that is one shard of a judge run (--shard I/N) or an incomplete "
+                        "run; refused by default (missing answers would count as wrong). The report says so")
 
 
 def _add_bootstrap(p: argparse.ArgumentParser) -> None:
@@ -174,7 +183,8 @@ def cmd_build_sp_pairs(args: argparse.Namespace) -> None:
                         parsed_only=args.parsed_only, extractor=args.extractor)
     runner = {} if args.predictions else {
         "max_tokens": args.max_tokens, "batch_size": args.batch_size, "fps": args.fps, "max_frames": args.max_frames,
-        "dialect": args.dialect, "concurrency": args.concurrency, "api_key_env": args.api_key_env}
+        "dialect": args.dialect, "concurrency": args.concurrency, "api_key_env": args.api_key_env,
+        "allow_insecure_key": args.allow_insecure_key}
     with progress_status("building SP pairs") as progress:
         s = build_sp_pairs(args.out, args.dataset, args.policy, args.predictions, options, progress, args.push_to_hub,
                            **runner)
@@ -241,7 +251,7 @@ def cmd_composition_auditor(args: argparse.Namespace) -> None:
 
     with console.status(f"auditing samples with {args.auditor}"):
         result = audit_samples(args.samples, args.auditor, args.out, max_tokens=args.max_tokens,
-                               cache_dir=args.cache)
+                               cache_dir=args.cache, dialect=args.dialect)
     print(f"{result.rows} samples audited: {result.accepted} ACCEPT, {result.rejected} REJECT ({result.unparsed} "
           f"unparsed answers, written REJECT with difficulty -1)")
     print(f"audited samples: {result.out} (next: omniaudit build composition --samples {result.out})")
@@ -253,11 +263,13 @@ def cmd_judge(args: argparse.Namespace) -> None:
     with progress_status(f"judging {args.config} with {args.judge}") as progress:
         counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
                            temperature=args.temperature, top_p=args.top_p, seed=args.seed, runs=args.runs,
-                           shard=args.shard, batch_size=args.batch_size, mode=args.mode, concurrency=args.concurrency,
+                           shard=args.shard, min_usable=args.min_usable, batch_size=args.batch_size, mode=args.mode,
+                           concurrency=args.concurrency,
                            max_retries=args.max_retries, cache_dir=args.cache, use_cache=not args.no_cache,
                            api_key_env=args.api_key_env, max_tokens=args.max_tokens, dialect=args.dialect,
                            timeout_s=args.timeout, top_logprobs=args.top_logprobs, fps=args.fps,
-                           max_frames=args.max_frames)
+                           max_frames=args.max_frames, allow_insecure_key=args.allow_insecure_key,
+                           max_reply_bytes=max(1, int(args.max_reply_mb * 2 ** 20)))
     runs = f" x {counts['runs']} runs" if counts["runs"] > 1 else ""
     shard = f" (shard {counts['shard']})" if counts["shard"] else ""
     parts = [f"{counts['items']} items{runs} judged{shard}"]
@@ -322,7 +334,8 @@ def cmd_annotate(args: argparse.Namespace) -> None:
                                    eps_visual=args.eps_visual, eps_audio=args.eps_audio, progress=progress,
                                    max_tokens=args.max_tokens, concurrency=args.concurrency, cache_dir=args.cache,
                                    use_cache=not args.no_cache, api_key_env=args.api_key_env, fps=args.fps,
-                                   max_frames=args.max_frames, dialect=args.dialect)
+                                   max_frames=args.max_frames, dialect=args.dialect,
+                                   allow_insecure_key=args.allow_insecure_key)
     a = result.agreement
     reasons = "; ".join(f"{n} {reason}" for reason, n in a["rejected_by_reason"].items())
     print(f"{result.rows} clips annotated by {', '.join(result.annotators)}; {result.discarded} marked discard")
@@ -342,7 +355,8 @@ def cmd_audit_interventions(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.interventions import InterventionAuditConfig, run_interventions_audit
 
     config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed, extractor=args.extractor,
-                                     extractor_cache=args.cache, offset_tolerance_s=args.offset_tolerance)
+                                     extractor_cache=args.cache, offset_tolerance_s=args.offset_tolerance,
+                                     partial=args.partial)
     with progress_status("auditing audio grounding") as progress:
         out = run_interventions_audit(args.out, args.dataset, args.predictions, config, progress)
     print(f"report: {out / 'report.md'}")
@@ -352,7 +366,7 @@ def cmd_audit_interventions(args: argparse.Namespace) -> None:
 def cmd_audit_protocols(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig, run_protocols_audit
 
-    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.seed)
+    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.seed, partial=args.partial)
     with progress_status("auditing judge protocols") as progress:
         out = run_protocols_audit(args.out, args.dataset, args.predictions, config, progress, args.extractor,
                                   cache_dir=args.cache)
@@ -392,21 +406,49 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
 
     with console.status("grading answers"):
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, args.attention,
-                                    depth_range=tuple(args.depth_range), cache_dir=args.cache)
+                                    depth_range=tuple(args.depth_range), cache_dir=args.cache,
+                                    partial=args.partial)
     result = json.loads((out / "audit.json").read_text(encoding="utf-8"))
-    overall = result["accuracy"]["overall"]
-    print(f"{len(result['runs'])} run(s) ({', '.join(result['runs'])}): accuracy {overall['mean']:.1f} ± "
-          f"{overall['sd']:.1f}%")
+    models = result["models"]  # accuracy per model: runs of different models are never pooled
+    acc = {m: f"{v['accuracy']['overall']['mean']:.1f} ± {v['accuracy']['overall']['sd']:.1f}%"
+           for m, v in models.items()}
+    per_model = (next(iter(acc.values())) if len(acc) == 1 else
+                 "; ".join(f"{m} {a} ({len(models[m]['runs'])} run(s))" for m, a in acc.items()))
+    print(f"{len(result['runs'])} run(s) ({', '.join(result['runs'])}): accuracy {per_model}")
+    flagged = [m for m, v in models.items() if v.get("floor_check", {}).get("status") == "flagged"]
+    if flagged:
+        console.print(Text(f"warning: the failure decomposition of {', '.join(flagged)} does not clear the stability "
+                           "floor (ablations move answers no more often than re-runs do; see report.md)",
+                           style="bold yellow"), soft_wrap=True)
     if args.judge:
         print(f"judge verdicts: {result['n_judged']} asked, {result['n_unparsed_verdicts']} unparsed (counted wrong)")
     print(f"report: {out / 'report.md'}")
     print(f"metrics: {out / 'audit.json'}")
 
 
-def cmd_push(args: argparse.Namespace) -> None:
-    from omniaudit.data_builders.hub import push_to_hub
+def _add_push(p: argparse.ArgumentParser) -> None:
+    """``--push-to-hub REPO`` and the repo's visibility (private unless --public) for a builder."""
+    p.add_argument("--push-to-hub", metavar="REPO",
+                   help="also push the dataset to this Hub dataset repo (private unless --public); only the files the "
+                        "build wrote are uploaded")
+    _add_visibility(p)
 
-    print(push_to_hub(args.folder, args.repo, private=args.private))
+
+def _add_visibility(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--public", action="store_true",
+                   help="create the Hub repo public (default: private; an existing public repo needs --public)")
+    g.add_argument("--private", action="store_true", help="create the Hub repo private (the default; kept for old "
+                                                          "scripts)")
+
+
+def cmd_push(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.hub import push_files, push_to_hub
+
+    url = push_to_hub(args.folder, args.repo, private=not args.public)  # checks the folder before any Hub call
+    files = push_files(args.folder)
+    print(f"pushed {len(files)} file(s) written by the build to {'public' if args.public else 'private'} dataset "
+          f"repo {args.repo}: {url}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -442,7 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "soundtrack; or audio: wav flac mp3 m4a ogg opus) to the judge items; a missing clip is an "
                         "error naming the pair's row")
     p.add_argument("--seed", type=int, default=0, help="seed of the source-balanced subsample (default 0)")
-    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    _add_push(p)
     p.set_defaults(func=cmd_build_preference)
 
     p = builders.add_parser(
@@ -476,7 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "clip's own (same recording: >= 0.99; default 0.5)")
     p.add_argument("--clips", type=int, default=12, help="synthetic clips when --manifest is omitted (default 12)")
     p.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic clips (default 0)")
-    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    _add_push(p)
     p.set_defaults(func=cmd_build_interventions)
 
     p = builders.add_parser(
@@ -505,12 +547,17 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
                    help="openai: how media are sent (see `omniaudit judge --help`; default vllm)")
     g.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="openai: environment variable with the API key")
+    g.add_argument("--api-key-env", metavar="VAR",
+                   help="openai: environment variable holding the API key ('none': no key; default: none for a "
+                        "loopback URL, OPENAI_API_KEY otherwise)")
+    g.add_argument("--allow-insecure-key", action="store_true",
+                   help="openai: send the key over plain http:// to a host that is not this machine (refused "
+                        "otherwise)")
     p.add_argument("--parsed-only", action="store_true",
                    help="keep only answers whose (wrong) verdict the extractor read; drop unparseable ones")
     p.add_argument("--extractor", metavar="SPEC",
                    help="judge SPEC that reads free-form answers, as the paper's GPT extractor (default: rule-based)")
-    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    _add_push(p)
     p.set_defaults(func=cmd_build_sp_pairs)
 
     p = builders.add_parser(
@@ -546,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "by speaker) for every categorical attribute, or ATTRIBUTE=hf:MODEL for one; "
                         "speaker=hf:MODEL scores the speaker triplets with an x-vector / embedding model (cosine to "
                         "the reference). Default: logistic regression on eGeMAPS, out-of-fold")
-    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    _add_push(p)
     p.set_defaults(func=cmd_build_protocols)
 
     p = builders.add_parser(
@@ -568,7 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--min-confidence", type=int, default=1, choices=range(1, 6), metavar="K",
                    help="keep samples whose generation_confidence is at least K (1-5; default 1: all). Samples whose "
                         "generator self-audit (self_audit.*_passed) has a false flag are always left out")
-    p.add_argument("--push-to-hub", metavar="REPO", help="also push the dataset to this Hub dataset repo")
+    _add_push(p)
     p.set_defaults(func=cmd_build_composition)
 
     p = jobs.add_parser(
@@ -585,6 +632,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="audited samples file (JSONL)")
     p.add_argument("--max-tokens", type=int, default=1024, help="longest auditor answer in tokens (1024)")
     p.add_argument("--cache", help="openai auditor: response cache folder")
+    p.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
+                   help="openai auditor: how media are sent, as `omniaudit judge --dialect` (vllm = video_url with "
+                        "its soundtrack; openai = standard parts; frames = JPEG frames + the soundtrack as "
+                        "input_audio, for OpenAI / Gemini endpoints) (default vllm)")
     p.set_defaults(func=cmd_composition_auditor)
 
     p = jobs.add_parser(
@@ -636,6 +687,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--shard", type=_shard, metavar="I/N",
                    help="judge only shard I of N (orders of one trial stay together); join the N files with "
                         "`omniaudit merge-predictions`")
+    p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
+                   help="write the predictions only when at least this share of the answers is usable (an option "
+                        "named, or free-form text that is not empty, a refusal or an error reply); a run below it "
+                        "exits 2 and writes nothing (default 0.2; 0 writes any run; scripted: judges are exempt)")
     p.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
     p.add_argument("--mode", choices=["logits", "generate"], default="logits",
                    help="hf: read option logits (default) or generate text")
@@ -653,14 +708,23 @@ def build_parser() -> argparse.ArgumentParser:
                         "(image_url) are the same in all three (default vllm)")
     g.add_argument("--concurrency", type=int, default=4, help="requests in flight (4)")
     g.add_argument("--max-retries", type=int, default=5, help="retries per request, with backoff (5)")
-    g.add_argument("--timeout", type=float, default=120.0, help="seconds per request (120)")
+    g.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds for each request as a whole, from connecting to the reply's last byte; each retry "
+                        "gets its own (120)")
+    g.add_argument("--max-reply-mb", type=float, default=8.0,
+                   help="largest reply read, in MB; a bigger one is cut and kept as a non-answer (8)")
     g.add_argument("--top-logprobs", type=int, default=10,
                    help="closed items: ask for logprobs with this many alternatives, read as option probabilities "
                         "where the server returns them; 0 = do not ask (default 10)")
     g.add_argument("--cache", help="response cache folder (default $OMNIAUDIT_CACHE or ~/.cache/omniaudit, "
                                    "judge-responses/)")
     g.add_argument("--no-cache", action="store_true", help="ask every request again and store nothing")
-    g.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable with the API key")
+    g.add_argument("--api-key-env", metavar="VAR",
+                   help="environment variable holding the API key, sent only as a Bearer header to the judge's URL "
+                        "(never to a redirect target); 'none': no key. Default: none for a loopback URL "
+                        "(localhost, 127.x, ::1), OPENAI_API_KEY otherwise")
+    g.add_argument("--allow-insecure-key", action="store_true",
+                   help="send the key over plain http:// to a host that is not this machine (refused otherwise)")
     _add_tracking(p)
     p.set_defaults(func=cmd_judge)
 
@@ -681,8 +745,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "CSV/JSONL with name or id, order ab|ba, p_a1 or label a1|a2; the judge is named NAME or the "
                         "file's stem; files with the same NAME are one judge")
     p.add_argument("--judged-only", action="store_true",
-                   help="audit only the binary pairs every judge covers (e.g. predictions for some folds); the "
-                        "report says how many pairs, per fold")
+                   help="audit only the binary pairs every judge covers (e.g. predictions for some folds, or one "
+                        "shard of a judge run); the report says how many pairs, per fold")
     p.add_argument("--reference", default="length_generator_lr",
                    help="predictor the exact McNemar tests compare against (default length_generator_lr)")
     _add_bootstrap(p)
@@ -727,6 +791,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--offset-tolerance", type=float, default=0.5, metavar="SECONDS",
                    help="Fig. 6b: a stated offset within this many seconds of the true one counts as localised "
                         "(default 0.5, the paper's audio-timestamp tolerance)")
+    _add_partial(p)
     _add_bootstrap(p)
     _add_out(p)
     _add_tracking(p)
@@ -748,6 +813,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "scripted:NAME); it sees the answer and the options only. Default: answers that name no "
                         "option are unparseable")
     p.add_argument("--cache", help="openai extractor: response cache folder")
+    _add_partial(p)
     _add_bootstrap(p)
     _add_out(p)
     _add_tracking(p)
@@ -761,11 +827,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "semantic equivalence (Yes/No). Accuracy overall and by template, category and tier, mean and "
                     "sd over runs. Writes OUT/audit.json, OUT/graded.csv, OUT/report.md and a figure.")
     p.add_argument("--dataset", required=True, help="composition dataset folder or Hub repo id")
-    p.add_argument("--predictions", nargs="+", required=True, metavar="[MODEL/][NAME=]FILE",
+    p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME[@RUN]=]FILE",
                    help="predictions (`omniaudit judge --config samples` / `--config ablations`, or id + prediction). "
                         "Files sharing a NAME are one inference run (its samples and ablations files); a bare FILE "
-                        "is its own run; a file with a 'run' column (judge --runs N) holds several runs. Several "
-                        "models in one audit: MODEL/RUN=FILE groups runs by MODEL (a plain NAME is its own model)")
+                        "is its own run; a file with a 'run' column (judge --runs N) holds several runs. An existing "
+                        "file is always a FILE ('=' and all); else NAME=FILE is cut at the first '=' followed by an "
+                        "existing file. Several models in one audit: MODEL@RUN=FILE makes RUN a run of MODEL, cut at "
+                        "the last '@', so MODEL may be a Hub repo id (Qwen/Qwen2.5-Omni-7B@r1=run1.jsonl); a '/' is "
+                        "part of a name, not a separator. A NAME without '@' (or a bare FILE) is its own model")
     p.add_argument("--judge", metavar="SPEC", help="judge for non-exact answers: hf:PATH | openai:MODEL@URL | "
                                                    "scripted:NAME")
     p.add_argument("--cache", help="openai judge: response cache folder")
@@ -773,10 +842,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="omni models (eager attention) to probe: mid-layer entropy gap between correct and "
                         "incorrect samples, per model and pooled. Each model is scored by its own answers: "
                         "MODEL=PREDICTIONS (repeat MODEL=... for several runs); a bare MODEL uses --predictions "
-                        "(only one model may). Every model is loaded and checked before any judge call")
+                        "(only one model may, and only when --predictions are one model's runs). Every model is "
+                        "loaded and checked (layers in --depth-range; it encodes every modality of the probed "
+                        "samples) before any judge call")
     p.add_argument("--depth-range", nargs=2, type=float, default=[0.25, 0.75], metavar=("LOW", "HIGH"),
                    help="relative layer depths averaged into the mid-layer entropy (0.25 0.75); a model without a "
                         "layer in the range is refused")
+    _add_partial(p)
     _add_out(p)
     _add_tracking(p)
     p.set_defaults(func=cmd_audit_composition)
@@ -850,7 +922,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=4, help="openai: requests in flight (4)")
     p.add_argument("--cache", help="openai: response cache folder (default ~/.cache/omniaudit/judge-responses)")
     p.add_argument("--no-cache", action="store_true", help="openai: do not reuse cached responses")
-    p.add_argument("--api-key-env", default="OPENAI_API_KEY", help="openai: environment variable with the key")
+    p.add_argument("--api-key-env", metavar="VAR",
+                   help="openai: environment variable holding the API key ('none': no key; default: none for a "
+                        "loopback URL, OPENAI_API_KEY otherwise)")
+    p.add_argument("--allow-insecure-key", action="store_true",
+                   help="openai: send the key over plain http:// to a host that is not this machine (refused "
+                        "otherwise)")
     p.add_argument("--dialect", choices=["vllm", "openai", "frames"], default="vllm",
                    help="openai: how a video is sent: vllm (video_url, Qwen-Omni on vLLM) or frames (images + "
                         "input_audio, for hosted APIs); openai takes no video+audio")
@@ -913,7 +990,7 @@ def build_parser() -> argparse.ArgumentParser:
                                     "network access and a token (HF_TOKEN or `hf auth login`).")
     p.add_argument("folder", type=Path)
     p.add_argument("repo", help="dataset repo id, e.g. me/emoprefer-audit")
-    p.add_argument("--private", action="store_true")
+    _add_visibility(p)
     p.set_defaults(func=cmd_push)
     return parser
 
@@ -926,18 +1003,40 @@ def _out_folder(out: str) -> str:
     return str(path) if Path(out).name in ("", "..") else out
 
 
+_OS_ERRORS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exceeded",
+              errno.EACCES: "permission denied", errno.EPERM: "operation not permitted",
+              errno.EROFS: "the file system is read-only", errno.ENOENT: "no such file or folder",
+              errno.EIO: "input/output error", errno.EMFILE: "too many open files",
+              errno.ENAMETOOLONG: "the file name is too long", errno.ENOTDIR: "a part of the path is not a folder",
+              errno.EISDIR: "expected a file, found a folder", errno.EXDEV: "cannot move across file systems"}
+
+
+def _os_error(exc: OSError) -> str:
+    """One line for an OS error: ``<what> (<path>): <strerror>`` (no traceback: the cause is the machine's)."""
+    paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
+    if exc.errno is None and not paths:  # e.g. a connection error raised without errno
+        return f"{type(exc).__name__}: {exc}"
+    what = _OS_ERRORS.get(exc.errno, "cannot read or write a file")
+    where = f" ({' -> '.join(paths)})" if paths else ""
+    return f"{what}{where}: {exc.strerror or exc}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    from omniaudit.data_builders.hub import HubUnavailable
-    from omniaudit.io import output_policy
+    from contextlib import ExitStack
+
+    from omniaudit.data_builders.hub import HubUnavailable, push_visibility
+    from omniaudit.io import output_lock, output_policy
 
     args = build_parser().parse_args(argv)
     func: Callable[[argparse.Namespace], None] = args.func
     command = " ".join(["omniaudit", args.job] + ([args.what] if getattr(args, "what", None) else []))
     try:
-        with output_policy(overwrite=getattr(args, "overwrite", False), command=command):
+        with output_policy(overwrite=getattr(args, "overwrite", False), command=command), \
+                push_visibility(public=getattr(args, "public", False)), ExitStack() as held:
             own_file = (cmd_judge, cmd_merge_predictions, cmd_tiny_models, cmd_manifest)  # checked by the command
             if getattr(args, "out", None) is not None and func not in own_file:
                 args.out = _out_folder(args.out)  # fail before any work; the judge's file is checked by run_judge
+                held.enter_context(output_lock(args.out))  # a second run on the same --out is refused, not raced
             with _tracking(args) as tracker:  # opened before the command: no package or login fails before work
                 func(args)
                 if tracker is not None:
@@ -945,6 +1044,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (InputError, HubUnavailable, ServiceError) as exc:
         # user text (values, paths) is printed verbatim: no markup, no highlighting, no hard wrapping
         console.print(Text("error: ", style="bold red") + Text(str(exc)), highlight=False, soft_wrap=True)
+        return 2
+    except OSError as exc:  # disk full, permission denied, ...: one line, not a chained traceback
+        console.print(Text("error: ", style="bold red") + Text(_os_error(exc)), highlight=False, soft_wrap=True)
         return 2
     return 0
 

@@ -1,22 +1,33 @@
 """Output folders and files: written atomically, marked as omniaudit's, and never put over what a user owns.
 
 Every folder omniaudit writes goes through :func:`atomic_dir`: it is built in a temporary folder beside the target
-and swapped in with one rename, and it carries a small marker file (``.omniaudit.json``: version, command and the
-entries written). An existing target is replaced only when it is empty, an earlier omniaudit output (its marker, or
-for outputs written before the marker existed, only files omniaudit writes), or when the caller allows it
-(``--overwrite`` on the command line, ``overwrite=True`` or :func:`output_policy` in Python). The current folder
-(``--out .``) is written into in place: omniaudit's own earlier entries are replaced, nothing else is touched.
+(``.NAME.tmp-PID-XXXX``, unique per process) and swapped in with one rename, and it carries a small marker file
+(``.omniaudit.json``: version, command and every file written, as paths relative to the folder). An existing target
+is replaced only when it is empty, when its marker says omniaudit wrote it for the same command and it holds no file
+the marker does not list, or when the caller allows it (``--overwrite`` on the command line, ``overwrite=True`` or
+:func:`output_policy` in Python). A folder without a marker (a user's folder, a dataset downloaded from the Hub) is
+never replaced without ``--overwrite``. The current folder (``--out .``) is written into in place: omniaudit's own
+earlier entries are replaced, nothing else is touched.
+
+Single files go through :func:`atomic_file` (a unique temporary file beside the target, renamed over it on success,
+removed on failure). :func:`output_lock` (a ``.NAME.omniaudit-lock`` file beside the target, ``fcntl.flock``-ed) makes
+a second process (or thread) writing the same output fail at once with a clear message instead of racing the first;
+:func:`atomic_dir` holds it while it writes. Temporaries left by a killed run (their PID, in the name, is no longer
+alive) are removed by the next run that writes the same target (:func:`clean_stale_temporaries`).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import shutil
 import tempfile
+import threading
+import uuid
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,11 +38,11 @@ from omniaudit import __version__
 from omniaudit.errors import InputError
 
 MARKER = ".omniaudit.json"
-# Entries an output folder written before the marker existed may hold (datasets, audit reports).
-LEGACY_FILES = frozenset({"README.md", "build_info.json", "audit.json", "report.md", "predictions.csv", "graded.csv"})
-LEGACY_SUFFIXES = (".png",)
-# Our own temporaries (a work folder or temp folder left beside or inside a target by an interrupted run).
-OWN_TEMPORARY = re.compile(r"^\.(omniaudit-(tmp|old)-.*|.*\.(tmp|old|work)-[^/]*)$")
+LOCK_SUFFIX = ".omniaudit-lock"
+# Our own temporaries and locks (a work folder, temp folder or lock left beside or inside a target by a run).
+OWN_TEMPORARY = re.compile(r"^\.(omniaudit-(tmp|old)-.*|omniaudit-lock|.*\.(tmp|old|work)-[^/]*|.*\.omniaudit-lock)$")
+# An absolute local path inside a text (URLs' "//", relative paths and a lone " / " are left alone).
+_ABSOLUTE_PATH = re.compile(r"(?<![\w/.~-])~?/(?!/)(?:[^\s/\"'`()\[\]{},;|*]+/)*([^\s/\"'`()\[\]{},;|*]+)")
 
 
 @dataclass(frozen=True)
@@ -64,68 +75,305 @@ def _overwrite(overwrite: bool | None) -> bool:
     return current_policy().overwrite if overwrite is None else overwrite
 
 
+def _umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+# ------------------------------------------------------------------------------------------------------ the marker
 def read_marker(folder: Path) -> dict | None:
     """The folder's omniaudit marker, or None when it has none (or an unreadable one)."""
     try:
-        marker = json.loads((folder / MARKER).read_text(encoding="utf-8"))
+        marker = json.loads((Path(folder) / MARKER).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return marker if isinstance(marker, dict) and marker.get("written_by") == "omniaudit" else None
 
 
-def _is_legacy_output(folder: Path, entries: list[Path]) -> bool:
-    """An output written before the marker existed: only files omniaudit writes, and its signature files.
+def list_files(folder: Path) -> list[str]:
+    """Every file under ``folder`` (symbolic links included, never followed) as sorted relative POSIX paths, the
+    folder's own marker left out."""
+    folder = Path(folder)
+    out = []
+    for root, dirs, files in os.walk(folder):
+        here = Path(root)
+        for d in [d for d in dirs if (here / d).is_symlink()]:  # a link to a folder is an entry, not a subtree
+            dirs.remove(d)
+            files.append(d)
+        out += [(here / f).relative_to(folder).as_posix() for f in files]
+    return sorted(p for p in out if p != MARKER)
 
-    Datasets: a card that names omniaudit plus config folders holding only Parquet files (and build_info.json);
-    audits: audit.json + report.md (+ figures, predictions.csv, graded.csv, a dataset/ folder of the same kind).
+
+def marker_files(folder: Path, marker: dict | None = None) -> list[str]:
+    """The files the marker of ``folder`` says omniaudit wrote, as relative POSIX paths (InputError without one).
+
+    Markers of omniaudit before 0.x listed top-level entries only; an entry that is a folder stands for the Parquet
+    files directly inside it (the only files a build ever wrote into a subfolder), never for anything else.
     """
-    configs = 0
-    for e in entries:
-        if e.is_dir() and not e.is_symlink():
-            if e.name == "dataset" and _is_legacy_output(e, list(e.iterdir())):
-                continue
-            inside = list(e.iterdir())
-            if not inside or not all(f.is_file() and f.suffix == ".parquet" for f in inside):
-                return False
-            configs += 1
-        elif not (e.is_file() and (e.name in LEGACY_FILES or e.suffix in LEGACY_SUFFIXES)):
-            return False
-    names = {e.name for e in entries}
-    if {"audit.json", "report.md"} <= names:
-        return True
-    if "README.md" in names and configs:
-        try:
-            return "omniaudit" in (folder / "README.md").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return False
-    return False
+    folder = Path(folder)
+    marker = read_marker(folder) if marker is None else marker
+    if marker is None:
+        raise InputError(f"no {MARKER} marker: not a folder written by omniaudit (or written by a version that did "
+                         f"not mark its outputs); rebuild it with omniaudit", file=folder)
+    listed = marker.get("files")
+    if not isinstance(listed, list) or not all(isinstance(f, str) for f in listed):
+        raise InputError(f"the {MARKER} marker has no list of files", file=folder / MARKER)
+    files = []
+    for rel in listed:
+        path = folder / rel
+        if path.is_dir() and not path.is_symlink():  # an old marker's folder entry
+            files += sorted(f.relative_to(folder).as_posix() for f in path.glob("*.parquet") if f.is_file())
+        else:
+            files.append(rel)
+    return sorted(set(files))
 
 
-def _describe(entries: list[Path], limit: int = 5) -> str:
-    names = sorted(e.name + ("/" if e.is_dir() else "") for e in entries)
+def write_marker(folder: Path, command: str | None = None, *, files: list[str] | None = None) -> None:
+    """Write the marker listing every file under the folder (``files``: this list instead), as relative POSIX
+    paths (deterministic: no time stamp, so rebuilds are identical)."""
+    marker = {"written_by": "omniaudit", "version": __version__,
+              "command": command or current_policy().command or "python API",
+              "files": sorted(files) if files is not None else list_files(folder)}
+    (Path(folder) / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
+
+
+def _covered(rel: str, listed: set[str]) -> bool:
+    """Whether ``rel`` is a listed file or lies inside a listed entry (an old marker's folder entry)."""
+    parts = rel.split("/")
+    return any("/".join(parts[:i]) in listed for i in range(1, len(parts) + 1))
+
+
+def _describe(folder: Path, entries: list[Path], limit: int = 5) -> str:
+    names = sorted(e.relative_to(folder).as_posix() + ("/" if e.is_dir() and not e.is_symlink() else "")
+                   for e in entries)
     more = f" and {len(names) - limit} more" if len(names) > limit else ""
     return ", ".join(names[:limit]) + more
 
 
 def foreign_entries(folder: Path) -> list[Path]:
-    """Entries of an existing folder that omniaudit did not write (empty: the folder may be replaced)."""
+    """What in an existing folder omniaudit did not write (empty: the folder may be replaced).
+
+    Without a marker: every top-level entry (omniaudit's own temporaries and locks aside). With one: every file
+    (at any depth) that the marker does not list.
+    """
+    folder = Path(folder)
     entries = [e for e in folder.iterdir() if not OWN_TEMPORARY.match(e.name)]
     if not entries:
         return []
     marker = read_marker(folder)
-    if marker is not None:
-        ours = set(marker.get("files", [])) | {MARKER}
-        return [e for e in entries if e.name not in ours]
-    return [] if _is_legacy_output(folder, entries) else entries
+    if marker is None:
+        return entries
+    listed = set(marker.get("files") or []) | {MARKER}
+    tops = {f.split("/")[0] for f in listed}
+    foreign = []
+    for entry in entries:
+        if entry.name in listed:  # a file we wrote, or an old marker's folder entry
+            continue
+        if entry.name in tops and entry.is_dir() and not entry.is_symlink():  # a folder we wrote files into
+            foreign += [entry / f for f in list_files(entry) if not _covered(f"{entry.name}/{f}", listed)]
+        else:  # nothing of ours in it: the entry as a whole
+            foreign.append(entry)
+    return foreign
 
 
+# ------------------------------------------------------------------------------------------------ temporaries, lock
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, someone else's
+        return True
+    return True
+
+
+def _remove(path: Path) -> None:
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink()
+    except FileNotFoundError:
+        pass
+
+
+def clean_stale_temporaries(target: str | Path, inside: bool = False) -> list[Path]:
+    """Remove what a killed run left while writing ``target``: ``.NAME.tmp-PID-*`` / ``.NAME.old-PID-*`` beside it
+    (``inside``: ``.omniaudit-tmp-PID-*`` / ``.omniaudit-old-PID-*`` in it) whose process PID is no longer alive.
+
+    A stale ``.old-`` folder whose target is missing (a run killed between the two renames of the swap) is put back
+    as the target rather than removed. Returns what was removed or restored.
+    """
+    target = Path(target)
+    if inside:
+        folder, pattern = target, re.compile(r"^\.omniaudit-(tmp|old)-(\d+)-")
+    else:
+        folder, pattern = target.parent, re.compile(rf"^\.{re.escape(target.name)}\.(tmp|old)-(\d+)-")
+    try:
+        entries = list(folder.iterdir())
+    except OSError:
+        return []
+    done = []
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m or _pid_alive(int(m.group(2))):
+            continue
+        if m.group(1) == "old" and not inside and not (target.exists() or target.is_symlink()):
+            entry.rename(target)
+        else:
+            _remove(entry)
+        done.append(entry)
+    return done
+
+
+_HELD: dict[str, list[int]] = {}  # resolved target -> [owning thread, depth]
+_HELD_GUARD = threading.Lock()
+
+
+def lock_path(target: str | Path) -> Path:
+    """The lock file of an output: ``.NAME.omniaudit-lock`` beside it."""
+    target = Path(target).expanduser().resolve()
+    return target / LOCK_SUFFIX if target.name == "" else target.parent / f".{target.name}{LOCK_SUFFIX}"
+
+
+def _refuse(target: Path, lock: Path, holder: str) -> InputError:
+    who = f" (process {holder})" if holder.isdigit() else ""
+    return InputError(f"another omniaudit run{who} is writing this output right now (lock file {lock.name}); nothing "
+                      f"was written. Wait for it to finish, or choose another output", file=target)
+
+
+def _acquire(lock: Path, target: Path) -> int:
+    """An open descriptor of ``lock`` holding its exclusive flock (the file still at its path), or InputError."""
+    for _ in range(20):
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
+            os.close(fd)
+            raise _refuse(target, lock, holder) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
+            current = os.stat(lock)
+        except FileNotFoundError:
+            current = None
+        if current is not None and os.path.samestat(os.fstat(fd), current):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            return fd
+        os.close(fd)  # the previous holder removed the file after we opened it: take the new one
+    raise _refuse(target, lock, "")
+
+
+@contextmanager
+def output_lock(target: str | Path) -> Iterator[Path]:
+    """Hold the exclusive lock of an output (a folder or a file) for the block; yields the lock file's path.
+
+    The lock is ``.NAME.omniaudit-lock`` beside ``target`` (``fcntl.flock``: released by the kernel when the process
+    dies, so a killed run never blocks the next one; inside an existing target folder whose parent is not writable)
+    and removed when the block ends. Another process, or another
+    thread of this one, that asks for the same target meanwhile gets an InputError ("another omniaudit run is writing
+    this output ...") at once; the same thread may nest it (re-entrant). Folders created for the lock file and still
+    empty afterwards are removed again.
+    """
+    target = Path(target).expanduser().resolve()
+    key, me = str(target), threading.get_ident()
+    lock = lock_path(target)
+    with _HELD_GUARD:
+        held = _HELD.get(key)
+        if held is not None and held[0] == me:
+            held[1] += 1
+            nested = True
+        elif held is not None:
+            raise _refuse(target, lock, str(os.getpid()))
+        else:
+            nested = False
+    if nested:
+        try:
+            yield lock
+        finally:
+            with _HELD_GUARD:
+                _HELD[key][1] -= 1
+        return
+    created = [p for p in (lock.parent, *lock.parent.parents) if not p.exists()]
+    try:
+        lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = _acquire(lock, target)
+    except PermissionError:
+        _remove_empty(created)
+        if not target.is_dir():
+            raise
+        created, lock = [], target / LOCK_SUFFIX  # e.g. `--out .` in a folder whose parent is not writable
+        fd = _acquire(lock, target)
+    except BaseException:
+        _remove_empty(created)
+        raise
+    with _HELD_GUARD:
+        if key in _HELD:  # another thread of this process took it between our check and the flock
+            os.close(fd)
+            raise _refuse(target, lock, str(os.getpid()))
+        _HELD[key] = [me, 1]
+    try:
+        yield lock
+    finally:
+        with _HELD_GUARD:
+            _HELD.pop(key, None)
+        try:
+            os.unlink(lock)  # while still holding it, so a waiting process notices the file is gone and retries
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(fd)
+        _remove_empty(created)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    for folder in folders:  # deepest first
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+
+
+@contextmanager
+def atomic_file(path: str | Path, *, lock: bool = False) -> Iterator[Path]:
+    """Yield a unique temporary path beside ``path`` (``.NAME.tmp-PID-XXXX`` + the same suffix, so writers that
+    pick a format from the name still work); on success it is renamed over ``path``, on any exception removed.
+
+    The parent folder is created. Temporaries of ``path`` left by killed runs are removed first. ``lock``: hold
+    :func:`output_lock` on ``path`` meanwhile (a second writer of the same file is refused). No overwrite check: pair
+    it with :func:`check_out_file` where a user's file may be in the way.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with output_lock(path) if lock else nullcontext():
+        clean_stale_temporaries(path)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.tmp-{os.getpid()}-", suffix=path.suffix, dir=path.parent)
+        os.close(fd)
+        tmp = Path(name)
+        try:
+            tmp.chmod(0o666 & ~_umask())  # mkstemp makes 0600; outputs get the permissions of an ordinary file
+            yield tmp
+            os.replace(tmp, path)
+        finally:
+            if tmp.exists() or tmp.is_symlink():
+                _remove(tmp)
+
+
+# ---------------------------------------------------------------------------------------------------- out folders
 def check_out_dir(target: str | Path, overwrite: bool | None = None) -> Path:
     """The resolved output folder, after checking that writing it destroys nothing omniaudit did not write.
 
     Refused (InputError naming the folder), unless ``overwrite`` (default: the current :func:`output_policy`): an
-    existing file; a non-empty folder holding entries omniaudit did not write; the output of another omniaudit
-    command. Always refused: a folder that contains the current folder. The current folder itself is written into
-    in place, so an earlier output there may sit beside the user's own files.
+    existing file; a non-empty folder without an omniaudit marker; a marked folder holding files its marker does not
+    list; the output of another omniaudit command. Always refused: a folder that contains the current folder. The
+    current folder itself is written into in place, so an earlier output there may sit beside the user's own files
+    (but not inside the entries omniaudit replaces).
     """
     given = Path(target)
     path = given.expanduser().resolve()
@@ -144,21 +392,17 @@ def check_out_dir(target: str | Path, overwrite: bool | None = None) -> Path:
         raise InputError(f"the output folder holds the output of `{marker.get('command')}`, not of `{command}`; "
                          f"nothing was written. Pass --overwrite to replace it, or choose another folder", file=given)
     foreign = foreign_entries(path)
-    if foreign and not (marker and path == cwd):  # in place, entries omniaudit did not write are left alone
-        what = "holds files omniaudit did not write" if marker else "is not empty and is not an omniaudit output"
+    if foreign and marker and path == cwd:  # in place: the user's files stay, unless inside an entry we replace
+        foreign = [e for e in foreign if e.parent != path]
+    if foreign:
+        what = (f"holds files omniaudit did not write ({_describe(path, foreign)})" if marker else
+                f"is not empty and is not an omniaudit output (it holds {_describe(path, foreign)} and no {MARKER} "
+                f"marker)")
         replace = ("write into it anyway (entries with the names omniaudit writes are replaced, the others stay)"
                    if path == cwd else "replace the folder and everything in it")
-        raise InputError(f"the output folder {what} ({_describe(foreign)}); nothing was written. Pass --overwrite "
-                         f"to {replace}, or choose another (new or empty) folder", file=given)
+        raise InputError(f"the output folder {what}; nothing was written. Pass --overwrite to {replace}, or choose "
+                         f"another (new or empty) folder", file=given)
     return path
-
-
-def write_marker(folder: Path, command: str | None = None) -> None:
-    """Write the marker listing the folder's entries (deterministic: no time stamp, so rebuilds are identical)."""
-    files = sorted(e.name for e in folder.iterdir() if e.name != MARKER)
-    marker = {"written_by": "omniaudit", "version": __version__,
-              "command": command or current_policy().command or "python API", "files": files}
-    (folder / MARKER).write_text(json.dumps(marker, indent=2) + "\n", encoding="utf-8")
 
 
 @contextmanager
@@ -166,52 +410,63 @@ def atomic_dir(target: str | Path, overwrite: bool | None = None) -> Iterator[Pa
     """Yield a fresh temporary folder beside ``target``; on success it replaces ``target`` in one rename.
 
     ``target`` is checked first (:func:`check_out_dir`): a folder with entries omniaudit did not write is refused
-    unless ``overwrite``. On any exception the temporary folder is removed and an existing ``target`` is left
-    untouched. When ``target`` is the current folder, the new entries are moved into it one by one instead (the
-    current folder is never renamed away); entries omniaudit did not write stay.
+    unless ``overwrite``. The target's :func:`output_lock` is held throughout (a second writer is refused), and
+    temporaries of killed runs are removed first. On any exception the temporary folder is removed and an existing
+    ``target`` is left untouched. Before the swap, a Hub dataset card (``README.md`` with YAML ``configs``) gets its
+    data fingerprint (:func:`omniaudit.data_builders.hub.seal_card`) and the marker is written. When ``target`` is
+    the current folder, the new entries are moved into it one by one instead (the current folder is never renamed
+    away); entries omniaudit did not write stay.
     """
     target = check_out_dir(target, overwrite)
     in_place = target == Path.cwd().resolve()
-    if in_place:
-        tmp = Path(tempfile.mkdtemp(prefix=".omniaudit-tmp-", dir=target))
-    else:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    tmp.chmod(0o777 & ~umask)  # mkdtemp makes 0700; outputs get the permissions of an ordinary folder
-    try:
-        yield tmp
-        write_marker(tmp)
-        check_out_dir(target, overwrite)  # the target may have changed while we were building
+    with output_lock(target):  # creates the parent folder
+        clean_stale_temporaries(target, inside=in_place)
+        target = check_out_dir(target, overwrite)  # under the lock: what we check is what we replace
         if in_place:
-            _move_into(tmp, target, overwrite)
-            return
-        old = None
-        if target.exists() or target.is_symlink():
-            old = target.with_name(f".{target.name}.old-{os.getpid()}")
-            target.rename(old)
-        tmp.rename(target)
-        if old is not None:
-            if old.is_dir() and not old.is_symlink():
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                old.unlink()
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp, ignore_errors=True)
+            tmp = Path(tempfile.mkdtemp(prefix=f".omniaudit-tmp-{os.getpid()}-", dir=target))
+        else:
+            tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent))
+        try:
+            tmp.chmod(0o777 & ~_umask())  # mkdtemp makes 0700; outputs get the permissions of an ordinary folder
+            yield tmp
+            if (tmp / "README.md").is_file():
+                from omniaudit.data_builders.hub import seal_card
+
+                seal_card(tmp)
+            write_marker(tmp)
+            check_out_dir(target, overwrite)  # the target may have changed while we were building
+            if in_place:
+                _move_into(tmp, target, overwrite)
+                return
+            old = None
+            if target.exists() or target.is_symlink():
+                old = target.with_name(f".{target.name}.old-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+                target.rename(old)
+            try:
+                tmp.rename(target)
+            except BaseException:
+                if old is not None:
+                    old.rename(target)
+                raise
+            if old is not None:
+                _remove(old)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _move_into(tmp: Path, target: Path, overwrite: bool | None) -> None:
     """Move ``tmp``'s entries into ``target``: omniaudit's earlier entries go, entries it did not write stay."""
     old_marker = read_marker(target)
-    ours = set(old_marker.get("files", [])) | {MARKER} if old_marker else {MARKER}
+    ours = {f.split("/")[0] for f in old_marker.get("files", [])} | {MARKER} if old_marker else {MARKER}
     new = sorted(e.name for e in tmp.iterdir())
     clash = [n for n in new if (target / n).exists() and n not in ours]
-    if clash and not _overwrite(overwrite):
-        raise InputError(f"the output folder already has {', '.join(clash)}, which omniaudit did not write; pass "
-                         f"--overwrite to replace them, or choose another folder", file=target)
-    trash = Path(tempfile.mkdtemp(prefix=".omniaudit-old-", dir=target))
+    inside = [e for e in (foreign_entries(target) if old_marker else []) if e.parent != target]  # in our folders
+    if (clash or inside) and not _overwrite(overwrite):
+        what = ", ".join(clash + [e.relative_to(target).as_posix() for e in inside])
+        raise InputError(f"the output folder already has {what}, which omniaudit did not write; pass --overwrite to "
+                         f"replace them, or choose another folder", file=target)
+    trash = Path(tempfile.mkdtemp(prefix=f".omniaudit-old-{os.getpid()}-", dir=target))
     try:
         for name in sorted(ours - set(new)) + new:  # stale entries of the earlier output, then the ones replaced
             if (target / name).exists() or (target / name).is_symlink():
@@ -245,6 +500,29 @@ def check_out_file(target: str | Path, ours: Callable[[Path], bool], overwrite: 
         raise InputError("the output file exists and was not written by omniaudit; nothing was written. Pass "
                          "--overwrite to replace it, or choose another file name", file=path)
     return path
+
+
+def local_name(path: str | Path) -> str:
+    """What a card or manifest says about an input: a local file or folder by its name only, never where it lives;
+    anything else (a Hub repo id such as ``me/dataset``) as given."""
+    local = Path(str(path)).expanduser()
+    if not (local.is_absolute() or local.exists()):
+        return str(path)
+    return local.resolve().name or str(path)
+
+
+def redact_paths(obj: object) -> object:
+    """``obj`` (JSON-like: dicts, lists, strings) with every absolute local path in a string (keys included)
+    replaced by its last component, so cards and build manifests never publish where files lived on a machine."""
+    if isinstance(obj, str):
+        return _ABSOLUTE_PATH.sub(lambda m: m.group(1), obj)
+    if isinstance(obj, Path):
+        return local_name(obj)
+    if isinstance(obj, dict):
+        return {redact_paths(k): redact_paths(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return type(obj)(redact_paths(v) for v in obj)
+    return obj
 
 
 def _json_default(obj: object) -> object:

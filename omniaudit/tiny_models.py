@@ -160,6 +160,55 @@ def tiny_speaker_embedder(out_dir: str | Path, seed: int = 0) -> Path:
     return _save(out_dir, model, Wav2Vec2FeatureExtractor(sampling_rate=16000, return_attention_mask=False))
 
 
+WHISPER_LANGUAGES = ("en", "fr", "de", "es", "ja", "zh")
+
+
+def tiny_whisper(out_dir: str | Path, languages: tuple[str, ...] = WHISPER_LANGUAGES, seed: int = 0) -> Path:
+    """A tiny multilingual ``WhisperForConditionalGeneration`` (a whisper language-ID stand-in) with its processor:
+    a locally trained byte-level BPE plus Whisper's special tokens (``<|endoftext|>``, ``<|startoftranscript|>``,
+    one ``<|xx|>`` per language, ``<|transcribe|>``, ``<|translate|>``, ``<|notimestamps|>``), a generation config
+    with ``lang_to_id`` (what ``detect_language`` reads) and an 80-bin 16 kHz feature extractor."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import (
+        GenerationConfig,
+        WhisperConfig,
+        WhisperFeatureExtractor,
+        WhisperForConditionalGeneration,
+        WhisperProcessor,
+        WhisperTokenizer,
+    )
+
+    torch.manual_seed(seed)
+    bpe = Tokenizer(models.BPE())
+    bpe.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    bpe.decoder = decoders.ByteLevel()
+    bpe.train_from_iterator(CORPUS * 10, trainers.BpeTrainer(vocab_size=400, special_tokens=["<|endoftext|>"],
+                                                             initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                                             show_progress=False))
+    merges = [tuple(m) for m in json.loads(bpe.to_str())["model"]["merges"]]
+    tok = WhisperTokenizer(vocab=bpe.get_vocab(), merges=merges)
+    specials = ["<|startoftranscript|>", *(f"<|{code}|>" for code in languages), "<|translate|>", "<|transcribe|>",
+                "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"]
+    tok.add_special_tokens({"additional_special_tokens": specials})
+    ids = {t: tok.convert_tokens_to_ids(t) for t in specials}
+    eot = tok.convert_tokens_to_ids("<|endoftext|>")
+    config = WhisperConfig(vocab_size=len(tok), num_mel_bins=80, d_model=32, encoder_layers=1, decoder_layers=1,
+                           encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
+                           decoder_ffn_dim=64, max_source_positions=1500, max_target_positions=64,
+                           decoder_start_token_id=ids["<|startoftranscript|>"], pad_token_id=eot, bos_token_id=eot,
+                           eos_token_id=eot, begin_suppress_tokens=None, suppress_tokens=None)
+    model = WhisperForConditionalGeneration(config)
+    gen = GenerationConfig(decoder_start_token_id=ids["<|startoftranscript|>"], pad_token_id=eot, bos_token_id=eot,
+                           eos_token_id=eot, is_multilingual=True,
+                           lang_to_id={f"<|{code}|>": ids[f"<|{code}|>"] for code in languages},
+                           task_to_id={"transcribe": ids["<|transcribe|>"], "translate": ids["<|translate|>"]},
+                           no_timestamps_token_id=ids["<|notimestamps|>"], max_length=32)
+    model.generation_config = gen
+    processor = WhisperProcessor(feature_extractor=WhisperFeatureExtractor(feature_size=80), tokenizer=tok)
+    return _save(out_dir, model, processor)
+
+
 # Frames of 112 x 112 px -> 8 x 8 patches of 14 px -> 16 tokens per 2-frame temporal patch after the 2 x 2 merge.
 VISION_SIZE = {"shortest_edge": 28 * 28 * 4, "longest_edge": 28 * 28 * 16}
 

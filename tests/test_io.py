@@ -85,22 +85,52 @@ def test_the_output_of_another_command_is_refused(tmp_path):
     assert listing(out) == [MARKER, "README.md"]
 
 
-def test_outputs_written_before_the_marker_existed_are_recognised(tmp_path):
+def test_a_folder_without_a_marker_is_never_replaced_however_it_looks(tmp_path):
+    """No "looks like an old output" rule: a user's report.md + audit.json + figure, or a dataset copied from the Hub
+    (a card naming omniaudit, Parquet shards, no marker), is refused without --overwrite and left as it was."""
     dataset = tmp_path / "dataset"
     (dataset / "pairs").mkdir(parents=True)
     (dataset / "pairs" / "train-00000-of-00001.parquet").write_bytes(b"PAR1")
     (dataset / "README.md").write_text("---\n---\nBuilt by omniaudit `build preference`\n", encoding="utf-8")
     report = tmp_path / "report"
     report.mkdir()
-    for name in ("audit.json", "report.md", "waf.png", "predictions.csv"):
-        (report / name).write_text("{}", encoding="utf-8")
-    for folder in (dataset, report):
-        assert check_out_dir(folder) == folder.resolve()
-    (dataset / "README.md").write_text("my own card\n", encoding="utf-8")  # a card that is not omniaudit's
-    (report / "data.csv").write_text("mine", encoding="utf-8")  # a file omniaudit never writes
-    for folder in (dataset, report):
-        with pytest.raises(InputError, match="not an omniaudit output"):
+    for name in ("audit.json", "report.md", "waf.png"):
+        (report / name).write_text("mine", encoding="utf-8")
+    for folder, names in ((dataset, ["README.md", "pairs"]), (report, ["audit.json", "report.md", "waf.png"])):
+        with pytest.raises(InputError, match=f"not an omniaudit output .*no {MARKER} marker"):
             check_out_dir(folder)
+        with pytest.raises(InputError, match="--overwrite"):
+            write_output(folder, "report.md")
+        assert listing(folder) == names
+    assert (report / "report.md").read_text(encoding="utf-8") == "mine"
+    assert listing(tmp_path) == ["dataset", "report"]  # no temporary or lock file left beside them
+    write_output(report, "report.md", overwrite=True)  # asked for: replaced
+    assert listing(report) == [MARKER, "report.md"]
+
+
+def test_the_marker_lists_every_file_and_a_file_added_inside_a_subfolder_is_kept(tmp_path):
+    out = tmp_path / "out"
+    with atomic_dir(out) as tmp:
+        (tmp / "pairs").mkdir()
+        (tmp / "pairs" / "train-00000-of-00001.parquet").write_bytes(b"PAR1")
+        (tmp / "README.md").write_text("card", encoding="utf-8")
+    assert read_marker(out)["files"] == ["README.md", "pairs/train-00000-of-00001.parquet"]
+    (out / "pairs" / "notes.txt").write_text("mine", encoding="utf-8")
+    with pytest.raises(InputError, match=r"holds files omniaudit did not write \(pairs/notes.txt\)"):
+        write_output(out, "README.md")
+    assert (out / "pairs" / "notes.txt").read_text(encoding="utf-8") == "mine"
+
+
+def test_an_old_marker_listing_top_level_entries_still_counts(tmp_path):
+    out = tmp_path / "out"
+    (out / "pairs").mkdir(parents=True)
+    (out / "pairs" / "train-00000-of-00001.parquet").write_bytes(b"PAR1")
+    (out / "README.md").write_text("card", encoding="utf-8")
+    (out / MARKER).write_text(json.dumps({"written_by": "omniaudit", "version": "0.0.9", "command": "python API",
+                                          "files": ["README.md", "pairs"]}), encoding="utf-8")
+    assert check_out_dir(out) == out.resolve()
+    write_output(out, "report.md")
+    assert listing(out) == [MARKER, "report.md"]
 
 
 def test_a_file_in_the_way_is_refused_unless_overwrite(tmp_path):

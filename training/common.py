@@ -69,13 +69,38 @@ def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
         import deepspeed
 
         deepspeed.init_distributed(dist_backend="gloo")
+    launcher = os.environ.get("ACCELERATE_MIXED_PRECISION")  # before TrainingArguments reads (and keeps) it
     parser = TrlParser(dataclasses)
     try:
-        return parser.parse_args_and_config(argv)
+        parsed = parser.parse_args_and_config(argv)
     except ValueError as exc:
         if "Unknown arguments" in str(exc) or "Some specified arguments are not used" in str(exc):
             sys.exit(f"error: {exc}")
         raise
+    check_launch_precision(parsed, {**os.environ, "ACCELERATE_MIXED_PRECISION": launcher or "no"})
+    return parsed
+
+
+def check_launch_precision(parsed, environ=None) -> None:
+    """Refuse, before any model is loaded, a DeepSpeed launch whose precision the recipe does not share.
+
+    ``accelerate launch`` with a DeepSpeed config passes its ``mixed_precision`` (``ACCELERATE_MIXED_PRECISION``)
+    to the Trainer's DeepSpeed plugin; a recipe with ``bf16: false`` and ``fp16: false`` (every tiny recipe) then
+    meets ``bf16.enabled=True`` and DeepSpeed refuses the mismatch only once the model and data are loaded (minutes
+    in). A recipe's own ``deepspeed`` JSON decides for itself and is not checked.
+    """
+    env = os.environ if environ is None else environ
+    if str(env.get("ACCELERATE_USE_DEEPSPEED", "false")).lower() not in ("true", "1", "yes"):
+        return
+    launcher = str(env.get("ACCELERATE_MIXED_PRECISION") or "no").lower()
+    for args in parsed:
+        if not (hasattr(args, "bf16") and hasattr(args, "fp16")) or getattr(args, "deepspeed", None):
+            continue
+        if launcher in ("bf16", "fp16") and not (args.bf16 or args.fp16):
+            raise InputError(f"the accelerate launch config runs DeepSpeed in {launcher} (its mixed_precision), but "
+                             f"the recipe trains in full precision (bf16: false, fp16: false), which DeepSpeed "
+                             f"refuses; launch with a full-precision config (accelerate_configs/zero3_cpu.yaml on "
+                             f"CPU, or add --mixed_precision no to `accelerate launch`) or pass --{launcher} true")
 
 
 def load_split(data: DataArguments, required: tuple[str, ...], split: str | None = None):
@@ -239,6 +264,49 @@ RESUME_AUTO = frozenset({"true", "yes", "1", "auto", "last"})
 RESUME_NONE = frozenset({"", "false", "no", "0", "none"})
 
 
+CHECKPOINT_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth")  # model, optimizer, scheduler, DeepSpeed states
+
+
+def checkpoint_problem(path: str | Path) -> str | None:
+    """Why a ``checkpoint-N`` folder cannot be resumed from (a kill mid-save left it torn), or None when it looks
+    complete: ``trainer_state.json`` (the Trainer writes it last) missing, empty or not JSON; a model, optimizer or
+    scheduler file (``*.safetensors``, ``*.bin``, ``*.pt``, ``*.pth``, at any depth) empty or truncated (a
+    safetensors file shorter than its header says; a ``torch.save`` zip archive without its central directory)."""
+    import json
+    import struct
+    import zipfile
+
+    path = Path(path)
+    state = path / "trainer_state.json"
+    try:
+        json.loads(state.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return "no trainer_state.json"
+    except (OSError, ValueError):
+        return "trainer_state.json is empty or cut short"
+    for f in sorted(path.rglob("*")):
+        if f.suffix not in CHECKPOINT_WEIGHTS or not f.is_file():
+            continue
+        name = f.relative_to(path).as_posix()
+        size = f.stat().st_size
+        if size == 0:
+            return f"{name} is empty"
+        with f.open("rb") as fh:
+            head = fh.read(8)
+            if f.suffix == ".safetensors":
+                n = struct.unpack("<Q", head)[0] if len(head) == 8 else size
+                try:
+                    header = json.loads(fh.read(n)) if 8 + n <= size else None
+                    end = max((v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"), default=0)
+                except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+                    header, end = None, 0
+                if header is None or 8 + n + end > size:
+                    return f"{name} is cut short"
+            elif head[:2] == b"PK" and not zipfile.is_zipfile(f):
+                return f"{name} is cut short"
+    return None
+
+
 def resume_point(requested: str | bool | None, output_dir: str | Path,
                  run_dir: str | Path | None = None) -> str | None:
     """The checkpoint one run (or one fold) resumes from, or None to start afresh.
@@ -248,14 +316,36 @@ def resume_point(requested: str | bool | None, output_dir: str | Path,
     checkpoint folder, or a run folder whose last checkpoint is meant. ``run_dir`` is the folder of one fold of a
     multi-fold run (``output_dir/foldK``): a checkpoint inside it is where that fold resumes; the other folds (and
     a path naming the whole run) resume each from its own last checkpoint.
+
+    The last checkpoint is the last *complete* one: a torn ``checkpoint-N`` (a kill mid-save:
+    :func:`checkpoint_problem`) is skipped with a warning naming it and why, and the previous one is used. A
+    checkpoint named explicitly that is torn is an InputError.
     """
-    from transformers.trainer_utils import get_last_checkpoint
+    import re
+    import warnings
 
     def last(folder: Path) -> str | None:
-        return get_last_checkpoint(str(folder)) if folder.is_dir() else None
+        if not folder.is_dir():
+            return None
+        found = [(int(m.group(1)), p) for p in folder.iterdir()
+                 if (m := re.fullmatch(r"checkpoint-(\d+)", p.name)) and p.is_dir()]
+        for _, checkpoint in sorted(found, key=lambda x: x[0], reverse=True):
+            problem = checkpoint_problem(checkpoint)
+            if problem is None:
+                return str(checkpoint)
+            warnings.warn(f"{checkpoint}: incomplete checkpoint ({problem}; a run killed while saving it?): "
+                          f"resuming from an earlier one", RuntimeWarning, stacklevel=3)
+        return None
 
     def inside(path: Path, folder: Path) -> bool:
         return folder.resolve() in (path.resolve(), *path.resolve().parents)
+
+    def explicit(path: Path) -> str:
+        problem = checkpoint_problem(path)
+        if problem is not None:
+            raise InputError(f"the checkpoint is incomplete ({problem}); name an earlier checkpoint, or pass 'true' "
+                             f"to resume from the last complete one", column="resume_from_checkpoint", value=text)
+        return str(path)
 
     if requested is None or requested is False:
         return None
@@ -274,13 +364,13 @@ def resume_point(requested: str | bool | None, output_dir: str | Path,
         if not inside(path, Path(output_dir)):
             raise InputError(f"a multi-fold run resumes from a checkpoint inside its fold folders "
                              f"({output_dir}/foldK) or from 'true'", column="resume_from_checkpoint", value=text)
-        return str(path) if is_checkpoint and inside(path, run) else last(run)
+        return explicit(path) if is_checkpoint and inside(path, run) else last(run)
     if is_checkpoint:
-        return str(path)
+        return explicit(path)
     checkpoint = last(path)
     if checkpoint is None:
-        raise InputError("the folder is not a checkpoint (no trainer_state.json) and holds no checkpoint-N folder",
-                         column="resume_from_checkpoint", value=text)
+        raise InputError("the folder is not a checkpoint (no trainer_state.json) and holds no checkpoint-N folder "
+                         "(or only incomplete ones)", column="resume_from_checkpoint", value=text)
     return checkpoint
 
 
@@ -343,22 +433,76 @@ def write_preference_predictions(path: str | Path, ids: list[str], p_a1: list[fl
 MEDIA_COLUMNS = ("video", "audio", "image")
 
 
-def media_column(ds) -> tuple[object, str | None]:
-    """(dataset, media column): the embedded media column left encoded (the collator decodes it), or None."""
+def media_column(ds, need: str | None = None) -> tuple[object, str | None]:
+    """(dataset, media column): the media column left encoded (the collator decodes it), or None.
+
+    Only the rows the dataset holds count (after ``select`` / ``filter`` / a mixture's shuffle, not the whole Arrow
+    table underneath). A cell without embedded bytes is read from its ``path`` when that file exists here (a
+    ``.jsonl`` / ``.csv`` source can only give paths; a relative path is taken from the current folder) and
+    embedded, so the collator always gets bytes; a path that does not resolve is an error naming the row. A row
+    with no clip in the column (e.g. an audio-only pair of a preference set whose other pairs have videos) is an
+    error naming the row and the column its clip is in; ``need`` says what the calling script needs instead.
+    """
     import datasets
+    import numpy as np
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     column = next((c for c in MEDIA_COLUMNS if c in ds.column_names), None)
-    if column is not None:
-        feature = type(ds.features[column])
-        if feature in (datasets.Video, datasets.Audio, datasets.Image):
-            ds = ds.cast_column(column, feature(decode=False))
-        cells = ds.data.column(column)
-        missing = pc.or_(pc.is_null(cells), pc.is_null(pc.struct_field(cells, "bytes")))
-        if pc.any(missing).as_py():  # a path-only cell would point at a file on the machine that built the dataset
-            first = int(pc.index(missing, True).as_py())
-            raise InputError(f"row {first} has no embedded {column} bytes (path {ds[first][column].get('path')!r} "
-                             f"is not resolvable here); rebuild the dataset with embedded media", column=column)
+    if column is None:
+        return ds, None
+    kinds = {"video": datasets.Video, "audio": datasets.Audio, "image": datasets.Image}
+    feature = ds.features[column]
+    if type(feature) in (datasets.Video, datasets.Audio, datasets.Image):
+        ds = ds.cast_column(column, type(feature)(decode=False))
+    elif isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string"):
+        ds = ds.cast_column(column, kinds[column](decode=False))  # file paths (a JSONL / CSV source)
+    else:
+        raise InputError(f"expected a {column} feature (embedded bytes or a file path), got {feature}",
+                         column=column)
+    cells = ds.data.column(column)
+    missing = pc.or_(pc.is_null(cells), pc.is_null(pc.struct_field(cells, "bytes")))
+    missing = pc.fill_null(missing, True)
+    indices = getattr(ds, "_indices", None)  # the rows this dataset holds, when it is a selection of its table
+    if indices is not None:
+        missing = pc.take(missing, indices.column(0))
+    missing = missing.combine_chunks() if isinstance(missing, pa.ChunkedArray) else missing
+    rows = np.flatnonzero(missing.to_numpy(zero_copy_only=False))
+    if rows.size == 0:
+        return ds, column
+    ids = ds["id"] if "id" in ds.column_names else None
+    others = [c for c in MEDIA_COLUMNS if c != column and c in ds.column_names]
+    unresolved, absent = [], []
+    for i in rows:
+        row = ds.select_columns([column, *others])[int(i)]
+        cell = row[column]
+        if cell is None:  # no clip in this column at all
+            absent.append((int(i), next((c for c in others if row[c] is not None), None)))
+            continue
+        path = cell.get("path")
+        if not path or not Path(path).is_file():
+            unresolved.append((int(i), path))
+    where = lambda i: f"row {i}" + (f" (id {ids[i]!r})" if ids is not None else "")  # noqa: E731
+    if absent:
+        i, other = absent[0]
+        more = f" ({len(absent)} such rows)" if len(absent) > 1 else ""
+        clip = (f"its clip is {other} only (column '{other}')" if other
+                else f"it has no clip in any of {[column, *others]}")
+        raise InputError(f"{where(i)} has no {column}: {clip}{more}; "
+                         + (need or f"every row needs a {column}: give it one or leave the row out"), column=column)
+    if unresolved:
+        i, path = unresolved[0]
+        more = f" ({len(unresolved)} such rows)" if len(unresolved) > 1 else ""
+        raise InputError(f"{where(i)} has no embedded {column} bytes and its path {path!r} is not a file here (relative "
+                         f"paths are taken from {Path.cwd()}){more}; embed the media or fix the paths",
+                         column=column)
+
+    def embed(cell):
+        if cell.get("bytes") is None:
+            cell = {**cell, "bytes": Path(cell["path"]).read_bytes()}
+        return {column: cell}
+
+    ds = ds.map(embed, input_columns=[column], features=ds.features, desc=f"embedding {column} files")
     return ds, column
 
 

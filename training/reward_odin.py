@@ -301,7 +301,8 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
     report_setup(training_args)
     training_args.remove_unused_columns = False  # the collator needs the raw text, lengths and priors
     ds = load_split(data_args, PAIR_COLUMNS)
-    ds, media = media_column(ds)
+    ds, media = media_column(ds, need="Omni ODIN feeds video clips with their audio track: give the pair a video or "
+                                      "leave it out")
     if media and media != "video":
         raise InputError(f"Omni ODIN feeds video clips with their audio track; this dataset's clips are in column "
                          f"'{media}'", file=data_args.dataset_name)

@@ -17,7 +17,7 @@ The output is the samples file with ``auditor_decision``, ``difficulty``, ``fail
 from __future__ import annotations
 
 import json
-import os
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +26,7 @@ import pandas as pd
 
 from omniaudit.data_builders.composition.samples import MEDIA, media_path
 from omniaudit.errors import InputError
+from omniaudit.io import atomic_file
 from omniaudit.tables import fail_at, read_records, resolve_media_path
 
 # C3PO appendix, the auditor's prompt verbatim; {SCORE}, {TEMPLATE_LOGIC} and {SAMPLE_DATA} are filled per sample
@@ -124,7 +125,9 @@ def parse_audit(raw: object) -> dict | None:
         score = float(str(found.get("difficulty_score")).strip())
     except ValueError:
         return None
-    if decision not in ("ACCEPT", "REJECT") or score != int(score) or not (1 <= score <= 10 or score == -1):
+    # NaN / Infinity (JSON allows them; numeric text too) are no difficulty: unparsed, never a crash at int()
+    if (decision not in ("ACCEPT", "REJECT") or not math.isfinite(score) or score != int(score)
+            or not (1 <= score <= 10 or score == -1)):
         return None
     pillar = found.get("failure_pillar")
     return {"decision": decision, "difficulty": int(score),
@@ -189,6 +192,10 @@ def audit_samples(samples: str | Path, auditor, out: str | Path, **judge_options
     from omniaudit.io import check_out_file, looks_like
 
     out = check_out_file(out, lambda p: looks_like(p, {"auditor_decision", "auditor_raw"}))
+    try:  # the output's folder exists (or can be made) before any auditor call is paid for
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InputError(f"cannot create the output's folder: {exc.strerror or exc}", file=out.parent) from exc
     table, items = auditor_items(samples)
     if isinstance(auditor, str):
         from omniaudit.evaluation.judges import make_judge
@@ -205,11 +212,9 @@ def audit_samples(samples: str | Path, auditor, out: str | Path, **judge_options
     table["auditor_rationale"] = [p["rationale"] if p else None for p in parsed]
     table["auditor_raw"] = [None if r is None else str(r) for r in raws]
     table["auditor_parsed"] = [p is not None for p in parsed]
-    tmp = out.with_name(f".{out.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with atomic_file(out) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for record in table.to_dict("records"):
             fh.write(json.dumps(record, ensure_ascii=False, default=str) + "\n")
-    os.replace(tmp, out)
     accepted = int((table["auditor_decision"] == "ACCEPT").sum())
     unparsed = int(sum(p is None for p in parsed))
     return AuditorResult(out, len(table), accepted, len(table) - accepted, unparsed)

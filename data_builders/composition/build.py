@@ -31,7 +31,7 @@ from omniaudit.data_builders.composition.samples import MEDIA, media_path, read_
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.errors import InputError
 from omniaudit.hub_cards import dataset_card
-from omniaudit.io import atomic_dir
+from omniaudit.io import atomic_dir, local_name
 
 SPLIT = "train"
 ABLATIONS = {"audio": "mute_audio", "image": "drop_image", "video": "blank_video"}
@@ -204,7 +204,7 @@ def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = 
             samples_path, source = synthesize_samples(Path(tmp) / "synthetic", n_synthetic, options.seed), \
                 "embedded synthetic samples"
         else:
-            samples_path, source = Path(samples), str(samples)
+            samples_path, source = Path(samples), local_name(samples)
         table = read_samples(samples_path, options.templates)
         chosen = select(table, options.target, options.seed, options.min_confidence)
         if chosen.empty:

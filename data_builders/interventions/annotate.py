@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -293,7 +292,7 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
 
     Returns counts and the agreement filter's summary of ``out`` (what ``build interventions`` will keep).
     """
-    from omniaudit.io import check_out_file
+    from omniaudit.io import atomic_file, check_out_file
 
     path, out = Path(manifest), Path(out)
     annotators = [a if isinstance(a, Annotator) else parse_annotator(a) for a in annotators]
@@ -358,12 +357,9 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
         rec["discard"] = "; ".join(reasons)
         if moved:
             rec["video"] = video
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as fh:
+    with atomic_file(out) as tmp, tmp.open("w", encoding="utf-8") as fh:
         for rec in records:
             fh.write(json.dumps({k: _cell(v) for k, v in rec.items()}, ensure_ascii=False) + "\n")
-    os.replace(tmp, out)
     summary = read_manifest(out, eps_visual, eps_audio).summary()
     return AnnotateResult(out, len(records), names, sum(bool(r) for r in discard), problems, summary)
 

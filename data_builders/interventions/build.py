@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
@@ -31,6 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from omniaudit.data_builders.fingerprint import file_digest
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.data_builders.interventions import answers, media
 from omniaudit.data_builders.interventions.manifest import read_manifest
@@ -50,7 +50,8 @@ from omniaudit.data_builders.interventions.plan import (  # noqa: F401  (re-expo
 from omniaudit.data_builders.interventions.synthetic import SyntheticClipSpec, synthesize_clips
 from omniaudit.errors import InputError
 from omniaudit.hub_cards import dataset_card
-from omniaudit.io import atomic_dir
+from omniaudit.io import atomic_dir, atomic_file, local_name, redact_paths
+from omniaudit.records import first_difference, value_at
 
 SPLIT = "train"
 CONFIGS = ("diagnostic", "sft", "dpo")
@@ -108,12 +109,10 @@ def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
             y = media.mute(audio)
         else:
             y = _swap_audio(plan.partner, rate, layout, audio.shape[1])
-        tmp = done[v.name].with_name(f".{done[v.name].name}.tmp")
-        media.write_with_audio(plan.info, tmp, y, rate, codec, layout)
-        os.replace(tmp, done[v.name])
-    tmp = pads_file.with_name(".pads.json.tmp")
-    tmp.write_text(json.dumps({"pad_s": pad_s}))
-    os.replace(tmp, pads_file)
+        with atomic_file(done[v.name]) as tmp:  # the temporary keeps the suffix: the container follows it
+            media.write_with_audio(plan.info, tmp, y, rate, codec, layout)
+    with atomic_file(pads_file) as tmp:
+        tmp.write_text(json.dumps({"pad_s": pad_s}))
     return {v.name: (str(done[v.name]), 0.0 if v.intervention == "swap" else pad_s) for v in plan.variants}
 
 
@@ -259,7 +258,9 @@ SUMMARY_COLUMNS = {"diagnostic": ["source_id", "intervention", "dimension", "off
 
 
 def write_card(folder: Path, info: dict) -> None:
-    """Write ``build_info.json`` and the README card of a built folder, counting rows from its Parquet files."""
+    """Write ``build_info.json`` and the README card of a built folder, counting rows from its Parquet files (no
+    absolute local path in either: they are published with the dataset)."""
+    info = redact_paths(info)
     tables = {name: pq.read_table(sorted((folder / name).glob("*.parquet")), columns=cols).to_pandas()
               for name, cols in SUMMARY_COLUMNS.items()}
     summary = summarize(tables, tuple(info["options"]["shifts"]) if info["options"].get("shift_ranges") else None)
@@ -291,8 +292,10 @@ def merge_shards(out_dir: str | Path, shards: list[str | Path]) -> Path:
     for info in same_build:
         info["options"] = {k: v for k, v in info["options"].items() if k not in ("shard_index", "num_proc")}
     for shard, info in zip(shards[1:], same_build[1:], strict=True):
-        if info != same_build[0]:
-            raise InputError(f"shard was built from another source or with other options than {shards[0]}",
+        where = first_difference(same_build[0], info)
+        if where:
+            raise InputError(f"shard was built from another source or with other options than {shards[0]}: its "
+                             f"{where} is {value_at(info, where)!r}, not {value_at(same_build[0], where)!r}",
                              file=shard)
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
@@ -342,7 +345,7 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
                 say("synthesising clips")
                 synthesize_clips(manifest_path.parent, spec)
         else:
-            source, manifest_path = str(manifest), Path(manifest)
+            source, manifest_path = local_name(manifest), Path(manifest)
         say("reading manifest")
         m = read_manifest(manifest_path, options.eps_visual, options.eps_audio)
         say("checking clips and swap partners")
@@ -352,7 +355,8 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
             shutil.rmtree(work, ignore_errors=True)
         raise
     m.rejected.extend(unusable)
-    manifest_summary = {**m.summary(), "used": len(plans), "rejected_examples": m.rejected[:20]}
+    manifest_summary = {**m.summary(), "used": len(plans), "rejected_examples": m.rejected[:20],
+                        "sha256": file_digest(manifest_path)}  # an edited manifest is another build
     mine = [p for p in plans if in_shard(p.id, options.shard_index, options.shard_count)]
     skipped: dict[str, int] = {}
     for p in mine:

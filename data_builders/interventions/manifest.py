@@ -1,8 +1,10 @@
 """Read a video manifest (JSONL / CSV / TSV / Parquet) and apply the annotator-agreement filter of Thud appendix B.
 
 Columns: ``id``, ``video`` (relative to the manifest's folder, or absolute) and optionally ``category``,
-``visual_event``, ``visual_time``, ``audio_event``, ``audio_time``. Extra annotators' timestamps go in
-``visual_time_<annotator>`` / ``audio_time_<annotator>``. A sample is kept when all its visual timestamps lie within
+``visual_event``, ``visual_time``, ``audio_event``, ``audio_time``, ``discard``. Extra annotators' timestamps go in
+``visual_time_<annotator>`` / ``audio_time_<annotator>``. A column close to a known one (``audio_tme``) or naming
+another media input (``audio``, ``video_path``) is an error; any other column is not read, and is listed in the
+manifest summary (``ignored_columns``, on the card's build info) with a warning. A sample is kept when all its visual timestamps lie within
 ``eps_visual`` (0.8 s) and all its audio timestamps within ``eps_audio`` (0.5 s) of each other; the consensus time is
 the primary ``*_time`` when given, else the annotators' median. A non-empty ``discard`` cell (manual review, or
 ``omniaudit annotate`` when an annotator found no event or gave no usable time) rejects the row with its text.
@@ -23,6 +25,12 @@ EPS_VISUAL = 0.8
 EPS_AUDIO = 0.5
 TEXT_FIELDS = ("category", "visual_event", "audio_event")
 TIME_FIELDS = ("visual_time", "audio_time")
+KNOWN_COLUMNS = ("id", "video", *TEXT_FIELDS, *TIME_FIELDS, "discard")
+# per-annotator columns: visual_time_NAME / audio_time_NAME (read by the agreement filter) and what `omniaudit
+# annotate` writes beside them (annotation_NAME, visual_event_NAME, audio_event_NAME)
+ANNOTATOR_PREFIXES = ("visual_time_", "audio_time_", "annotation_", "visual_event_", "audio_event_")
+# columns that look like another media input: this builder reads only `video` (the clip with its own soundtrack)
+MEDIA_LIKE = ("audio", "image", "clip", "media", "path", "file", "filename", "wav", "mp4", "url")
 
 
 @dataclass
@@ -31,6 +39,7 @@ class Manifest:
     rejected: list[dict] = field(default_factory=list)  # {"id", "row", "reason"}
     path: Path | None = None
     n_rows: int = 0
+    ignored_columns: list[str] = field(default_factory=list)  # columns this builder does not read (counted)
 
     def summary(self) -> dict:
         reasons: dict[str, int] = {}
@@ -38,7 +47,34 @@ class Manifest:
             key = r["reason"].split(":")[0]
             reasons[key] = reasons.get(key, 0) + 1
         return {"rows": self.n_rows, "passed_agreement": len(self.clips), "rejected": len(self.rejected),
-                "rejected_by_reason": reasons}
+                "rejected_by_reason": reasons, "ignored_columns": list(self.ignored_columns)}
+
+
+def check_columns(columns: list[str], path: Path) -> list[str]:
+    """The manifest's columns that this builder does not read (e.g. an ``annotate`` answer column), after refusing
+    the ones that look like a mistake: a near miss of a known column (``audio_tme``: the sound's time would be
+    silently unknown and no Shift checked against it) names the column it resembles, and a media-like column
+    (``audio``, ``image``, ``video_path``, ...) says that only ``video`` is read."""
+    import difflib
+
+    ignored = []
+    for col in columns:
+        name = str(col)
+        if name in KNOWN_COLUMNS or (name.startswith(ANNOTATOR_PREFIXES)
+                                     and name.split("_", 2)[-1] and not name.endswith("_")):
+            continue
+        near = difflib.get_close_matches(name.lower(), [*KNOWN_COLUMNS, *(p.rstrip("_") for p in ANNOTATOR_PREFIXES)],
+                                         n=1, cutoff=0.8)
+        if near:
+            raise InputError(f"unknown column '{name}': did you mean '{near[0]}'? (known columns: "
+                             f"{', '.join(KNOWN_COLUMNS)}, plus visual_time_NAME / audio_time_NAME per annotator)",
+                             file=path, column=name)
+        if name.lower() in MEDIA_LIKE or name.lower().endswith(("_path", "_file", "_url", "_audio")):
+            raise InputError(f"unknown media column '{name}': this builder reads each clip from the 'video' column "
+                             f"(its own soundtrack is the audio); rename the column to 'video' or drop it",
+                             file=path, column=name)
+        ignored.append(name)
+    return ignored
 
 
 def _times(raw: pd.DataFrame, kind: str, path: Path, rows: list[int]) -> pd.DataFrame:
@@ -76,6 +112,13 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
     """Validated, agreement-filtered clips; every problem names the manifest, the row and the column."""
     path = Path(path)
     raw, rows, ids, videos = read_rows(path)
+    ignored = check_columns(list(raw.columns), path)
+    if ignored:
+        import warnings
+
+        warnings.warn(f"{path}: column(s) {ignored} are not read by the interventions builder (known: "
+                      f"{', '.join(KNOWN_COLUMNS)}, visual_time_NAME / audio_time_NAME); they are listed on the card",
+                      UserWarning, stacklevel=2)
     clips = pd.DataFrame({"id": ids, "row": rows, "video": videos})
     for col in TEXT_FIELDS:
         clips[col] = raw[col].astype(str).str.strip() if col in raw.columns else ""
@@ -101,4 +144,4 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
     keep = rejected_reason == ""
     rejected = [{"id": clips["id"].iloc[i], "row": rows[i], "reason": rejected_reason.iloc[i]}
                 for i in np.flatnonzero(~keep.to_numpy())]
-    return Manifest(clips[keep].reset_index(drop=True), rejected, path, len(raw))
+    return Manifest(clips[keep].reset_index(drop=True), rejected, path, len(raw), ignored)

@@ -72,6 +72,7 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
     the runner: ``max_tokens``, ``batch_size``, ``fps``, ...) or a runner object (``answer(items, progress)``)."""
     from omniaudit.evaluation.judges import Sampling, load_items, run_judge
     from omniaudit.evaluation.judges.run import apply_sampling, check_sampling, prediction_row
+    from omniaudit.io import atomic_file
 
     out = Path(out)
     if isinstance(policy, str):
@@ -92,9 +93,8 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
         if len(answers) != len(items):
             raise InputError(f"the policy returned {len(answers)} answers for {len(items)} items")
         rows += [prediction_row(item, answer_text(a), sampling, None) for item, a in zip(items, answers, strict=True)]
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    tmp.replace(out)
+    with atomic_file(out) as tmp:
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return out
 
 
@@ -160,7 +160,7 @@ def build_sp_pairs(out_dir: str | Path, dataset: str | Path, policy=None, predic
     from omniaudit.data_builders.hub import push_to_hub as push
     from omniaudit.data_builders.interventions.build import _messages, features
     from omniaudit.hub_cards import dataset_card
-    from omniaudit.io import atomic_dir
+    from omniaudit.io import atomic_dir, local_name, redact_paths
 
     say = progress or (lambda _m: None)
     if (policy is None) == (predictions is None):
@@ -207,9 +207,10 @@ def build_sp_pairs(out_dir: str | Path, dataset: str | Path, policy=None, predic
                        "rejected": _messages("assistant", pair.text), "video": clips[int(pair.position)]["video"]}])
         sink.close()
         summary = _summary(scored, candidates, pairs, meta, options)
-        info = {"source": str(dataset), "policy": policy if isinstance(policy, str) or policy is None
-                else type(policy).__name__, "predictions": None if predictions is None else str(predictions),
-                "options": asdict(options), "summary": summary}
+        named = policy if isinstance(policy, str) or policy is None else type(policy).__name__
+        info = redact_paths({"source": local_name(dataset), "policy": named,
+                             "predictions": None if predictions is None else local_name(predictions),
+                             "options": asdict(options), "summary": summary})  # published: no local paths
         (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
         metadata = {"pretty_name": "omniaudit SFT-policy negatives (SP)",
                     "tags": ["omniaudit", "audio-visual", "shortcut-audit", "thud", "dpo"],

@@ -34,7 +34,7 @@ from omniaudit.data_builders.preference.slices import (
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec, generator_styles, synthesize
 from omniaudit.errors import InputError, located
 from omniaudit.hub_cards import dataset_card
-from omniaudit.io import atomic_dir
+from omniaudit.io import atomic_dir, local_name
 
 SPLIT = "train"
 COLUMN_ORDER = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior1",
@@ -235,7 +235,7 @@ def build_from_source(data: str | Path | None, columns: dict[str, str] | None = 
         raw, source = read_preference_table(data, columns), str(data)
     with located(data):
         tables = build_tables(raw, options)
-    return tables, source, render_card(tables, source, options, spec)
+    return tables, source, render_card(tables, local_name(source), options, spec)  # the card: the file name only
 
 
 def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None,

@@ -47,7 +47,7 @@ from omniaudit.data_builders.protocols.specialists import (
 from omniaudit.data_builders.protocols.speech import SpeechSetSpec, synthesize_speech_set
 from omniaudit.errors import InputError, located
 from omniaudit.hub_cards import dataset_card
-from omniaudit.io import atomic_dir, to_json
+from omniaudit.io import atomic_dir, local_name, redact_paths, to_json
 
 SPLIT = "train"
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
@@ -470,7 +470,7 @@ def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None
             (progress or (lambda _m: None))("synthesising speech with espeak-ng")
             clips_path, source = synthesize_speech_set(Path(tmp) / "speech", spec), "embedded espeak-ng speech set"
         else:
-            spec, clips_path, source = None, Path(clips), str(clips)
+            spec, clips_path, source = None, Path(clips), local_name(clips)
         manifest = read_clip_manifest(clips_path)
         with located(clips_path):
             tables, summary = build_protocol_tables(manifest, options, progress)
@@ -493,7 +493,7 @@ def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None
             (dest / "README.md").write_text(card, encoding="utf-8")
             info = {"builder": "protocols", "source": source, "options": asdict(options),
                     "spec": spec.as_dict() if spec else None, "summary": summary}
-            (dest / BUILD_INFO).write_text(to_json(info), encoding="utf-8")
+            (dest / BUILD_INFO).write_text(to_json(redact_paths(info)), encoding="utf-8")  # no local paths
     if push_repo:
         push_to_hub(out, push_repo)
     return out

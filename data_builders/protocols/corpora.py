@@ -280,9 +280,7 @@ def corpus_rows(corpus: str, root: str | Path, options: CorpusOptions = CorpusOp
 def write_corpus_manifest(out: str | Path, corpora: list[tuple[str, str | Path]],
                           options: CorpusOptions = CorpusOptions()) -> dict:
     """Write one JSONL manifest for one or more ``(corpus, folder)``; returns {corpus: {clips, classes}}."""
-    import os
-
-    from omniaudit.io import check_out_file, looks_like
+    from omniaudit.io import atomic_file, check_out_file, looks_like
 
     out = check_out_file(out, lambda p: looks_like(p, {"id", "audio", "attribute", "label"}))
     rows, summary = [], {}
@@ -296,8 +294,6 @@ def write_corpus_manifest(out: str | Path, corpora: list[tuple[str, str | Path]]
     if len(ids) != len(set(ids)):
         dup = next(i for i in ids if ids.count(i) > 1)
         raise InputError("the same clip id comes from two corpora (give each corpus once)", value=dup)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    os.replace(tmp, out)
+    with atomic_file(out) as tmp:
+        tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return summary

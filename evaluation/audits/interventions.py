@@ -35,6 +35,7 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.extract import extract, llm_extract
+from omniaudit.evaluation.predictions import check_predictions, provenance_section
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import fail_at, parse_bool, read_records
 
@@ -70,6 +71,7 @@ class InterventionAuditConfig:
     offset_tolerance_s: float = OFFSET_TOLERANCE_S  # Fig. 6b: |stated signed offset - true offset| <= this
     extractor: str | None = None  # judge SPEC for free-form answers (default: the rule-based extractor)
     extractor_cache: str | None = None
+    partial: bool = False  # accept one shard or an incomplete run (--partial); missing answers count as wrong
 
 
 def _bool(value: object, path: Path, row: int, column: str) -> bool | None:
@@ -122,7 +124,7 @@ def _sampling(raw: pd.DataFrame) -> dict:
 
 
 def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str | None = None,
-                     **judge_options) -> pd.DataFrame:
+                     dataset: str | Path | None = None, partial: bool = False, **judge_options) -> pd.DataFrame:
     """One row per diagnostic row (and run): structured fields from the file, or extracted from its free-form answer
     (rule-based, or by the judge ``extractor``, any ``omniaudit judge`` SPEC, as the paper's GPT extractor).
 
@@ -132,10 +134,13 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     sampling settings the file records (``temperature``, ``top_p``, ``seed``, ...) are in ``.attrs["sampling"]``.
 
     Every prediction id must exist in the dataset (a mismatch names the id) and appear once (per run); dataset rows
-    without a prediction get all fields None and ``answered`` False.
+    without a prediction get all fields None and ``answered`` False. The file's provenance is checked first
+    (:func:`~omniaudit.evaluation.predictions.check_predictions`: this build of ``dataset``, one whole run unless
+    ``partial``) and kept in ``.attrs["provenance"]``.
     """
     path = Path(path)
     raw, rows = read_records(path)
+    provenance = check_predictions(raw, path, dataset, ("diagnostic",), partial, rows)
     if "id" not in raw.columns:
         raise InputError(f"missing column 'id'; the file has {list(raw.columns)}", file=path)
     text = next((c for c in TEXT_COLUMNS if c in raw.columns), None)
@@ -151,10 +156,11 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     keys = ids if runs is None else ids + "\0" + pd.Series(runs, index=ids.index)
     fail_at(keys.duplicated(), "duplicate id" if runs is None else "duplicate id in the same run", path, rows, "id",
             ids)
-    records, free_form = [], []
+    records, free_form, given = [], [], set()
     for k, (row_no, (_, rec)) in enumerate(zip(rows, raw.iterrows(), strict=True)):
         dim = dims[str(rec["id"])]
         fields = _structured(rec, dim, path, row_no)
+        given |= set() if fields is None else {k}
         if fields is None:
             response = rec.get(text) if text else None
             if not isinstance(response, str):
@@ -165,10 +171,11 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
                 free_form.append((str(rec["id"]) if runs is None else f"{rec['id']}#run={runs[k]}", dim, response))
                 fields = {}
         records.append({"id": str(rec["id"]), **({} if runs is None else {"run": runs[k]}), **fields})
-    if free_form:
-        extracted = llm_extract(free_form, extractor, **judge_options)
-        key = (lambda r: r["id"]) if runs is None else (lambda r: f"{r['id']}#run={r['run']}")  # noqa: E731
-        records = [{**r, **extracted.get(key(r), {})} for r in records]
+    extracted = llm_extract(free_form, extractor, **judge_options) if free_form else {}
+    key = (lambda r: r["id"]) if runs is None else (lambda r: f"{r['id']}#run={r['run']}")  # noqa: E731
+    records = [{**r, **extracted.get(key(r), {})} for r in records]
+    label_sources = _label_sources([(dims[r["id"]], r, k in given, key(r) in extracted)
+                                    for k, r in enumerate(records)], free_form, extracted)
     columns = ["id", "synced", "direction", "offset_s", "audio_state", "match"]
     if runs is None:
         pred = pd.DataFrame(records, columns=columns)
@@ -180,6 +187,33 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
         out = grid.merge(pred, on=["id", "run"], how="left")
         out["answered"] = out["answered"].eq(True)
     out.attrs["sampling"] = _sampling(raw)
+    out.attrs["provenance"] = provenance
+    out.attrs["label_sources"] = label_sources
+    return out
+
+
+LABEL_FIELD = {"sync": "synced", "existence": "audio_state", "consistency": "match"}
+
+
+def _label_sources(rows: list[tuple[str, dict, bool, bool]], free_form: list[tuple[str, str, str]],
+                   extracted: dict[str, dict]) -> dict:
+    """How each answer's class was obtained: ``given`` (structured fields in the file), ``rule`` (the rule-based
+    reader), ``extractor`` (the LLM ``--extractor``) or ``unparsed``; with an extractor, its ``agreement`` with the
+    rule reader on the free-form answers both read (sync: synchronized and direction; else the class)."""
+    counts = {"given": 0, "rule": 0, "extractor": 0, "unparsed": 0}
+    for dim, fields, is_given, asked in rows:
+        read = fields.get(LABEL_FIELD[dim]) is not None
+        counts["unparsed" if not read else "given" if is_given else "extractor" if asked else "rule"] += 1
+    out: dict = {**counts, "answers": len(rows)}
+    if free_form:
+        both = agree = 0
+        for key, dim, response in free_form:
+            rule, llm = extract(dim, response), extracted.get(key, {})
+            names = ("synced", "direction") if dim == "sync" else (LABEL_FIELD[dim],)
+            if rule.get(LABEL_FIELD[dim]) is not None and llm.get(LABEL_FIELD[dim]) is not None:
+                both += 1
+                agree += all(rule.get(n) == llm.get(n) for n in names)
+        out["extractor_agreement"] = {"n": both, "agree": agree, "rate": agree / both if both else None}
     return out
 
 
@@ -375,6 +409,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         "n_rows": n_items, "n_source_clips": int(r.n),
         **({"runs": _per_run(diag, correct, paired, runs, answered)} if runs else {}),
         **({"sampling": predictions.attrs["sampling"]} if predictions.attrs.get("sampling") else {}),
+        **({"label_sources": predictions.attrs["label_sources"]} if predictions.attrs.get("label_sources") else {}),
         "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "unit": "source clip",
                       "confidence": 0.95},
     }
@@ -421,16 +456,19 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
     say("loading dataset")
     diag = load_diagnostic(dataset)
     say("reading predictions")
-    pred = read_predictions(predictions, diag, config.extractor, cache_dir=config.extractor_cache)
+    pred = read_predictions(predictions, diag, config.extractor, dataset, config.partial,
+                            cache_dir=config.extractor_cache)
     say("bootstrapping")
+    provenance = pred.attrs["provenance"]
     result = audit_interventions(diag, pred, config)
     result = {"model": Path(predictions).stem, "dataset": str(dataset),
-              "extractor": config.extractor or "rule-based", **result}
+              "extractor": config.extractor or "rule-based", **result, "provenance": [provenance.summary()]}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         plot_failure_modes(result["failure_modes"], result["failure_modes_ci"], tmp / "failure_modes.png")
-        report = interventions_report(result, "failure_modes.png") + _runs_report(result)
+        report = interventions_report(result, "failure_modes.png") + _runs_report(result) + \
+            provenance_section([provenance])
         (tmp / "report.md").write_text(report, encoding="utf-8")
     return out
 

@@ -34,7 +34,9 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
+from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
 from omniaudit.io import atomic_dir, to_json
+from omniaudit.specs import parse_named_files
 from omniaudit.tables import fail_at, read_records
 
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
@@ -49,6 +51,7 @@ SAMPLING = ("temperature", "top_p", "seed")
 class ProtocolAuditConfig:
     n_resamples: int = stats.N_RESAMPLES
     seed: int = stats.BOOTSTRAP_SEED
+    partial: bool = False  # accept one shard or an incomplete run (--partial)
 
 
 def rf_normalized(rf: float | None, k: int) -> float | None:
@@ -77,6 +80,7 @@ def load_items_meta(dataset: str | Path) -> pd.DataFrame:
 
 
 def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str | None = None,
+                           dataset: str | Path | None = None, partial: bool = False,
                            **extractor_options) -> dict[str, pd.DataFrame]:
     """``NAME=FILE`` or ``FILE`` (name = file stem) -> per judge, its predictions (id, label, run) over its files.
 
@@ -86,24 +90,25 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
     Sampled runs (a ``run`` column, ``omniaudit judge --runs N``) are kept apart: each id once per run, and every id
     of a judge in the same runs. ``extractor`` (any ``omniaudit judge`` SPEC) reads the free-text answers (``raw``)
     that name no option, as ``audit interventions --extractor`` does; it sees the answer and the options, never the
-    gold label. The sampling settings the files record are in ``.attrs["sampling"]``.
+    gold label. The sampling settings the files record are in ``.attrs["sampling"]``. Each file's provenance is
+    checked (:func:`~omniaudit.evaluation.predictions.check_predictions`: made on this build of ``dataset``, a whole
+    run unless ``partial``; a judge's files from one judge run), and kept in ``.attrs["provenance"]``.
     """
     _check_options_differ_in_more_than_case(items)
     options = items.set_index("id")["options"]
     judges: dict[str, list[pd.DataFrame]] = {}
     stems: dict[str, Path] = {}
-    for spec in specs:
-        name, sep, file = spec.partition("=")
-        path = Path(file if sep else name)
-        if not sep:
-            name = path.stem
+    for name, path, named in parse_named_files(specs, noun="predictions file"):  # one rule: omniaudit.specs
+        if not named:
             if name in stems:
                 raise InputError(f"two files would both be judge '{name}' ({stems[name]} and {path}); name them "
                                  f"NAME=FILE", file=path)
             stems[name] = path
-        judges.setdefault(name, []).append(_read_one(path, options))
+        judges.setdefault(name, []).append(_read_one(path, options, dataset, partial))
     out = {}
     for name, frames in judges.items():
+        provenance = [f.attrs["provenance"] for f in frames]
+        check_same_run(provenance, f"the files of judge '{name}'")
         pred = pd.concat(frames, ignore_index=True)
         dup = pred.duplicated(["id", "run"])
         if dup.any():
@@ -120,6 +125,8 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
         frame = pred[["id", "label", "run"]].reset_index(drop=True)
         frame.attrs["sampling"] = {c: sorted({json.dumps(v) for v in pred[c]}) for c in SAMPLING if c in pred}
         frame.attrs["extracted"] = int(pred["extracted"].sum()) if "extracted" in pred else 0
+        frame.attrs["label_sources"] = _source_counts(pred)
+        frame.attrs["provenance"] = provenance
         out[name] = frame
     return out
 
@@ -131,11 +138,14 @@ NO_ANSWER = "none of them"
 
 
 def _extract_labels(pred: pd.DataFrame, options: pd.Series, extractor: str, **judge_options) -> pd.DataFrame:
-    """Labels for the unparsed free-text answers, read by the judge ``extractor``."""
+    """Labels for the unparsed free-text answers, read by the judge ``extractor``. The answers the rule reader read
+    are asked too (``extractor_label``), so the extractor's agreement with the rule reader is measured; their labels
+    stay the rule reader's."""
     from omniaudit.evaluation.judges import JudgeItem, make_judge, parse_answer
 
-    todo = pred.index[pred["label"].isna() & pred["raw"].fillna("").astype(str).str.strip().ne("")]
-    pred = pred.assign(extracted=False)
+    text = pred["raw"].fillna("").astype(str).str.strip().ne("")
+    todo = pred.index[pred["source"].isin(["unparsed", "rule"]) & text]
+    pred = pred.assign(extracted=False, extractor_label=None)
     if not len(todo):
         return pred
     queries = []
@@ -149,8 +159,37 @@ def _extract_labels(pred: pd.DataFrame, options: pd.Series, extractor: str, **ju
     for i, query, answer in zip(todo, queries, answers, strict=True):
         label = parse_answer(str(answer), query.options)
         if label is not None and label != NO_ANSWER:
-            pred.at[i, "label"], pred.at[i, "extracted"] = label, True
+            pred.at[i, "extractor_label"] = label
+            if pred.at[i, "source"] == "unparsed":
+                pred.at[i, "label"], pred.at[i, "extracted"], pred.at[i, "source"] = label, True, "extractor"
     return pred
+
+
+LABEL_SOURCES = ("rule", "extractor", "option_probs", "given", "unparsed")
+
+
+def _label_source(raw: object, label: str | None, probs: object) -> str:
+    """How a file's label was obtained: ``option_probs`` (the runner scored the options: its text is empty or just the
+    top option), ``rule`` (the rule reader read the answer text), ``given`` (a label without answer text: an
+    external harness's) or ``unparsed``."""
+    if label is None:
+        return "unparsed"
+    if raw is None or (isinstance(raw, float) and raw != raw):
+        return "given"
+    scored = isinstance(probs, dict | str) and bool(probs) and str(probs).strip().lower() not in ("nan", "none")
+    return "option_probs" if scored and str(raw).strip().casefold() in ("", label.casefold()) else "rule"
+
+
+def _source_counts(pred: pd.DataFrame) -> dict:
+    """Answers per label source and, with an extractor, its agreement with the rule reader on the answers both read."""
+    out: dict = {k: int((pred["source"] == k).sum()) for k in LABEL_SOURCES}
+    out["answers"] = len(pred)
+    if "extractor_label" in pred:
+        both = (pred["source"] == "rule") & pred["extractor_label"].notna()
+        agree = int((both & (pred["extractor_label"] == pred["label"])).sum())
+        out["extractor_agreement"] = {"n": int(both.sum()), "agree": agree,
+                                      "rate": agree / int(both.sum()) if both.any() else None}
+    return out
 
 
 def _check_options_differ_in_more_than_case(items: pd.DataFrame) -> None:
@@ -163,8 +202,10 @@ def _check_options_differ_in_more_than_case(items: pd.DataFrame) -> None:
                              f"such labels as one class)")
 
 
-def _read_one(path: Path, options: pd.Series) -> pd.DataFrame:
+def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
+              partial: bool = False) -> pd.DataFrame:
     raw, rows = read_records(path)
+    provenance = check_predictions(raw, path, dataset, CONFIGS, partial, rows)
     missing = [c for c in ("id", "label") if c not in raw.columns]
     if missing:
         raise InputError(f"missing column(s) {missing} (a predictions file from `omniaudit judge` has id, order, raw, "
@@ -189,9 +230,12 @@ def _read_one(path: Path, options: pd.Series) -> pd.DataFrame:
         labels.append(by_case[str(label).strip().casefold()])
     out = pd.DataFrame({"id": ids, "label": labels, "run": runs.astype(int), "file": str(path),
                         "raw": raw["raw"] if "raw" in raw.columns else None})
+    probs = raw["option_probs"] if "option_probs" in raw.columns else [None] * len(out)
+    out["source"] = [_label_source(r, lab, p) for r, lab, p in zip(out["raw"], labels, probs, strict=True)]
     for column in SAMPLING:
         if column in raw.columns:
             out[column] = raw[column].to_numpy()
+    out.attrs["provenance"] = provenance
     return out
 
 
@@ -350,6 +394,7 @@ def audit_protocols(items: pd.DataFrame, predictions: dict[str, pd.DataFrame],
     out["runs"] = {name: res["runs"] for name, res in per_judge.items()}
     out["sampling"] = {name: pred.attrs.get("sampling", {}) for name, pred in predictions.items()}
     out["extracted"] = {name: pred.attrs.get("extracted", 0) for name, pred in predictions.items()}
+    out["label_sources"] = {name: pred.attrs.get("label_sources", {}) for name, pred in predictions.items()}
     k_of = items.dropna(subset=["attribute"]).groupby("attribute")["k"].first().to_dict()
     out["modes"] = {name: protocol_modes.judge_modes(res, k_of) for name, res in per_judge.items()}
     out["stability"] = {}
@@ -375,11 +420,14 @@ def run_protocols_audit(out_dir: str | Path, dataset: str | Path, predictions: l
     say("loading dataset")
     items = load_items_meta(dataset)
     say("reading predictions")
-    preds = read_judge_predictions(predictions, items, extractor, **extractor_options)
+    preds = read_judge_predictions(predictions, items, extractor, dataset, config.partial, **extractor_options)
     say("bootstrapping")
-    result = {"dataset": str(dataset), "extractor": extractor, **audit_protocols(items, preds, config)}
+    provenance = {name: pred.attrs["provenance"] for name, pred in preds.items()}
+    result = {"dataset": str(dataset), "extractor": extractor, **audit_protocols(items, preds, config),
+              "provenance": {name: [p.summary() for p in files] for name, files in provenance.items()}}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
-        (tmp / "report.md").write_text(protocols_report(result), encoding="utf-8")
+        report = protocols_report(result) + provenance_section([p for files in provenance.values() for p in files])
+        (tmp / "report.md").write_text(report, encoding="utf-8")
     return out

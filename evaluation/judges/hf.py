@@ -17,6 +17,11 @@ input it cannot take is refused before any forward pass, naming the item and the
   bounded by ``media_cache_bytes``), and for Qwen2-Audio-style models encoded once (``hf_encoders``).
 - Sampling (``temperature`` > 0, ``top_p``) draws per item from a generator seeded by (``seed``, item id, order):
   a sample does not depend on the batch or shard the item lands in.
+- System text: a chat template that adds a default system prompt when the messages have none (Qwen2-Audio's adds
+  "You are a helpful assistant.") keeps it for every item. An item's ``system`` text is appended to that default
+  (default + a blank line + the item's text) instead of replacing it, so items that differ only in where a sentence
+  sits (the protocols' reference placements) differ only there (:func:`default_system_prompt`,
+  :func:`join_system`). :meth:`HFJudge.render` gives the exact prompt text an item is sent with.
 """
 
 from __future__ import annotations
@@ -41,6 +46,45 @@ from omniaudit.evaluation.judges.items import JudgeItem, check_modalities
 AUTO_CLASSES = ("AutoModelForMultimodalLM", "AutoModelForImageTextToText", "AutoModelForCausalLM")
 PROCESSOR_FILES = "processor_config.json / preprocessor_config.json"
 _SENTINEL = "omniaudit-answer-sentinel"
+
+
+SYSTEM_JOIN = "\n\n"  # between a template's default system prompt and an item's system text
+_SYSTEM_SENTINEL = "omniaudit-system-sentinel"
+_USER_SENTINEL = "omniaudit-user-sentinel"
+
+
+def default_system_prompt(templater, user_as_list: bool = False, system_as_list: bool = False) -> str | None:
+    """The system prompt ``templater``'s chat template adds when the messages have none (Qwen2-Audio's "You are a
+    helpful assistant."), or None (no default, or a template that cannot be read this way).
+
+    Read by rendering one user turn with a sentinel system message and without one: with a default, the two differ
+    exactly where the sentinel stands. ``user_as_list`` / ``system_as_list``: the message contents as lists of parts
+    (as a processor's template is given them) instead of strings."""
+    def content(text: str, as_list: bool):
+        return [{"type": "text", "text": text}] if as_list else text
+
+    user = {"role": "user", "content": content(_USER_SENTINEL, user_as_list)}
+    system = {"role": "system", "content": content(_SYSTEM_SENTINEL, system_as_list)}
+    try:
+        with_system = templater.apply_chat_template([system, user], tokenize=False, add_generation_prompt=True)
+        without = templater.apply_chat_template([user], tokenize=False, add_generation_prompt=True)
+    except Exception:  # noqa: BLE001 - a template that refuses a system message has no default to keep
+        return None
+    if not isinstance(with_system, str) or with_system.count(_SYSTEM_SENTINEL) != 1:
+        return None
+    head, tail = with_system.split(_SYSTEM_SENTINEL)
+    if len(without) < len(head) + len(tail) or not (without.startswith(head) and without.endswith(tail)):
+        return None
+    default = without[len(head):len(without) - len(tail)]
+    return default if default.strip() and _USER_SENTINEL not in default else None
+
+
+def join_system(default: str | None, system: str | None) -> str | None:
+    """The system text to send: None without an item system text (the template's default, if any, applies by itself),
+    else the template's ``default`` + a blank line + the item's text (the item's text alone without a default)."""
+    if not system:
+        return None
+    return f"{default}{SYSTEM_JOIN}{system}" if default else system
 
 
 def media_towers(config) -> set[str]:
@@ -83,6 +127,8 @@ class HFJudge:
         if not self.tokenizer.chat_template and not getattr(self.processor, "chat_template", None):
             raise InputError("the model has no chat template; a judge needs one to build its prompts", file=path)
         self.tokenizer.padding_side = "left"  # the answer position is the last one in every row
+        # the template's own system prompt, kept when an item brings a system text (see the module docstring)
+        self.default_system = default_system_prompt(self.processor or self.tokenizer, self.processor is not None)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.model = self._load_model(config, device, dtype, torch)
         self.device = self.model.device
@@ -255,10 +301,15 @@ class HFJudge:
             content = item.prompt
         else:
             content = [{"type": p.kind} for p in item.media] + [{"type": "text", "text": item.prompt}]
-        messages = ([{"role": "system", "content": item.system}] if item.system else []) + [
-            {"role": "user", "content": content}]
+        system = join_system(self.default_system, item.system)
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": content}]
         return (self.processor or self.tokenizer).apply_chat_template(messages, tokenize=False,
                                                                       add_generation_prompt=True)
+
+    def render(self, item: JudgeItem) -> str:
+        """The exact text the chat template makes of ``item`` (media as the template's placeholder tokens, before the
+        processor expands them), as it is sent to the model."""
+        return self._prompt(item)
 
     def _encode(self, batch: list[JudgeItem]) -> tuple[dict, dict]:
         """(model inputs on the model's device, extra forward kwargs) for a batch of prompts with their media."""

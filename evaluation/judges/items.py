@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import re
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -96,13 +95,17 @@ class Sampling:
 class Answer(str):
     """A runner's answer to one item: the raw text (a ``str``, so callers that want only text are unchanged) and, for
     a closed item, ``option_probs`` (option -> probability, summing to 1) where the runner has them (option logits,
-    a server's logprobs), else None: the text is parsed instead."""
+    a server's logprobs), else None: the text is parsed instead. ``finish_reason`` is why generation stopped as the
+    runner reports it (a chat completion's ``"stop"``, ``"length"``, ...), None when unknown."""
 
     option_probs: dict[str, float] | None
+    finish_reason: str | None
 
-    def __new__(cls, raw: str, option_probs: dict[str, float] | None = None) -> Answer:
+    def __new__(cls, raw: str, option_probs: dict[str, float] | None = None,
+                finish_reason: str | None = None) -> Answer:
         answer = super().__new__(cls, raw)
         answer.option_probs = option_probs
+        answer.finish_reason = finish_reason
         return answer
 
 
@@ -115,8 +118,14 @@ def _media_columns(features) -> dict[str, str]:
 
 def load_items(dataset: str | Path, config: str, conditions: list[str] | None = None,
                formats: list[str] | None = None) -> list[JudgeItem]:
-    """The items of one config (optionally only some ``condition`` / ``task`` and ``format`` values), media left
-    encoded. A judge that cannot take several audio inputs can be run on ``formats=["concat"]`` only."""
+    """The items of one config (optionally only some ``conditions`` and ``format`` values), media left encoded.
+
+    ``conditions`` selects on the columns the config has: ``condition`` (or, where a row has none, its ``task``:
+    protocols), ``intervention`` and ``dimension`` (interventions diagnostic), ``ablation``, ``template_name``,
+    ``template_id`` and ``category`` (composition). Each value is looked up in those columns (``COLUMN=VALUE`` names
+    the column); values of one column are alternatives, values of different columns must all hold (``shift sync``:
+    the Shift items of the sync dimension). A value the config does not have is an error listing the valid values.
+    A judge that cannot take several audio inputs can be run on ``formats=["concat"]`` only."""
     from omniaudit.data_builders.hub import load_hub_dataset
 
     ds = load_hub_dataset(dataset, config)
@@ -127,14 +136,14 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
     if getattr(ds.features["prompt"], "dtype", None) not in ("string", "large_string"):  # e.g. a DPO config's chat
         raise InputError(f"config '{config}' is not a set of model items: its 'prompt' column is a "
                          f"{type(ds.features['prompt']).__name__} (e.g. chat messages), not text", file=dataset)
+    selected = _select_rows(ds, config, dataset, conditions, formats)
     media_cols = _media_columns(ds.features)
     for col in media_cols:  # media stay encoded: runners decode what they send
         ds = ds.cast_column(col, type(ds.features[col])(decode=False))
     items = []
-    for i, row in enumerate(ds):
+    for i in selected:
+        row = ds[i]
         selector = row.get("condition") or row.get("task")
-        if (conditions and selector not in conditions) or (formats and row.get("format") not in formats):
-            continue
         order = row.get("media") or list(media_cols)
         unknown = [c for c in order if c not in media_cols]
         if unknown:
@@ -155,9 +164,76 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
                                gold=row.get("gold"), reference=row.get("reference"),
                                specialist=row.get("specialist"), condition=selector))
     if not items:
-        raise InputError(f"no items in config '{config}' with condition in {conditions} and format in {formats}",
-                         file=dataset)
+        raise InputError(f"no items in config '{config}'", file=dataset)
     return items
+
+
+# columns ``--conditions`` selects on, in the order a value is looked up; "condition" is a row's condition, else
+# its task (protocols: pairwise rows have a task and no condition)
+SELECTOR_COLUMNS = ("condition", "intervention", "dimension", "ablation", "template_name", "template_id", "category")
+
+
+def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats: list[str] | None) -> list[int]:
+    """Indices of the rows ``conditions`` and ``formats`` select (see :func:`load_items`)."""
+    import numpy as np
+
+    columns: dict[str, np.ndarray] = {}
+    for name in SELECTOR_COLUMNS:
+        if name == "condition" and ("condition" in ds.column_names or "task" in ds.column_names):
+            cond = ds["condition"] if "condition" in ds.column_names else [None] * len(ds)
+            task = ds["task"] if "task" in ds.column_names else [None] * len(ds)
+            columns[name] = np.array([c or t for c, t in zip(cond, task, strict=True)], dtype=object)
+        elif name != "condition" and name in ds.column_names:
+            columns[name] = np.array(ds[name], dtype=object)
+    values = {name: sorted({str(v) for v in col if v is not None}) for name, col in columns.items()}
+
+    def listing() -> str:
+        shown = [f"{name}: {', '.join(v)}" for name, v in values.items() if v]
+        return "; ".join(shown) if shown else "none (this config has no column to select on)"
+
+    keep = np.ones(len(ds), dtype=bool)
+    wanted: dict[str, set[str]] = {}
+    absent = []
+    for raw in conditions or ():
+        value = str(raw).strip()
+        column, sep, rest = value.partition("=")
+        if sep and column in SELECTOR_COLUMNS + ("task",):
+            column, value = ("condition" if column == "task" else column), rest.strip()
+            column = column if value in values.get(column, ()) else None
+        else:
+            column = next((c for c in values if value in values[c]), None)
+        if column is None:
+            absent.append(str(raw))
+        else:
+            wanted.setdefault(column, set()).add(value)
+    if absent and not wanted:
+        raise InputError(f"--conditions: {', '.join(repr(a) for a in absent)} "
+                         f"{'is not a value' if len(absent) == 1 else 'are not values'} config '{config}' can be "
+                         f"selected on; valid values: {listing()}", file=dataset)
+    if absent:  # e.g. `run-protocols` passes every config the values of all of them
+        import warnings
+
+        warnings.warn(f"--conditions: {', '.join(repr(a) for a in absent)} not in config '{config}', ignored "
+                      f"(valid values: {listing()})", UserWarning, stacklevel=3)
+    for column, allowed in wanted.items():
+        keep &= np.array([v is not None and str(v) in allowed for v in columns[column]], dtype=bool)
+    if formats:
+        if "format" not in ds.column_names:
+            raise InputError(f"--formats: config '{config}' has no 'format' column (formats belong to the protocols' "
+                             f"pairwise config)", file=dataset)
+        fmt = np.array(ds["format"], dtype=object)
+        known = sorted({str(v) for v in fmt if v is not None})
+        unknown = [f for f in formats if f not in known]
+        if unknown:
+            raise InputError(f"--formats: config '{config}' has no format {unknown}; valid values: "
+                             f"{', '.join(known)}", file=dataset)
+        keep &= np.isin(fmt, list(formats))
+    if (conditions or formats) and not keep.any():
+        chosen = "; ".join(f"{c} in {sorted(v)}" for c, v in wanted.items())
+        chosen += ("; " if chosen and formats else "") + (f"format in {list(formats)}" if formats else "")
+        raise InputError(f"no items in config '{config}' with {chosen} (each value exists, but no item has them "
+                         f"all); valid values: {listing()}", file=dataset)
+    return np.flatnonzero(keep).tolist()
 
 
 def check_modalities(items: list[JudgeItem], runner: str, accepts: set[str]) -> None:
@@ -190,117 +266,12 @@ def to_wav(audio: bytes) -> bytes:
     return buf.getvalue()
 
 
-_MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
-
-# How a free-form answer names an option (pairwise letters A/B or a closed label set):
-# * explicit choices name it: a cue ("Answer: B", "my choice is clip B"), a choice verb ("I choose B", "I'd go with
-#   B"), a conclusion ("..., so B."), an attribute-free verdict ("B is better", "clip A is the better one"), a
-#   sentence or line that is only the option ("B.", "I think clip B."), or an answer that leads with it ("B - it has
-#   less hiss", "Angry, not sad"); when several are present, the LAST one wins (a final answer after reasoning);
-# * comparatives of the judged attribute only describe ("Clip A is noisier than clip B", "B is cleaner"): the parser
-#   does not know which attribute was asked, and "B is cleaner" reads exactly like "B is noisier", so they name no
-#   choice (unparsed) unless an explicit choice follows;
-# * a negated ("not A", "I wouldn't pick B") or coordinated ("A or B", "neither A nor B", "happy/sad") mention
-#   names nothing; a closed-set answer without an explicit choice names the option only if it is the one option
-#   mentioned (negated mentions aside).
-_SLOT = r"(?:clip|option|candidate|slot|sample|recording|audio|response)"
-_LETTER_REF = rf"(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?"  # the letter is case-sensitive: "a bit" is not slot A
-_HEDGE = (r"(?:i\s+think|i\s+believe|i'?d\s+say|i\s+would\s+say|i\s+guess|probably|definitely|clearly|likely|"
-          r"certainly|obviously|surely|it'?s|it\s+is|that'?s|that\s+is|(?:(?:my|the)\s+)?(?:final\s+)?answer"
-          r"(?:\s+is)?)")
-_CONCLUDE = (r"(?i:\b(?:so|thus|therefore|hence|overall|ultimately|finally|in\s+conclusion|in\s+summary|"
-             rf"to\s+conclude)\b\s*[,:]?\s*(?:{_HEDGE}\s*[:,]?\s*)?)")
-_END = r"(?=[^\w\n]*(?:\n|$)|\s*[.!;,)\]])"  # the option ends its clause
-_NEGATED = re.compile(r"(?i:(?:\bnot|n't|\bnever|\bno|\bwithout)\s+(?:\w+\s+)?)$")
-_SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
-_AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|winner|"
-           r"(?:better|preferred)\s+(?:one|clip|option|candidate|sample|recording))\b(?:\s+(?:is|would\s+be|"
-           r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013]?\s*)")
-_AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
-            r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend)\s+)")
-_AB_GOOD = (r"(?i:\s+(?:wins\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
-            r"somewhat|far|overall|the|a\s+bit)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
-            r"(?:my|the)\s+(?:choice|pick|answer)|correct)\b))")
-_LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|prediction|classification|category|class|emotion|language)\b"
-              r"(?:\s+(?:is|would\s+be|will\s+be))?\s*[:=\-\u2013]?\s*)")
-_LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|"
-               r"(?:classify|label|identify|classified|labelled|labeled|identified)(?:\s+(?:it|this|the\s+\w+))?"
-               r"\s+as)\s+)")
-_NOT_CLAUSE = r"(?!\s*(?i:which|with|that|whose|who)\b)"  # "A, which hisses, is noisier" does not lead with A
-_ITS = r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is)\s+)"  # "..., it's B."
-
-
-def _sentence_choices(text: str, ref: str) -> list[tuple[int, int, str]]:
-    """Sentences (or lines) that are only the option, possibly hedged: "B.", "I think clip B.", "Answer: sad"."""
-    bare = re.compile(rf"\W*(?i:{_HEDGE}\W+)*{ref}[^\w]*")
-    found = []
-    for sentence in _SENTENCE.finditer(text):
-        m = bare.fullmatch(sentence.group())
-        if m:
-            found.append((sentence.start() + m.start(1), sentence.start() + m.end(1), m.group(1)))
-    return found
-
-
-def _excluded(text: str, start: int, end: int, coord_ref: str) -> bool:
-    """A negated or coordinated mention ("not A", "A or B", "neither A nor B", "happy/sad") names no choice."""
-    before, after = text[:start], text[end:]
-    if _NEGATED.search(before):
-        return True
-    joint = r"(?:[/&]|(?i:\b(?:or|and|nor|vs\.?|versus|between|either|neither|both)\b))"
-    if re.search(rf"{joint}\s*(?:(?i:{_SLOT})\s*)?\(?$", before) or re.search(rf"{coord_ref}\)?\s*,\s*\(?$", before):
-        return True
-    return bool(re.match(rf"\)?\s*(?:[/&,]|(?i:(?:or|and|nor|vs\.?|versus)\b))\s*{coord_ref}", after))
-
-
-def _last_choice(text: str, patterns: list[re.Pattern], ref: str, coord_ref: str) -> str | None:
-    """The option of the last explicit choice that is neither negated nor coordinated."""
-    spans = [(m.start(1), m.end(1), m.group(1)) for p in patterns for m in p.finditer(text)]
-    spans += _sentence_choices(text, ref)
-    spans = [s for s in spans if not _excluded(text, s[0], s[1], coord_ref)]
-    return max(spans)[2] if spans else None
-
-
-def _parse_letter(text: str) -> str | None:
-    coord = rf"(?:(?i:{_SLOT})\s*)?\(?\b[AB]\b"
-    patterns = [re.compile(_AB_CUE + _LETTER_REF), re.compile(_AB_VERB + _LETTER_REF),
-                re.compile(_CONCLUDE + _LETTER_REF + _END), re.compile(_ITS + _LETTER_REF + _END),
-                re.compile(_LETTER_REF + _AB_GOOD),
-                re.compile(rf"^\W*\(?\b([AB])\b\)?(?=\s*(?:[.)!;]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
-    # "A: ..." leads only when it is not the first of per-clip headers ("A: noisy. B: clean.")
-    headers = set(re.findall(rf"(?:^|\n|[.;]\s+)\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?\s*:", text))
-    if len(headers) < 2:
-        patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
-    return _last_choice(text, patterns, _LETTER_REF, coord)
-
-
-def _parse_label(text: str, options: list[str]) -> str | None:
-    by_lower = {o.lower(): o for o in options}
-    lowered = text.lower().strip(" \t\n.\"'`*:!")
-    if lowered in by_lower:
-        return by_lower[lowered]
-    alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
-    ref = rf"(?i:(?<!\w)({alternation})(?!\w))"
-    coord = rf"(?i:(?<!\w)(?:{alternation})(?!\w))"
-    patterns = [re.compile(_LABEL_CUE + ref), re.compile(_LABEL_VERB + ref), re.compile(_CONCLUDE + ref + _END),
-                re.compile(_ITS + ref + _END),
-                re.compile(rf"^\W*{ref}(?=\s*(?:[.)!;:]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
-    choice = _last_choice(text, patterns, ref, coord)
-    if choice is not None:
-        return by_lower[choice.lower()]
-    mentions = list(re.finditer(ref, text))
-    if any(_excluded(text, m.start(1), m.end(1), coord) and not _NEGATED.search(text[:m.start(1)])
-           for m in mentions):
-        return None  # "happy/sad", "angry or sad": more than one option offered
-    named = {m.group(1).lower() for m in mentions if not _NEGATED.search(text[:m.start(1)])}
-    return by_lower[named.pop()] if len(named) == 1 else None
-
-
-def parse_answer(raw: str, options: list[str]) -> str | None:
+def parse_answer(raw: str, options: list[str], question: str | None = None) -> str | None:
     """The option a free-form answer names, or None (empty, a refusal, none or several options named, a comparison
-    without a choice). A final explicit choice wins over earlier mentions; see the rules above."""
-    text = _MARKUP.sub("", raw or "").strip()
-    if not text or not options:
-        return None
-    if sorted(options) == ["A", "B"]:
-        return _parse_letter(text)
-    return _parse_label(text, options)
+    without a choice). A final explicit choice wins over earlier mentions; ordinal references ("the second one",
+    "Audio 1", "la segunda", "第二个") name A/B or 1/2 slots, a label's stems and aliases name it ("Surprise.",
+    "Mandarin", "español"), and ``question`` (the item's prompt) lets a statement in its own comparative words answer
+    it. The rules: :mod:`omniaudit.evaluation.judges.reading`."""
+    from omniaudit.evaluation.judges.reading import parse_answer as read
+
+    return read(raw, options, question)

@@ -1,6 +1,7 @@
 """The Hub layout: datasets.load_dataset reads every config offline; the card carries counts and win rates."""
 
 import re
+from types import SimpleNamespace
 
 import datasets
 import pytest
@@ -110,7 +111,10 @@ def test_push_uploads_a_built_dataset_without_the_local_marker(tmp_path, built, 
             pass
 
         def create_repo(self, repo_id, **kwargs):
-            calls["repo"] = repo_id
+            calls["repo"] = repo_id, kwargs["private"]
+
+        def repo_info(self, repo_id, **kwargs):
+            return SimpleNamespace(private=True)
 
         def upload_folder(self, **kwargs):
             calls["upload"] = kwargs
@@ -120,5 +124,6 @@ def test_push_uploads_a_built_dataset_without_the_local_marker(tmp_path, built, 
     monkeypatch.setattr(huggingface_hub, "HfApi", FakeHub)
     assert check_dataset_folder(built) == ["pairs", "source_balanced", "length_controlled", "dual_order", "judge"]
     assert push_to_hub(built, "me/ds").endswith("/commit/1")
-    assert calls["repo"] == "me/ds" and calls["upload"]["folder_path"] == str(built)
-    assert calls["upload"]["ignore_patterns"] == [".omniaudit.json"]
+    assert calls["repo"] == ("me/ds", True) and calls["upload"]["folder_path"] == str(built)
+    configs = ["dual_order", "judge", "length_controlled", "pairs", "source_balanced"]
+    assert calls["upload"]["allow_patterns"] == ["README.md"] + [f"{c}/train-00000-of-00001.parquet" for c in configs]

@@ -315,8 +315,20 @@ def test_merge_refuses_shards_of_different_builds(tmp_path):
                                                                                                 shard_count=2))
     b = build_interventions_dataset(tmp_path / "b", spec=SPEC, options=InterventionBuildOptions(
         shard_index=1, shard_count=2, seed=5))
-    with pytest.raises(InputError, match="other options"):
+    with pytest.raises(InputError, match="other options .*: its options.seed is '5', not '0'"):
         merge_shards(tmp_path / "m", [a, b])
+
+
+def test_merge_refuses_shards_built_from_an_edited_manifest(two_clips):
+    rows = [{"id": "a", "video": "a.mp4", "category": "x", "audio_time": 1.0},
+            {"id": "b", "video": "b.mp4", "category": "y", "audio_time": 2.0}]
+    manifest = write_manifest(two_clips, rows)
+    shard = lambda i: InterventionBuildOptions(shifts=(1.0,), shard_index=i, shard_count=2)  # noqa: E731
+    a = build_interventions_dataset(two_clips / "s0", manifest, shard(0))
+    write_manifest(two_clips, [rows[0], {**rows[1], "audio_time": 2.2}])  # same counts, another annotation
+    b = build_interventions_dataset(two_clips / "s1", manifest, shard(1))
+    with pytest.raises(InputError, match="its manifest.sha256 is"):
+        merge_shards(two_clips / "m", [a, b])
 
 
 # ---- Swap partners that are no swap, --shift values, multichannel and messy media, non-video rows ----------------

@@ -96,3 +96,90 @@ def test_table_is_large_and_covers_both_kinds():
 @pytest.mark.parametrize(("raw", "options", "label"), TABLE)
 def test_parse_answer_table(raw, options, label):
     assert parse_answer(raw, options) == label
+
+
+# ------------------------------------------------------------------------------------ issue 17: reading answers
+N12 = ["1", "2"]
+EMO8 = ["neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "surprised"]
+LANGS = ["English", "French", "German", "Japanese", "Spanish", "Mandarin Chinese", "Korean"]
+Q_CLEAN = ("The first audio is clip A and the second audio is clip B. Which clip has cleaner audio, with less "
+           "background noise? Answer with A or B only.")
+
+# (answer, options, expected): the issue's misses, ordinal references, other languages, stems and aliases
+ISSUE_17 = [
+    ("Audio 2 is better.", AB, "B"),
+    ("The second one.", AB, "B"),
+    ("Respuesta: B", AB, "B"),
+    ("答案是A", AB, "A"),
+    ("Option (B) is better.", AB, "B"),
+    ("Both are similar, but if forced: A.", AB, "A"),
+    ("Surprise.", EMO8, "surprised"),
+    ("This is Mandarin.", LANGS, "Mandarin Chinese"),
+    ("Es español.", LANGS, "Spanish"),
+    ("the first clip", AB, "A"),
+    ("Clip 1.", AB, "A"),
+    ("Description B is better.", AB, "B"),
+    ("The latter.", AB, "B"),
+    ("la segunda", AB, "B"),
+    ("第二个", AB, "B"),
+    ("Ｂ", AB, "B"),  # full-width
+    ("2", N12, "2"),
+    ("The first one.", N12, "1"),
+    ("I choose audio 2.", N12, "2"),
+    ("答案：2", N12, "2"),
+    ("Happiness.", EMO8, "happy"),
+    ("The emotion is fear.", EMO8, "fearful"),
+    ("中文", LANGS, "Mandarin Chinese"),
+    # no choice: never a wrong option
+    ("Audio 1 has a lot of noise at 2 seconds.", N12, None),  # "2 seconds" is no option 2
+    ("1 or 2", N12, None),
+    ("The first and second clips are equally noisy.", AB, None),
+    ("I can't decide between the first and the second.", AB, None),
+    ("Sadly, I cannot tell.", EMO8, None),  # "sadly" is no "sad"
+    ("No es inglés.", LANGS, None),
+    ("A或B", AB, None),
+    ("Chinese or Japanese?", LANGS, None),
+]
+
+
+@pytest.mark.parametrize(("raw", "options", "label"), ISSUE_17)
+def test_issue_17_answers(raw, options, label):
+    assert parse_answer(raw, options) == label
+
+
+def test_a_statement_in_the_questions_own_comparative_words_answers_it():
+    assert parse_answer("The first clip has less background noise.", AB, question=Q_CLEAN) == "A"
+    assert parse_answer("Clip B is cleaner.", AB, question=Q_CLEAN) == "B"
+    assert parse_answer("El clip B tiene menos ruido de fondo.", AB, question=Q_CLEAN) == "B"
+    # without the question it is a description; any word the question does not use leaves it unread
+    assert parse_answer("The first clip has less background noise.", AB) is None
+    assert parse_answer("Clip A has more background noise.", AB, question=Q_CLEAN) is None
+    assert parse_answer("Clip A is noisier than clip B.", AB, question=Q_CLEAN) is None
+    assert parse_answer("Neither clip A nor clip B is cleaner.", AB, question=Q_CLEAN) is None
+
+
+ECHOES = {"AB": Q_CLEAN, "12": "Which audio sounds more natural? Answer with 1 or 2 only.",
+          "emotion": "Listen to the audio clip. Which emotion does the speaker express? Answer with exactly one of: "
+                     + ", ".join(EMO8) + ".",
+          "language": "Which language is spoken? Answer with exactly one of: " + ", ".join(LANGS) + "."}
+SETS = {"AB": AB, "12": N12, "emotion": EMO8, "language": LANGS}
+
+
+@pytest.mark.parametrize("kind", list(SETS))
+@pytest.mark.parametrize("answer", ["", "   ", "Audio", "Audio Audio Audio", "Emotion", "asdkj qwpeo zmxn",
+                                    "<unk><unk><unk>", "<|endoftext|>Audio", "The capital of France is Paris.",
+                                    "I cannot tell.", "Lo siento, no puedo ayudar.", "我无法判断。"])
+def test_degenerate_answers_name_no_option(kind, answer):
+    assert parse_answer(answer, SETS[kind]) is None
+
+
+@pytest.mark.parametrize("kind", list(SETS))
+def test_the_question_echoed_back_names_no_option(kind):
+    assert parse_answer(ECHOES[kind], SETS[kind]) is None
+    assert parse_answer(ECHOES[kind], SETS[kind], question=ECHOES[kind]) is None
+
+
+def test_parse_answer_stays_importable_where_it_was():
+    from omniaudit.evaluation.judges.items import parse_answer as from_items
+
+    assert from_items("B", AB) == "B" and from_items is parse_answer

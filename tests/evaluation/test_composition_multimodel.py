@@ -1,4 +1,4 @@
-"""C3PO multi-model reporting: MODEL/RUN=FILE grouping, model x template and category x tier accuracy (Fig. 1,
+"""C3PO multi-model reporting: MODEL@RUN=FILE grouping, model x template and category x tier accuracy (Fig. 1,
 Table 3), the failure decomposition across models with a combined dominance share (Table 12) and the stability floor,
 each checked against a hand computation."""
 
@@ -30,7 +30,7 @@ def test_cohort_decomposition_by_hand():
     assert combined["overall"]["dominance_share"] == pytest.approx((0.75 + 2 / 3) / 2)
     assert combined["overall"]["shares"]["incomplete_fusion"] == pytest.approx((0.25 + 1 / 3) / 2)
     assert combined["by_template"]["T1"]["dominance_share"] == pytest.approx((0.75 + 0.5) / 2)
-    assert combined["by_template"]["T2"] == {"n_models": 1, "dominance_share": 1.0,
+    assert combined["by_template"]["T2"] == {"n_models": 1, "n_classified": 1, "dominance_share": 1.0,
                                              "shares": {**{m: 0.0 for m in combined["overall"]["shares"]},
                                                         "text_dominance": 1.0}}
     empty = cohort_decomposition({"C": pd.DataFrame({"template_name": ["T1"], "mode": ["unanswered"]})})
@@ -62,10 +62,10 @@ def test_model_of_each_run(tmp_path):
     f = [tmp_path / f"{k}.jsonl" for k in range(4)]
     for p in f:
         p.write_text("")
-    specs = [f"qwen/r1={f[0]}", f"qwen/r2={f[1]}", f"gemma={f[2]}", str(f[3])]
-    assert run_models(specs) == {"qwen/r1": "qwen", "qwen/r2": "qwen", "gemma": "gemma", "3": "3"}
-    with pytest.raises(InputError, match="MODEL/RUN=FILE"):
-        run_models([f"/r1={f[0]}"])
+    specs = [f"qwen@r1={f[0]}", f"qwen@r2={f[1]}", f"gemma={f[2]}", str(f[3])]
+    assert run_models(specs) == {"qwen@r1": "qwen", "qwen@r2": "qwen", "gemma": "gemma", "3": "3"}
+    with pytest.raises(InputError, match="MODEL@RUN"):
+        run_models([f"@r1={f[0]}"])
 
 
 @pytest.fixture(scope="module")
@@ -104,10 +104,10 @@ def test_several_models_in_one_audit_from_the_cli(dataset, tmp_path):
     two = rows(lambda k: False, 0) + [r | {"raw": "maybe"} if r["id"] in ids[n // 2:] else r
                                       for r in rows(lambda k: False, 1)]
     g = _write(tmp_path / "gemma.jsonl", two)  # model gemma: one file, two sampled runs
-    assert main(["audit", "composition", "--dataset", str(dataset), "--predictions", f"qwen/a={r1}",
-                 f"qwen/b={r2}", f"gemma={g}", "--out", str(tmp_path / "rep")]) == 0
+    assert main(["audit", "composition", "--dataset", str(dataset), "--predictions", f"qwen@a={r1}",
+                 f"qwen@b={r2}", f"gemma={g}", "--out", str(tmp_path / "rep")]) == 0
     result = json.loads((tmp_path / "rep" / "audit.json").read_text())
-    assert result["runs"] == ["qwen/a", "qwen/b", "gemma#0", "gemma#1"]
+    assert result["runs"] == ["qwen@a", "qwen@b", "gemma#0", "gemma#1"]
     models = result["models"]
     assert list(models) == ["qwen", "gemma"] and models["gemma"]["runs"] == ["gemma#0", "gemma#1"]
     acc_a, acc_b = 100 * np.mean([k % 2 == 0 for k in range(n)]), 100 * 3 / n

@@ -122,3 +122,97 @@ def test_llm_extractor_reads_the_offset_the_same_way():
     assert llm_fields("sync", "audio delayed", "It trails by 200 ms.")["offset_s"] == pytest.approx(0.2)
     # a number word needs a space: "as" is not "a s"
     assert extract_sync("The audio is delayed as well.")["offset_s"] is None
+
+
+# ------------------------------------------------------------------------------------ issue 17: reading answers
+NO_FIELDS = {"sync": {"synced": None, "direction": None, "offset_s": None}, "existence": {"audio_state": None},
+             "consistency": {"match": None}}
+DEGENERATE = {  # every reader must read these as no answer
+    "constant word": ["Audio", "Sound.", "Audio Audio Audio Audio", "sound sound sound", "Video"],
+    "empty": ["", "   ", "\n\n", "..."],
+    "noise": ["asdkj qwpeo zmxn", "<unk><unk><unk> Audio", "<|endoftext|>Audio", "!!!!????", "qwerty zxcvb audio",
+              "Lorem ipsum dolor sit amet, consectetur adipiscing elit."],
+    "off-topic": ["The capital of France is Paris.", "La capital de Francia es París.", "法国的首都是巴黎。"],
+}
+
+
+@pytest.mark.parametrize("dimension", ["sync", "existence", "consistency"])
+@pytest.mark.parametrize(("kind", "answer"), [(k, a) for k, answers_ in DEGENERATE.items() for a in answers_])
+def test_degenerate_outputs_are_no_answer(dimension, kind, answer):
+    assert extract(dimension, answer) == NO_FIELDS[dimension], (kind, answer)
+
+
+@pytest.mark.parametrize("asked", ["sync", "existence", "consistency"])
+@pytest.mark.parametrize("dimension", ["sync", "existence", "consistency"])
+def test_the_question_echoed_back_is_no_answer(asked, dimension):
+    """Any of the three diagnostic questions repeated verbatim (a model that echoes its prompt) reads as nothing."""
+    assert extract(dimension, answers.QUESTIONS[asked]) == NO_FIELDS[dimension]
+
+
+@pytest.mark.parametrize("answer", [
+    "The sound does not line up with the visuals; it is early by about 2 seconds.",
+    "They don't line up.",
+    "The thud doesn't coincide with the impact.",
+    "The sound and the fall do not occur at the same time.",
+    "The audio and the picture never match up in time.",
+    "El sonido y la imagen no coinciden.",
+    "声音和画面对不上。",
+])
+def test_negated_synchrony_is_desynchrony(answer):
+    assert extract_sync(answer)["synced"] is False
+
+
+def test_negated_synchrony_keeps_the_stated_direction_and_offset():
+    got = extract_sync("The sound does not line up with the visuals; it is early by about 2 seconds.")
+    assert got == {"synced": False, "direction": "early", "offset_s": pytest.approx(-2.0)}
+    # "not only ..." and alternatives are no negated claim
+    assert extract_sync("Not only is it in sync, the timing is perfect.")["synced"] is True
+    assert extract_sync("It could be synchronized or not; I can't really tell.")["synced"] is None
+
+
+def test_a_bare_topic_word_is_no_sound_description_but_a_hearing_claim_is():
+    for answer in ("Audio", "audio audio audio", "<|endoftext|>Audio"):
+        assert extract_existence(answer)["audio_state"] is None
+        assert extract_consistency(answer)["match"] is None
+    assert extract_existence("I hear a sound.")["audio_state"] == "audio_described"
+    assert extract_existence("Music.")["audio_state"] == "audio_described"
+    assert extract_existence("No audio.")["audio_state"] == "muted"
+
+
+def test_visual_only_needs_a_described_scene():
+    assert extract_existence("A man is chopping vegetables on a wooden board.")["audio_state"] == "visual_only"
+    assert extract_existence("The capital of France is Paris.")["audio_state"] is None
+    assert extract_consistency("A woman waters plants in a garden.")["match"] == "none"
+    assert extract_consistency("The capital of France is Paris.")["match"] is None
+
+
+@pytest.mark.parametrize(("dimension", "answer", "expected"), [
+    ("sync", "No está sincronizado: el sonido llega con unos 2 segundos de retraso.",
+     {"synced": False, "direction": "delay", "offset_s": 2.0}),
+    ("sync", "El sonido se adelanta aproximadamente 1,5 segundos a la imagen.",
+     {"synced": False, "direction": "early", "offset_s": -1.5}),
+    ("sync", "画面比声音慢了大约2秒。", {"synced": False, "direction": "early", "offset_s": -2.0}),
+    ("sync", "音频与画面同步。", {"synced": True, "direction": "none", "offset_s": 0.0}),
+    ("existence", "No se oye nada.", {"audio_state": "muted"}),
+    ("existence", "没有音乐，但有人在说话。", {"audio_state": "audio_described"}),
+    ("consistency", "El audio no corresponde a la imagen.", {"match": "mismatch"}),
+    ("consistency", "狗叫声与画面中的狗相符。", {"match": "match"}),
+])
+def test_spanish_and_chinese_answers_are_read_through_the_gloss(dimension, answer, expected):
+    got = extract(dimension, answer)
+    assert {k: got[k] for k in expected} == pytest.approx(expected)
+
+
+def test_off_topic_answers_are_no_audio_dodge_in_the_audit(tmp_path):
+    """A tiny model answering off-topic text or gibberish everywhere has no dodge rate (nothing parsed), not 0.875."""
+    diag = diagnostic(4)
+    path = tmp_path / "p.jsonl"
+    noise = ["The capital of France is Paris.", "asdkj qwpeo zmxn", "Audio", "<unk><unk> Audio"]
+    path.write_text("".join(json.dumps({"id": i, "response": noise[k % 4]}) + "\n"
+                            for k, i in enumerate(diag["id"])))
+    pred = read_predictions(path, diag)
+    res = audit_interventions(diag, pred)
+    assert res["failure_modes_n"]["audio_dodge"] == 0 and res["failure_modes"]["audio_dodge"] is None
+    assert res["coverage"]["existence"]["parsed"]["value"] == 0
+    assert res["label_sources"] == {"given": 0, "rule": 0, "extractor": 0, "unparsed": len(diag),
+                                    "answers": len(diag)}

@@ -162,7 +162,7 @@ def test_predictions_must_cover_whole_groups_and_name_their_judges(protocol_data
     rows = [json.loads(x) for x in full.read_text().splitlines()]
     ab_only = tmp_path / "ab.jsonl"
     ab_only.write_text("".join(json.dumps(r) + "\n" for r in rows if r["order"] == "AB"))
-    with pytest.raises(InputError, match="the run is incomplete: it asked 132 items"):
+    with pytest.raises(InputError, match="the run is incomplete: config .pairwise. asked 132 items"):
         read_judge_predictions([str(ab_only)], items)  # half of a run's answers
     with pytest.raises(InputError, match="answers only part of a group"):
         read_judge_predictions([str(ab_only)], items, partial=True)  # lock needs both orders of every trial

@@ -172,3 +172,39 @@ def test_a_run_cut_by_the_token_limit_says_so(protocol_dataset, tmp_path, capsys
     assert code == 2
     assert "cut by the token limit (finish_reason: length): raise --max-tokens" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_local_model_is_identified_by_its_weights(tiny_models, tmp_path):
+    """Two folders with the same config and another weight (a fine-tune) are two models; a copy is the same one."""
+    from safetensors.numpy import load_file, save_file
+
+    from omniaudit.evaluation.judges.identity import local_model_identity
+
+    base = tiny_models["text"]
+    copy, tuned = tmp_path / "copy", tmp_path / "tuned"
+    shutil.copytree(base, copy)
+    shutil.copytree(base, tuned)
+    weights = next(tuned.glob("*.safetensors"))
+    tensors = load_file(weights)
+    name = max(tensors, key=lambda k: tensors[k].size)  # the largest tensor spans the middle of the file
+    tensors[name] = tensors[name] + 1e-3
+    save_file(tensors, weights, metadata={"format": "pt"})
+    ids = [local_model_identity(str(p)) for p in (base, copy, tuned)]
+    assert ids[0]["sha256"] == ids[1]["sha256"] != ids[2]["sha256"]
+    assert ids[0]["kind"] == "hf" and ids[0]["revision"] is None
+    assert local_model_identity("no-such/model-here")["sha256"] is None  # not cached: unknown, never a guess
+
+
+def test_the_card_carries_the_fingerprint_and_edited_files_are_refused(protocol_dataset, tmp_path):
+    """The card's sealed fingerprint is the one predictions record; a config whose files were changed after the
+    build is refused on read, naming it."""
+    from omniaudit.data_builders.hub import load_config, sealed_fingerprints
+
+    assert sealed_fingerprints(protocol_dataset)["reference"] == config_fingerprint(protocol_dataset, "reference")
+    copy = tmp_path / "ds"
+    shutil.copytree(protocol_dataset, copy)
+    shard = next((copy / "reference").glob("*.parquet"))
+    shutil.copyfile(next((copy / "pairwise").glob("*.parquet")), shard)  # another config's rows in its place
+    with pytest.raises(InputError, match="config 'reference': its files changed after omniaudit wrote them"):
+        load_config(copy, "reference", columns=["id"])
+    assert len(load_config(copy, "blueprint", columns=["id"]))  # the other configs still read

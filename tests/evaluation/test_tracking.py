@@ -296,8 +296,11 @@ def test_report_to_none_starts_no_run(offline, tmp_path, protocol_dataset):
 
 # --- the pure parts --------------------------------------------------------------------------------------------------
 
-def test_helpers_name_files_and_artifacts_and_refuse_unknown_audits(tmp_path):
-    (tmp_path / "a=b.jsonl").write_text("")
+def test_helpers_name_files_and_artifacts_and_refuse_unknown_audits(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the files exist: named_files reads specs by the one rule (omniaudit.specs)
+    for name in ("a=b.jsonl", "x/p.jsonl", "plain.csv", "one.jsonl"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_text("")
     assert tracking.named_files(["judge=x/p.jsonl", str(tmp_path / "a=b.jsonl"), "plain.csv"]) == [
         Path("x/p.jsonl"), tmp_path / "a=b.jsonl", Path("plain.csv")]
     assert tracking.named_files("one.jsonl") == [Path("one.jsonl")] and tracking.named_files(None) == []

@@ -1,0 +1,77 @@
+"""The language of a free-form answer, and a phrase-by-phrase English gloss for the rule-based readers.
+
+The readers (``evaluation.extract`` for the Thud questions, ``judges.items.parse_answer`` for closed options,
+``grading.parse_verdict`` for the grading judge) are written against English phrasings. Omni models also answer in
+Spanish or Chinese; rather than a second set of rules per language, each reader keeps a small lexicon per language
+(phrase -> English phrase) and reads the gloss with its English rules. A gloss is built in one pass, so a phrase is
+never translated twice, and words the lexicon does not know are left as they are: they cannot trigger an English
+rule, so an answer the lexicon does not cover stays unparsed (the safe failure), never misread.
+
+- :func:`prepare`: Unicode NFKC (full-width letters and digits, compatibility forms), typographic quotes and dashes
+  to ASCII, ideographic punctuation to ASCII followed by a space;
+- :func:`language`: ``zh`` when the answer holds CJK characters, ``es`` when Spanish function words outnumber English
+  ones, else ``en``;
+- :class:`Gloss`: a lexicon compiled into one alternation (Chinese: longest phrase first, no word boundaries;
+  Spanish: in the order given, whole words, any case).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_PUNCT = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "∼": "~", "。": ". ", "、": ", ",
+                        "，": ", ", "：": ": ", "；": "; ", "！": "! ", "？": "? ", "（": " (", "）": ") ",
+                        "「": '"', "」": '"', "『": '"', "』": '"', "【": "(", "】": ")", "《": '"', "》": '"'})
+_AFTER = re.compile(r"([,.;:!?])(?=[^\s\d,.;:!?'\")\]])")  # "同步,声音" -> "同步, 声音" (not "1,5" or "2.0")
+# words only Spanish uses ("no", "audio", "a" are both languages'): function words, and the words of short answers
+_ES = {"el", "la", "los", "las", "es", "está", "están", "son", "hay", "que", "de", "del", "un", "una", "y", "con",
+       "por", "pero", "se", "lo", "muy", "más", "sí", "al", "en", "su", "sus", "esta", "este", "oye", "suena",
+       "respuesta", "opción", "segunda", "segundo", "primera", "primero", "elijo", "sonido", "vídeo", "sincronizado",
+       "sincronizada", "sincronizados", "desincronizado", "desincronizados", "silencio", "silencioso", "retraso",
+       "retrasado", "adelantado", "mudo", "ninguno", "ninguna", "ambos", "mejor", "ruido", "música", "imagen"}
+_EN = {"the", "is", "are", "a", "an", "and", "of", "to", "with", "it", "this", "there", "i", "in", "on", "by", "be",
+       "was", "has", "sound", "sounds", "video", "clip", "one", "answer", "option", "second", "first", "yes", "at"}
+_ES_ONLY = re.compile(r"[áéíóúñ¿¡]", re.I)
+
+
+def prepare(text: str | None) -> str:
+    """NFKC, ASCII quotes and dashes, ideographic punctuation as ASCII (with a space after it)."""
+    text = unicodedata.normalize("NFKC", str(text or "").translate(_PUNCT)).translate(_PUNCT)
+    return _AFTER.sub(r"\1 ", text) if _CJK.search(text) else text
+
+
+def language(text: str) -> str:
+    """``zh`` (CJK characters), ``es`` (more Spanish than English function words) or ``en``."""
+    if _CJK.search(text):
+        return "zh"
+    words = re.findall(r"[^\W\d_]+", text.lower())
+    es = sum(w in _ES for w in words) + 2 * len(_ES_ONLY.findall(text))
+    en = sum(w in _EN for w in words)
+    return "es" if es > en else "en"
+
+
+class Gloss:
+    """A lexicon ``[(phrase, english), ...]`` applied in one pass. ``cjk``: phrases are plain text matched anywhere,
+    longest first; otherwise they are regular expressions matched as whole words, in the order given, any case."""
+
+    def __init__(self, lexicon: list[tuple[str, str]], cjk: bool = False) -> None:
+        entries = sorted(lexicon, key=lambda e: -len(e[0])) if cjk else lexicon
+        self.english = [e for _, e in entries]
+        parts = [f"(?P<g{i}>{re.escape(p) if cjk else p})" for i, (p, _) in enumerate(entries)]
+        body = "|".join(parts)
+        self.pattern = re.compile(body if cjk else rf"(?<![\w])(?:{body})(?![\w])", re.I)
+
+    def __call__(self, text: str) -> str:
+        def english(m: re.Match) -> str:
+            return f" {self.english[int(m.lastgroup[1:])]} "
+
+        text = re.sub(r"[ \t]{2,}", " ", self.pattern.sub(english, text))
+        return re.sub(r"[ \t]+(?=[.,;:!?)](?:\s|$))|(?<=\()[ \t]+", "", text).strip()
+
+
+def gloss(text: str, glosses: dict[str, Gloss]) -> tuple[str, str]:
+    """``(language, English gloss)`` of a prepared answer; English answers are returned unchanged."""
+    lang = language(text)
+    return lang, glosses[lang](text) if lang in glosses else text
