@@ -142,7 +142,7 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
     raw = str(raw)
     label = None
     if item.closed:
-        label = parse_answer(raw, item.options)
+        label = parse_answer(raw, item.options, item.prompt)  # the question lets "the first is cleaner" answer
         if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
             label = max(item.options, key=lambda o: probs.get(o, 0.0))
     else:
