@@ -7,6 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from omniaudit.evaluation.audits.interventions import FAILURE_MODES
+from omniaudit.evaluation.predictions import label_sources_sentence
 from omniaudit.evaluation.report import fmt, markdown_table, plt
 
 # Thud Table 1: Orig./Shift, Orig./Mute, Orig./Swap, Avg Gap (percent).
@@ -145,16 +146,5 @@ def interventions_report(result: dict, figure: str) -> str:
 
 
 def label_sources_line(sources: dict | None) -> list[str]:
-    """How the answers' classes were obtained (rule reader / LLM extractor / given in the file / unparsed) and, with
-    an extractor, its agreement with the rule reader on the answers both read."""
-    if not sources:
-        return []
-    line = (f"How the {sources['answers']} answers were read: {sources['rule']} by the rule reader, "
-            f"{sources['extractor']} filled by the LLM extractor, {sources['given']} given as structured fields, "
-            f"{sources['unparsed']} left unparsed.")
-    agreement = sources.get("extractor_agreement")
-    if agreement is not None:
-        rate = "n/a" if agreement["rate"] is None else f"{100 * agreement['rate']:.1f}%"
-        line += (f" The extractor agreed with the rule reader on {agreement['agree']} of the {agreement['n']} "
-                 f"answers both read ({rate}).")
-    return [line, ""]
+    """How the answers were read (:func:`~omniaudit.evaluation.predictions.label_sources_sentence`)."""
+    return [f"How the answers were read: {label_sources_sentence(sources)}", ""] if sources else []

@@ -213,3 +213,19 @@ def provenance_lines(provenances: list[FileProvenance]) -> list[str]:
 def provenance_section(provenances: list[FileProvenance]) -> str:
     """The report's "Where the answers came from" section."""
     return "\n".join(["", "## Where the answers came from", "", *provenance_lines(provenances)]) + "\n"
+
+
+def label_sources_sentence(src: dict) -> str:
+    """How one model's answers were read, in a sentence: rule reader, LLM extractor, option probabilities, given in
+    the file, unparsed; with an extractor, its agreement with the rule reader on the answers both read."""
+    parts = [f"{src['rule']} read by the rule reader", f"{src['extractor']} filled by the LLM extractor"]
+    if "option_probs" in src:
+        parts.append(f"{src['option_probs']} taken from option probabilities")
+    parts += [f"{src['given']} given in the file", f"{src['unparsed']} left unparsed"]
+    line = f"{src['answers']} answers: " + ", ".join(parts) + "."
+    agreement = src.get("extractor_agreement")
+    if agreement is not None:
+        rate = "n/a" if agreement["rate"] is None else f"{100 * agreement['rate']:.1f}%"
+        line += (f" The extractor agreed with the rule reader on {agreement['agree']} of the {agreement['n']} "
+                 f"answers both read ({rate}).")
+    return line

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from omniaudit.evaluation.predictions import label_sources_sentence
 from omniaudit.evaluation.report import fmt, markdown_table
 
 BLUEPRINT = ("audio", "skeleton", "descriptors", "true", "wrong", "no_frame", "wrong_audio")
@@ -114,14 +115,7 @@ def _label_sources(result: dict) -> list[str]:
         src = result.get("label_sources", {}).get(j)
         if not src:
             continue
-        line = (f"- `{j}`: {src['answers']} answers; {src['rule']} read by the rule reader, {src['extractor']} filled "
-                f"by the LLM extractor, {src['option_probs']} taken from option probabilities, {src['given']} given "
-                f"as labels without text, {src['unparsed']} unparsed.")
-        agreement = src.get("extractor_agreement")
-        if agreement is not None:
-            rate = "n/a" if agreement["rate"] is None else f"{100 * agreement['rate']:.1f}%"
-            line += (f" The extractor agreed with the rule reader on {agreement['agree']} of the {agreement['n']} "
-                     f"answers both read ({rate}).")
+        line = f"- `{j}`: {label_sources_sentence(src)}"
         lines.append(line)
     return ["How labels were obtained (parse cells move when an extractor fills labels):", "", *lines, ""] \
         if lines else []

@@ -54,8 +54,8 @@ def test_protocols_audit_counts_label_sources_and_the_extractors_agreement(tmp_p
     result = {"dataset": "d", **audit_protocols(items, {"j": pred}, ProtocolAuditConfig(n_resamples=50))}
     assert result["label_sources"]["j"] == sources
     report = protocols_report(result)
-    assert ("`j`: 6 answers; 3 read by the rule reader, 1 filled by the LLM extractor, 1 taken from option "
-            "probabilities, 0 given as labels without text, 1 unparsed.") in report
+    assert ("`j`: 6 answers: 3 read by the rule reader, 1 filled by the LLM extractor, 1 taken from option "
+            "probabilities, 0 given in the file, 1 left unparsed.") in report
     assert "agreed with the rule reader on 1 of the 3 answers both read (33.3%)" in report
 
 
@@ -97,8 +97,8 @@ def test_interventions_audit_counts_label_sources_and_the_extractors_agreement(t
     result = audit_interventions(diag, llm)
     assert result["label_sources"] == sources
     line = label_sources_line(result["label_sources"])[0]
-    assert line.startswith("How the 5 answers were read: 0 by the rule reader, 3 filled by the LLM extractor, 1 "
-                           "given as structured fields, 1 left unparsed.")
+    assert line.startswith("How the answers were read: 5 answers: 0 read by the rule reader, 3 filled by the LLM "
+                           "extractor, 1 given in the file, 1 left unparsed.")
     assert "agreed with the rule reader on 1 of the 2 answers both read (50.0%)" in line
 
 
