@@ -99,7 +99,8 @@ def _decomposition_section(result: dict) -> list[str]:
                          f"floor** ({_rate(floor)} of re-run answers move): its dominance and fusion shares may be "
                          "sampling noise, not modality dependence.")
     c = dec["combined"]["overall"]
-    rows.append([f"**combined** (mean over {c['n_models']} model(s))", c.get("n_classified", "-"),
+    flagged = f", {len(flags)} flagged" if flags else ""
+    rows.append([f"**combined** (mean over {c['n_models']} model(s){flagged})", c.get("n_classified", "-"),
                  _pct(c["dominance_share"]), _pct(c["shares"]["incomplete_fusion"]), "", ""])
     template_rows = [[t, v["n_models"], *[_pct(v["shares"][k]) for k in modes], _pct(v["dominance_share"])]
                      for t, v in dec["combined"]["by_template"].items()]

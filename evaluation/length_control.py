@@ -101,8 +101,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE, max_iter: i
 
 
 LC_RESAMPLES = 200  # bootstrap refits of the GLM for the LC win-rate CIs (each a Newton fit on all pairs)
-LC_CHUNK_ELEMENTS = 1 << 21  # resamples x pairs handled at once (a few float64 matrices of this size)
-LC_ITEM_BLOCK = 1 << 14  # pairs per block of the Hessian's outer products
+LC_CHUNK_ELEMENTS = 1 << 20  # resamples x pairs handled at once (a few float64 matrices of this size)
 
 
 def lc_design(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.ndarray,
@@ -125,27 +124,41 @@ def lc_design(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.nda
     return np.column_stack([ident, np.tanh(diff / scale)]), scale
 
 
+def sparse_design(x: np.ndarray):
+    """(X, outer): the design with its intercept column as a CSR matrix (items x columns) and every item's ``x x^T``
+    flattened, as a CSR matrix (columns^2 x items), built once and shared by all resample blocks. The LC design is
+    sparse (intercept, +1 / -1 for the two generators, the length term: four non-zeros per row), so a Newton step
+    costs O(resamples x pairs), not O(resamples x pairs x columns^2), and ``outer`` holds ~16 numbers per pair."""
+    from scipy import sparse
+
+    xs = sparse.csr_matrix(np.column_stack([np.ones(len(x)), np.asarray(x, dtype=np.float64)]))
+    n, p = xs.shape
+    counts = np.diff(xs.indptr)
+    row = np.repeat(np.arange(n, dtype=np.int32), counts)  # row of each stored value
+    rep = counts[row]  # each stored value pairs with every stored value of its row
+    left = np.repeat(np.arange(xs.nnz, dtype=np.int64), rep)
+    right = xs.indptr[row[left]] + (np.arange(left.size) - np.repeat(np.cumsum(rep) - rep, rep))
+    cols = xs.indices.astype(np.int32)
+    outer = sparse.csr_matrix((xs.data[left] * xs.data[right], (cols[left] * p + cols[right], row[left])),
+                              shape=(p * p, n))
+    return xs, outer
+
+
 def fit_logistic_resamples(x: np.ndarray, y: np.ndarray, weights: np.ndarray, ridge: float = RIDGE,
-                           start: np.ndarray | None = None, max_iter: int = 50, tol: float = 1e-8) -> np.ndarray:
+                           start: np.ndarray | None = None, max_iter: int = 50, tol: float = 1e-8,
+                           design=None) -> np.ndarray:
     """:func:`fit_logistic` for a batch of case weights at once: row r of ``weights`` (resamples x items, e.g. the
     multiplicities of a bootstrap resample) gives ``sum_i w_ri log-lik_i - ridge / 2 * |w|^2``; returns (resamples,
     1 + columns). Equal to :func:`fit_logistic` on the resample's rows (repeated by their weights), tested. Newton
-    steps for all resamples together, warm-started at ``start`` (the full-data fit)."""
-    from scipy import sparse
-
-    x1 = np.column_stack([np.ones(len(x)), np.asarray(x, dtype=np.float64)])
+    steps for all resamples together, warm-started at ``start`` (the full-data fit); ``design``: the
+    :func:`sparse_design` of ``x`` when the caller has it."""
+    xs, outer = design if design is not None else sparse_design(x)
     y = np.asarray(y, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
-    b, p = w.shape[0], x1.shape[1]
+    b, p = w.shape[0], xs.shape[1]
     penalty = np.full(p, float(ridge))
     penalty[0] = 0.0
     beta = np.tile(np.zeros(p) if start is None else np.asarray(start, np.float64), (b, 1))
-    # the LC design is sparse (intercept, +1 / -1 for the two generators, the length term): sparse products keep a
-    # Newton step at O(resamples x pairs) instead of O(resamples x pairs x columns^2)
-    xs = sparse.csr_matrix(x1)
-    outer = sparse.vstack([sparse.csr_matrix((xb[:, :, None] * xb[:, None, :]).reshape(len(xb), p * p))
-                           for xb in (x1[i:i + LC_ITEM_BLOCK] for i in range(0, len(x1), LC_ITEM_BLOCK))]
-                          or [sparse.csr_matrix((0, p * p))]).T.tocsr()  # (p^2, items): x x^T per item
     active = np.ones(b, dtype=bool)
     for _ in range(max_iter):
         if not active.any():
@@ -153,8 +166,13 @@ def fit_logistic_resamples(x: np.ndarray, y: np.ndarray, weights: np.ndarray, ri
         wa, ba = w[active], beta[active]
         prob = _sigmoid(np.asarray(xs @ ba.T).T)  # (resamples, items)
         grad = np.asarray(xs.T @ (wa * (y - prob)).T).T - penalty * ba
-        hess = np.asarray(outer @ (wa * prob * (1 - prob)).T).T.reshape(-1, p, p) + np.diag(penalty)
-        step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        prob *= 1 - prob
+        prob *= wa  # the curvature weights, in place
+        hess = np.asarray(outer @ prob.T).T.reshape(-1, p, p) + np.diag(penalty)
+        try:
+            step = np.linalg.solve(hess, grad[:, :, None])[:, :, 0]
+        except np.linalg.LinAlgError:  # a flat direction (e.g. a generator absent from a resample): least squares
+            step = (np.linalg.pinv(hess) @ grad[:, :, None])[:, :, 0]
         beta[active] = ba + step
         done = np.max(np.abs(step), axis=1) < tol
         idx = np.flatnonzero(active)
@@ -191,7 +209,8 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
     The CI resamples pairs with replacement (``n_resamples`` seeded resamples, the draws of
     :func:`~omniaudit.evaluation.stats.resample_weight_chunks`; ``clusters`` resamples whole clusters, e.g. copies of
     a pair), refits the GLM (length scale kept) on each and recomputes every generator's LC rate over its pairs in
-    that resample; ``n_resamples = 0`` gives no CI.
+    that resample; a resample whose labels are all one class (no finite slot intercept) is skipped, as the WAF
+    bootstrap skips them, and ``bootstrap.n_resamples`` counts the resamples used; ``n_resamples = 0`` gives no CI.
     """
     gen1, gen2 = np.asarray(gen1, dtype=object).astype(str), np.asarray(gen2, dtype=object).astype(str)
     y = np.asarray(y, dtype=np.int64)
@@ -212,12 +231,19 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
         m = int(codes.max()) + 1
         samples = []
         per_block = max(1, LC_CHUNK_ELEMENTS // max(y.size, 1))
+        design = sparse_design(x)
         for block in resample_weight_chunks(m, n_resamples, seed):
             for s0 in range(0, len(block), per_block):
                 w = block[s0:s0 + per_block][:, codes].astype(np.float64)
-                fits = fit_logistic_resamples(x, y, w, ridge, start=beta)
-                samples.append(_lc_rates(fits[:, 1:k + 1], c1, c2, k, w))
+                rates = np.full((len(w), k), np.nan)
+                pos = w @ y
+                both = (pos > 0) & (pos < w.sum(axis=1))  # a one-class resample has no finite slot intercept: skipped
+                if both.any():
+                    fits = fit_logistic_resamples(x, y, w[both], ridge, start=beta, design=design)
+                    rates[both] = _lc_rates(fits[:, 1:k + 1], c1, c2, k, w[both])
+                samples.append(rates)
         samples = np.concatenate(samples)
+        samples = samples[np.isfinite(samples).any(axis=1)]
         used = int(samples.shape[0])
         lo, hi = percentile_ci(samples, confidence)
     out = {}
@@ -233,6 +259,7 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
             "length_scale": scale, "n": int(y.size), "ridge": ridge,
             "bootstrap": {"n_resamples": used, "seed": seed, "confidence": confidence,
                           "unit": "pairs" if clusters is None else "clusters",
-                          "method": "percentile; GLM refitted on each resample of pairs (length scale kept)"},
+                          "method": "percentile; GLM refitted on each resample of pairs (length scale kept); "
+                                    "one-class resamples skipped"},
             "model": "logit P(a1) = b + theta[g1] - theta[g2] + phi * tanh((l1 - l2) / sd); L2 on every theta "
                      "(sum-to-zero, no reference generator); LC: b = phi = 0"}

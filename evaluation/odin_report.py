@@ -36,7 +36,8 @@ def parse_runs(specs: Sequence[str | Path]) -> dict[str, Path]:
     runs: dict[str, Path] = {}
     for spec in specs:
         text = str(spec)
-        name, path, named = parse_named_file(spec, folders=True, what="PATH", noun="ODIN run")  # omniaudit.specs
+        name, path, named = parse_named_file(spec, folders=True, what="PATH",  # the one rule: omniaudit.specs
+                                             noun=f"ODIN run (a folder holding {METRICS_FILE}, or the file)")
         file = path / METRICS_FILE if path.is_dir() else path
         if not file.is_file():
             raise InputError(f"no {METRICS_FILE} here (expected a reward_odin.py output folder or the file)",

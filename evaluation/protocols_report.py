@@ -153,12 +153,22 @@ def _modes(result: dict) -> list[str]:
             tasks = ", ".join(f"{t}: {mode}" for t, mode in sorted(entry["tasks"].items()) if mode)
             rows.append([j, f"pairwise ({f})", entry["mode"] or "—", tasks])
         for attribute, channels in sorted(m.get("labels", {}).items()):
-            detail = ", ".join(f"{c}: {v['mode']} ({v['cell']} {v['rate']:.2f})" for c, v in channels.items()
-                               if isinstance(v, dict))
+            if "answers" in channels:  # gated: no channel read
+                a = channels["answers"]
+                detail = (f"{a['n']} answers, parse rate {a['parse_rate']:.2f}"
+                          + ("" if a.get("entropy") is None else f", label entropy {a['entropy']:.2f}")
+                          + ("" if not a.get("top_label") else f", '{a['top_label']}' {a['top_share']:.0%}"))
+            else:
+                detail = ", ".join(f"{c}: {v['mode']} ({v['cell']} {v['rate']:.2f})" for c, v in channels.items()
+                                   if isinstance(v, dict))
             rows.append([j, f"labels ({attribute})", channels.get("mode") or "—", detail])
     if not rows:
         return []
     return ["## Judge modes", "",
+            f"A cell is given a mode only when the judge answers it: a parse rate of at least {pm.MIN_PARSE_RATE} "
+            f"(else {pm.NOT_ANSWERING}) and, for an attribute's labels, a normalised label entropy H / log2 K of at "
+            f"least {pm.MIN_LABEL_ENTROPY} (else {pm.CONSTANT}; one slot for every pairwise trial is the fully "
+            "locked mode itself). "
             f"Pairwise (§V-D): fully locked when lock >= {pm.FULL_LOCK}; locked when lock >= {pm.LOCKED} and "
             f"|g - 0.5| <= {pm.LOCKED_G_BAND}; engaged when lock <= {pm.ENGAGED_LOCK} and g >= {pm.ENGAGED_G}; "
             "otherwise intermediate; a judge's mode is the one most tasks share (else task-dependent). Labels "

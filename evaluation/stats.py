@@ -114,7 +114,10 @@ def confusion_weights(y_true: np.ndarray, share_a1: np.ndarray) -> np.ndarray:
 
     ``share_a1`` is 1 (a1), 0 (a2) or 0.5 (a tie); a binary decision is one-hot, a tie counts half in each cell of
     its row, which is the expected confusion of a fair coin (and equals scoring each of the two presentation orders of
-    a position-locked judge as a trial of its own).
+    a position-locked judge as a trial of its own). Metrics linear in the cells (accuracy, prior-following) are then
+    a fair coin's expected score exactly; WAF is not linear: :func:`waf_from_confusion` of these cells is the WAF of
+    the coin's expected confusion, which exceeds the coin's expected WAF by O(1/n) (one tied pair: 66.7 vs 50; ten:
+    52.1 vs 50.7; 100: 50.08 vs 49.95).
     """
     y_true = _as_binary("y_true", y_true)
     q = np.asarray(share_a1, dtype=np.float64)
@@ -267,8 +270,10 @@ def decide_with_ties(p_a1: np.ndarray) -> np.ndarray:
     A tie is a judge with no preference between the candidates: e.g. a position-locked judge that picks the first slot
     in both presentation orders (a1 in one, a2 in the other, averaging to 0.5). Thresholding would make it "always
     a1", i.e. a judge of the majority class when a1 is the majority. Ties are scored half for each class instead
-    (:func:`confusion_weights`): the expected score of a fair coin, computed exactly, with no seed and no class
-    favoured. ``|p - 0.5| <= TIE_TOLERANCE`` counts as a tie, so that averaged orders such as (0.7 + 0.3) / 2 do.
+    (:func:`confusion_weights`): the confusion a fair coin gives in expectation, with no seed and no class favoured.
+    Accuracy and prior-following are then exactly a fair coin's expected score; WAF is the WAF of that expected
+    confusion, slightly above a coin's expected WAF on small slices (O(1/n); 66.7 vs 50 for one tied pair).
+    ``|p - 0.5| <= TIE_TOLERANCE`` counts as a tie, so that averaged orders such as (0.7 + 0.3) / 2 do.
     """
     p = np.asarray(p_a1, dtype=np.float64)
     return np.where(np.abs(p - 0.5) <= TIE_TOLERANCE, TIE, (p > 0.5).astype(np.float64))

@@ -263,7 +263,8 @@ def cmd_judge(args: argparse.Namespace) -> None:
     with progress_status(f"judging {args.config} with {args.judge}") as progress:
         counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
                            temperature=args.temperature, top_p=args.top_p, seed=args.seed, runs=args.runs,
-                           shard=args.shard, min_usable=args.min_usable, batch_size=args.batch_size, mode=args.mode,
+                           shard=args.shard, min_usable=args.min_usable, dump_prompts=args.dump_prompts,
+                           batch_size=args.batch_size, mode=args.mode,
                            concurrency=args.concurrency,
                            max_retries=args.max_retries, cache_dir=args.cache, use_cache=not args.no_cache,
                            api_key_env=args.api_key_env, max_tokens=args.max_tokens, dialect=args.dialect,
@@ -670,7 +671,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="predictions file (JSONL)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace an existing --out file that omniaudit did not write")
-    p.add_argument("--conditions", nargs="+", help="only items with these condition (or task) values")
+    p.add_argument("--conditions", nargs="+", metavar="[COLUMN=]VALUE",
+                   help="only these items: values of the config's selector columns (protocols condition / task, "
+                        "interventions intervention / dimension, composition ablation / template_name / template_id "
+                        "/ category); values of one column are alternatives, of different columns all must hold")
     p.add_argument("--formats", nargs="+", choices=["concat", "native"],
                    help="pairwise: only these formats (native needs a judge that takes several audio inputs)")
     p.add_argument("--max-tokens", type=int, default=32,
@@ -691,6 +695,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write the predictions only when at least this share of the answers is usable (an option "
                         "named, or free-form text that is not empty, a refusal or an error reply); a run below it "
                         "exits 2 and writes nothing (default 0.2; 0 writes any run; scripted: judges are exempt)")
+    p.add_argument("--dump-prompts", action="store_true",
+                   help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "
+                        "the chat template's text, with the template's default system prompt kept; openai: the JSON "
+                        "messages, media as stand-ins without their bytes), as lmms-eval's logged samples do")
     p.add_argument("--batch-size", type=int, default=8, help="hf: items per forward pass (8)")
     p.add_argument("--mode", choices=["logits", "generate"], default="logits",
                    help="hf: read option logits (default) or generate text")

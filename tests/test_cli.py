@@ -428,7 +428,8 @@ def test_overwrite_rerun_and_another_commands_output(capsys, tmp_path, emoprefer
     assert main([*build, "--overwrite"]) == 0  # asked for: the folder is replaced
     assert not (victim / "notes.txt").exists() and (victim / "README.md").is_file()
     marker = json.loads((victim / ".omniaudit.json").read_text(encoding="utf-8"))
-    assert marker["command"] == "omniaudit build preference" and "pairs/train-00000-of-00001.parquet" in marker["files"]
+    assert marker["command"] == "omniaudit build preference"
+    assert "pairs/train-00000-of-00001.parquet" in marker["files"]
     assert main(build) == 0  # its own earlier output: no --overwrite needed
     capsys.readouterr()
     assert main(["audit", "preference", "--data", str(victim), *FAST, "--out", str(victim)]) == 2

@@ -493,8 +493,8 @@ def media_column(ds, need: str | None = None) -> tuple[object, str | None]:
     if unresolved:
         i, path = unresolved[0]
         more = f" ({len(unresolved)} such rows)" if len(unresolved) > 1 else ""
-        raise InputError(f"{where(i)} has no embedded {column} bytes and its path {path!r} is not a file here (relative "
-                         f"paths are taken from {Path.cwd()}){more}; embed the media or fix the paths",
+        raise InputError(f"{where(i)} has no embedded {column} bytes and its path {path!r} is not a file here "
+                         f"(relative paths are taken from {Path.cwd()}){more}; embed the media or fix the paths",
                          column=column)
 
     def embed(cell):

@@ -4,10 +4,11 @@ Columns: ``id``, ``video`` (relative to the manifest's folder, or absolute) and 
 ``visual_event``, ``visual_time``, ``audio_event``, ``audio_time``, ``discard``. Extra annotators' timestamps go in
 ``visual_time_<annotator>`` / ``audio_time_<annotator>``. A column close to a known one (``audio_tme``) or naming
 another media input (``audio``, ``video_path``) is an error; any other column is not read, and is listed in the
-manifest summary (``ignored_columns``, on the card's build info) with a warning. A sample is kept when all its visual timestamps lie within
-``eps_visual`` (0.8 s) and all its audio timestamps within ``eps_audio`` (0.5 s) of each other; the consensus time is
-the primary ``*_time`` when given, else the annotators' median. A non-empty ``discard`` cell (manual review, or
-``omniaudit annotate`` when an annotator found no event or gave no usable time) rejects the row with its text.
+manifest summary (``ignored_columns``, in the build info) with a warning. A sample is kept when all its visual
+timestamps lie within ``eps_visual`` (0.8 s) and all its audio timestamps within ``eps_audio`` (0.5 s) of each other;
+the consensus time is the primary ``*_time`` when given, else the annotators' median. A non-empty ``discard`` cell
+(manual review, or ``omniaudit annotate`` when an annotator found no event or gave no usable time) rejects the row
+with its text.
 """
 
 from __future__ import annotations

@@ -186,7 +186,8 @@ def summarize(df: pd.DataFrame) -> dict:
 
 
 def render_card(tables: dict[str, pd.DataFrame], source: str, options: PreferenceBuildOptions,
-                spec: SyntheticSpec | None) -> str:
+                spec: SyntheticSpec | None, generator_spellings: list[dict] | None = None) -> str:
+    """The dataset card; ``generator_spellings``: generator names read as one (they differed only in case)."""
     metadata = {
         "pretty_name": "omniaudit preference audit dataset",
         "tags": ["omniaudit", "preference", "shortcut-audit", "emoprefer"],
@@ -200,6 +201,7 @@ def render_card(tables: dict[str, pd.DataFrame], source: str, options: Preferenc
         summary=summarize(tables["pairs"]),
         config_sizes={name: len(t) for name, t in tables.items()},
         judge=judge.summarize(tables["judge"]), judge_prompts=judge.PROMPTS,
+        generator_spellings=generator_spellings or [],
     )
 
 
@@ -235,7 +237,9 @@ def build_from_source(data: str | Path | None, columns: dict[str, str] | None = 
         raw, source = read_preference_table(data, columns), str(data)
     with located(data):
         tables = build_tables(raw, options)
-    return tables, source, render_card(tables, local_name(source), options, spec)  # the card: the file name only
+    card = render_card(tables, local_name(source), options, spec,  # the card: the file name only
+                       raw.attrs.get("generator_spellings"))
+    return tables, source, card
 
 
 def build_preference_dataset(out_dir: str | Path, data: str | Path | None = None,

@@ -1,8 +1,9 @@
 """Read and validate pairwise preference files: the official EmoPrefer CSV or CSV / JSONL / Parquet with a mapping.
 
 Every row is checked; the first problem raises :class:`~omniaudit.errors.InputError` naming file, row, column and
-value. Rows are numbered from 1 in file order: CSV/Parquet count data rows (CSV line = row + 1 for the
-header), JSONL counts lines.
+value. Rows are numbered from 1 in file order: CSV/Parquet count data rows (CSV line = row + 1 for the header),
+JSONL counts lines. Generator names that differ only in case are one generator (the most frequent spelling; listed on
+the card).
 """
 
 from __future__ import annotations
@@ -54,4 +55,26 @@ def read_preference_table(path: str | Path, columns: dict[str, str] | None = Non
     df["preference"] = df["preference"].str.strip().str.lower()
     for col in ("name", "model1", "model2"):
         df[col] = df[col].str.strip()
-    return df.reset_index(drop=True)
+    df = df.reset_index(drop=True)
+    df.attrs["generator_spellings"] = unify_generator_case(df)
+    return df
+
+
+def unify_generator_case(df: pd.DataFrame) -> list[dict]:
+    """Read generator names that differ only in case (``GPT-4o`` / ``gpt-4o``) as one generator, in place.
+
+    As the protocols manifest does for labels: every spelling becomes the most frequent one over ``model1`` and
+    ``model2`` (ties: the first in the file). Returns one record per merged name, ``{"name", "spellings": {spelling:
+    rows}}``, for the card; otherwise one generator would count as two, halving its win-rate prior and splitting its
+    slices."""
+    counts: dict[str, dict[str, int]] = {}  # casefolded -> spelling -> mentions, in file order
+    for a, b in zip(df["model1"], df["model2"], strict=True):
+        for name in (a, b):
+            spellings = counts.setdefault(name.casefold(), {})
+            spellings[name] = spellings.get(name, 0) + 1
+    canonical = {key: max(sp, key=sp.get) for key, sp in counts.items()}
+    merged = [{"name": canonical[key], "spellings": dict(sp)} for key, sp in counts.items() if len(sp) > 1]
+    if merged:
+        for col in ("model1", "model2"):
+            df[col] = [canonical[v.casefold()] for v in df[col]]
+    return merged

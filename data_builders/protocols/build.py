@@ -489,7 +489,9 @@ def build_protocols_dataset(out_dir: str | Path, clips: str | Path | None = None
                         "configs": configs_metadata({name: [SPLIT] for name in CONFIGS}, default="blueprint")}
             card = dataset_card("protocols.md.j2", metadata, source=source, options=asdict(options),
                                 summary=summary, spec=spec.as_dict() if spec else None,
-                                placements=prompts.PLACEMENTS, conditions=BLUEPRINT_CONDITIONS)
+                                placements=prompts.PLACEMENTS, conditions=BLUEPRINT_CONDITIONS,
+                                placement_prompts=prompts.placement_prompts(tables["reference"]),
+                                default_system=prompts.TEMPLATE_DEFAULT_SYSTEM)
             (dest / "README.md").write_text(card, encoding="utf-8")
             info = {"builder": "protocols", "source": source, "options": asdict(options),
                     "spec": spec.as_dict() if spec else None, "summary": summary}

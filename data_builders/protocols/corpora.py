@@ -18,6 +18,13 @@ paths, so no hand-written manifest is needed:
 - ``voxceleb1`` (speaker): ``idNNNNN/VIDEO/NNNNN.wav``: speaker id and recording (video) from the path.
   ``clips_per_speaker`` clips per speaker (8), round-robin over its recordings, so a triplet's same-speaker
   candidate can come from another recording, as in the paper.
+
+Nothing is left out silently: a RAVDESS audio file whose name is not seven valid two-digit fields, or whose
+``Actor_NN`` folder contradicts the actor in its name, is an error naming the file; a folder under a FLEURS root that
+holds audio but is not named like a language (``en_us``, ``cmn_hans_cn``, ``English``) is an error (it would become a
+class); a language with fewer clips of ``min_seconds``..``max_seconds`` than asked (or none: left out), or an emotion
+with fewer clips than asked, is a warning, counted in the manifest summary (``warnings``) and ``build protocols``'
+build info.
 """
 
 from __future__ import annotations
@@ -43,6 +50,21 @@ FLEURS_LANGUAGES = {"en_us": "English", "fr_fr": "French", "de_de": "German", "j
                     "cmn_hans_cn": "Mandarin Chinese", "ko_kr": "Korean", "ar_eg": "Arabic", "hi_in": "Hindi",
                     "nl_nl": "Dutch", "pl_pl": "Polish", "tr_tr": "Turkish", "sv_se": "Swedish"}
 VOX_SPEAKER = re.compile(r"^id\d+$")
+FLEURS_CODE = re.compile(r"^[a-z]{2,3}(_[a-z0-9]{2,4}){1,2}$", re.I)  # en_us, es_419, cmn_hans_cn
+RAVDESS_ACTOR_FOLDER = re.compile(r"^actor_(\d+)$", re.I)
+# RAVDESS field values (Livingstone & Russo 2018): modality 01-03, vocal channel 01-02, emotion 01-08, intensity 01-02
+# (neutral has no strong intensity), statement 01-02, repetition 01-02, actor 01-24
+RAVDESS_FIELDS = {"modality": ("01", "02", "03"), "vocal channel": ("01", "02"), "intensity": ("01", "02"),
+                  "statement": ("01", "02"), "repetition": ("01", "02")}
+
+
+class CorpusRows(list):
+    """A corpus builder's rows, with ``warnings``: what it left out or could not fill (counted in the manifest
+    summary and in ``build protocols``' build info)."""
+
+    def __init__(self, rows=(), warnings: list[str] | None = None) -> None:
+        super().__init__(rows)
+        self.warnings = list(warnings or [])
 
 
 @dataclass(frozen=True)
@@ -90,11 +112,29 @@ def ravdess_rows(root: str | Path, options: CorpusOptions = CorpusOptions()) -> 
     seen: dict[str, Path] = {}
     for path in _audio_files(root):
         m = RAVDESS_NAME.match(path.stem)
-        if not m or m.group(2) != "01":  # vocal channel 01 = speech (02 = song)
-            continue
-        modality, _, emotion, intensity, statement, repetition, actor = m.groups()
+        if not m:
+            raise InputError("ravdess: the file name is not MM-VV-EE-II-SS-RR-AA (seven two-digit fields, e.g. "
+                             "03-01-05-01-01-01-01.wav); rename it or move it out of the corpus folder", file=path)
+        modality, channel, emotion, intensity, statement, repetition, actor = m.groups()
         if emotion not in RAVDESS_EMOTIONS:
             raise InputError(f"ravdess: emotion code {emotion} is not 01-08", file=path)
+        values = dict(zip(RAVDESS_FIELDS, (modality, channel, intensity, statement, repetition), strict=True))
+        bad = [f"{name} {v} (expected {'/'.join(RAVDESS_FIELDS[name])})" for name, v in values.items()
+               if v not in RAVDESS_FIELDS[name]]
+        if emotion == "01" and intensity == "02":
+            bad.append("intensity 02 for neutral (RAVDESS has no strong neutral)")
+        if not 1 <= int(actor) <= 24:
+            bad.append(f"actor {actor} (expected 01-24)")
+        if bad:
+            raise InputError(f"ravdess: malformed file name: {'; '.join(bad)}", file=path)
+        folder = next((RAVDESS_ACTOR_FOLDER.match(p.name) for p in path.parents if RAVDESS_ACTOR_FOLDER.match(p.name)),
+                      None)
+        if folder and int(folder.group(1)) != int(actor):
+            raise InputError(f"ravdess: the file name says actor {actor} but it sits in folder "
+                             f"{folder.group(0)}; the speaker (and gender) would be wrong: fix the name or the folder",
+                             file=path)
+        if channel != "01":  # vocal channel 01 = speech (02 = song: documented, not a warning)
+            continue
         if path.stem in seen:
             raise InputError(f"ravdess: the clip name {path.stem} appears twice (also {seen[path.stem]})", file=path)
         seen[path.stem] = path
@@ -108,10 +148,16 @@ def ravdess_rows(root: str | Path, options: CorpusOptions = CorpusOptions()) -> 
         raise InputError("ravdess: no speech clips named MM-01-EE-II-SS-RR-AA.wav (e.g. Actor_01/03-01-05-01-01-01-"
                          "01.wav) under the folder", file=root)
     per_class = options.per_class or 30
-    rows = []
+    rows, warns = [], []
     for e, emotion in enumerate(sorted(by_emotion)):
-        rows += _actor_stratified(by_emotion[emotion], per_class, [options.seed, e])
-    return rows
+        picked = _actor_stratified(by_emotion[emotion], per_class, [options.seed, e])
+        if len(picked) < per_class:
+            warns.append(f"ravdess: {emotion} has {len(picked)} speech clips, fewer than the {per_class} asked")
+        rows += picked
+    missing = sorted(set(RAVDESS_EMOTIONS.values()) - set(by_emotion))
+    if missing:
+        warns.append(f"ravdess: no speech clips of {', '.join(missing)}")
+    return CorpusRows(rows, warns)
 
 
 def _actor_stratified(by_actor: dict[str, list[dict]], n: int, seed: list[int]) -> list[dict]:
@@ -168,15 +214,29 @@ def fleurs_rows(root: str | Path, options: CorpusOptions = CorpusOptions()) -> l
             raise InputError(f"fleurs: no language folder(s) {missing}; the folder has {[p.name for p in folders]}",
                              file=root)
         folders = [p for p in folders if p.name in options.languages]
+    else:  # a folder that is not named like a language would become a class of its own
+        for folder in folders:
+            if not _is_language_folder(folder.name) and _audio_files(folder):
+                raise InputError(f"fleurs: folder '{folder.name}' holds audio but is not a language folder (expected "
+                                 f"per-language folders named by FLEURS code, e.g. en_us/, fr_fr/, cmn_hans_cn/); it "
+                                 f"would become a language class of its own: move it out, or name the language "
+                                 f"folders with --languages", file=folder)
     per_class = options.per_class or 15
-    rows = []
+    rows, warns = [], []
     for k, folder in enumerate(folders):
         files = _audio_files(folder)
         if not files:
+            if _is_language_folder(folder.name):
+                warns.append(f"fleurs: {folder.name} left out: no audio files")
             continue
         meta = _fleurs_transcripts(folder)
         durations = np.array([_duration(p) for p in files])
         ok = [p for p, d in zip(files, durations, strict=True) if options.min_seconds <= d <= options.max_seconds]
+        if len(ok) < per_class:
+            what = "left out" if not ok else f"{len(ok)} clips, fewer than the {per_class} asked"
+            warns.append(f"fleurs: {folder.name} {what}: {len(ok)} of its {len(files)} clips last "
+                         f"{options.min_seconds:g}-{options.max_seconds:g} s (--min-seconds / --max-seconds; its "
+                         f"clips last {durations.min():.1f}-{durations.max():.1f} s)")
         rng = np.random.default_rng([options.seed, k])
         chosen = sorted(ok[i] for i in rng.permutation(len(ok))[:per_class])
         language = FLEURS_LANGUAGES.get(folder.name.lower(), folder.name)
@@ -189,9 +249,14 @@ def fleurs_rows(root: str | Path, options: CorpusOptions = CorpusOptions()) -> l
     languages = {r["label"] for r in rows}
     if len(languages) < 2:
         raise InputError(f"fleurs: expected per-language folders (e.g. en_us/, fr_fr/) with clips of "
-                         f"{options.min_seconds:g}-{options.max_seconds:g} s; found clips for {sorted(languages)}",
-                         file=root)
-    return rows
+                         f"{options.min_seconds:g}-{options.max_seconds:g} s; found clips for {sorted(languages)}"
+                         + (f" ({'; '.join(warns)})" if warns else ""), file=root)
+    return CorpusRows(rows, warns)
+
+
+def _is_language_folder(name: str) -> bool:
+    return bool(FLEURS_CODE.match(name)) or name.lower() in FLEURS_LANGUAGES or name.casefold() in {
+        v.casefold() for v in FLEURS_LANGUAGES.values()}
 
 
 def _mos_list(root: Path, split: str) -> Path:
@@ -271,15 +336,23 @@ def voxceleb1_rows(root: str | Path, options: CorpusOptions = CorpusOptions()) -
 BUILDERS = {"ravdess": ravdess_rows, "fleurs": fleurs_rows, "bvcc": bvcc_rows, "voxceleb1": voxceleb1_rows}
 
 
-def corpus_rows(corpus: str, root: str | Path, options: CorpusOptions = CorpusOptions()) -> list[dict]:
+def corpus_rows(corpus: str, root: str | Path, options: CorpusOptions = CorpusOptions()) -> CorpusRows:
+    """The corpus' manifest rows; ``.warnings`` lists what was left out (also warned here)."""
+    import warnings
+
     if corpus not in BUILDERS:
         raise InputError(f"unknown corpus; expected one of {', '.join(CORPORA)}", value=corpus)
-    return BUILDERS[corpus](root, options)
+    rows = BUILDERS[corpus](root, options)
+    rows = rows if isinstance(rows, CorpusRows) else CorpusRows(rows)
+    for w in rows.warnings:
+        warnings.warn(w, UserWarning, stacklevel=2)
+    return rows
 
 
 def write_corpus_manifest(out: str | Path, corpora: list[tuple[str, str | Path]],
                           options: CorpusOptions = CorpusOptions()) -> dict:
-    """Write one JSONL manifest for one or more ``(corpus, folder)``; returns {corpus: {clips, classes}}."""
+    """Write one JSONL manifest for one or more ``(corpus, folder)``; returns {corpus: {clips, attribute, classes,
+    warnings}} (``warnings``: languages, emotions or clips left out, see :func:`corpus_rows`)."""
     from omniaudit.io import atomic_file, check_out_file, looks_like
 
     out = check_out_file(out, lambda p: looks_like(p, {"id", "audio", "attribute", "label"}))
@@ -289,7 +362,7 @@ def write_corpus_manifest(out: str | Path, corpora: list[tuple[str, str | Path]]
         rows += part
         labels = [r["label"] for r in part]
         summary[f"{corpus} ({root})"] = {"clips": len(part), "attribute": part[0]["attribute"],
-                                         "classes": len(set(labels))}
+                                         "classes": len(set(labels)), "warnings": list(part.warnings)}
     ids = [r["id"] for r in rows]
     if len(ids) != len(set(ids)):
         dup = next(i for i in ids if ids.count(i) > 1)

@@ -6,7 +6,9 @@ speaker triplet's same-speaker candidate then comes from another recording), ``m
 specialist model's top-1 prediction for the attribute). A clip may appear once per attribute.
 
 Labels of one attribute that differ only in case ("Angry", "angry") are one class: every spelling is read as the
-most frequent one (ties: the first in the file), and the returned frame's ``attrs["notes"]`` says so.
+most frequent one (ties: the first in the file), and the returned frame's ``attrs["notes"]`` says so. One audio (the
+same file, or identical bytes under two names) with two labels of one attribute is an error naming both rows; with
+one label it is kept and noted.
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ def read_clip_manifest(path: str | Path) -> pd.DataFrame:
         stray = (out["attribute"] == attribute) & (out["specialist"] != "") & ~out["specialist"].isin(labels)
         fail_at(stray, f"specialist label is not a {attribute} label of this manifest ({sorted(labels)})", path, rows,
                 "specialist", out["specialist"])
+    out.attrs["notes"] += _same_audio(out, path)
     return out
 
 
@@ -79,4 +82,35 @@ def _one_spelling_per_label(out: pd.DataFrame) -> list[str]:
         out.loc[rows, "label"] = [canonical[v.casefold()] for v in out.loc[rows, "label"]]
         spec = rows & (out["specialist"] != "")
         out.loc[spec, "specialist"] = [canonical.get(v.casefold(), v) for v in out.loc[spec, "specialist"]]
+    return notes
+
+
+def _same_audio(out: pd.DataFrame, path: Path) -> list[str]:
+    """Refuse one audio (the same file, or identical bytes under another name) given two labels of one attribute;
+    the same audio listed twice with one label is kept and noted (it counts twice in every statistic)."""
+    import hashlib
+
+    digests: dict[str, str | None] = {}
+    for audio in out["audio"].unique():
+        try:
+            digests[audio] = hashlib.sha256(Path(audio).read_bytes()).hexdigest()
+        except OSError:  # a missing or unreadable file is refused by name when the clips are decoded
+            digests[audio] = None
+    key = out["audio"].map(digests)
+    notes = []
+    for attribute in sorted(set(out["attribute"])):
+        rows = out[(out["attribute"] == attribute) & key.notna()]
+        for _, group in rows.groupby(key[rows.index], sort=False):
+            if len(group) < 2:
+                continue
+            first = group.iloc[0]
+            other = group[group["label"] != first["label"]]
+            if len(other):
+                o = other.iloc[0]
+                raise InputError(f"the same audio is {attribute} '{first['label']}' in row {first['row']} (id "
+                                 f"{first['id']!r}) and '{o['label']}' in row {o['row']} (id {o['id']!r}): one "
+                                 f"recording cannot have two {attribute} labels; fix the labels or drop one row",
+                                 file=path, row=int(o["row"]), column="label")
+            notes.append(f"{attribute}: the same audio is listed {len(group)} times with label "
+                         f"{first['label']!r} (ids {', '.join(map(repr, group['id']))}); each copy counts")
     return notes

@@ -66,9 +66,12 @@ def reference_line(reference: str) -> str:
 def with_reference(q: str, reference: str, placement: str) -> tuple[str | None, str]:
     """(system, user text) with the verbal reference label at one of four placements.
 
-    ``before``, ``after`` and ``system`` carry the same sentence and differ only in where it is; the system message
-    holds that sentence alone (no persona), so a placement effect is not a persona effect. ``rubric`` is the paper's
-    rubric "hint" framing.
+    ``before``, ``after`` and ``system`` carry the same sentence and differ only in where it is; the item's system
+    text holds that sentence alone (no persona), so a placement effect is not a persona effect. A chat template's
+    own default system prompt is held constant by the runner, not dropped: the hf runner sends it in every placement
+    and appends the ``system`` placement's sentence to it (:func:`omniaudit.evaluation.judges.hf.join_system`), so
+    ``system`` does not also remove the persona the other placements keep. ``rubric`` is the paper's rubric "hint"
+    framing.
     """
     if placement == "before":
         return None, f"{reference_line(reference)}\n{q}"
@@ -93,3 +96,33 @@ def pairwise_text(task: str, control_label: str | None, fmt: str, triplet: bool)
         layout = ("The first audio is the reference voice, the second is clip A and the third is clip B."
                   if triplet else "The first audio is clip A and the second audio is clip B.")
     return f"{layout} {q} Answer with A or B only."
+
+
+# What Qwen2-Audio's shipped chat template adds when the messages hold no system message: the example the card shows.
+TEMPLATE_DEFAULT_SYSTEM = "You are a helpful assistant."
+
+
+def chatml(system: str | None, n_audio: int, text: str) -> str:
+    """An item as a Qwen2-Audio-style ChatML template renders it (audio as its placeholder tokens)."""
+    audio = "".join(f"Audio {i}: <|audio_bos|><|AUDIO|><|audio_eos|>\n" for i in range(1, n_audio + 1))
+    head = f"<|im_start|>system\n{system}<|im_end|>\n" if system else ""
+    return f"{head}<|im_start|>user\n{audio}{text}<|im_end|>\n<|im_start|>assistant\n"
+
+
+def placement_prompts(rows: list[dict], default_system: str | None = TEMPLATE_DEFAULT_SYSTEM) -> dict[str, str]:
+    """Placement -> the prompt one clip's wrong-reference item is sent as, by the hf runner to a chat template whose
+    default system prompt is ``default_system`` (the default kept in every placement, the ``system`` placement's
+    sentence appended to it): the same four items the ``reference`` config holds, for the card. ``rows``: the
+    ``reference`` config's rows; {} without a wrong-reference row."""
+    from omniaudit.evaluation.judges.hf import join_system
+
+    wrong = [r for r in rows if r.get("condition") == "wrong"]
+    if not wrong:
+        return {}
+    first = (wrong[0]["attribute"], wrong[0]["clip_id"])
+    out = {}
+    for r in wrong:
+        if (r["attribute"], r["clip_id"]) == first:
+            system = join_system(default_system, r.get("system")) or default_system
+            out[r["placement"]] = chatml(system, int(r.get("n_audio") or 0), r["prompt"])
+    return {p: out[p] for p in PLACEMENTS if p in out}

@@ -367,7 +367,8 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         full = pairs[pairs["is_binary"].astype(bool)]
         audit["length_controlled"] = length_control.length_controlled_win_rates(
             full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object), full["len1"].to_numpy(),
-            full["len2"].to_numpy(), y_all)
+            full["len2"].to_numpy(), y_all, n_resamples=min(config.n_resamples, length_control.LC_RESAMPLES),
+            seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
     if annotations is not None:
         step("multi-annotator consensus")
         audit["consensus"] = {"file": str(config.annotations),

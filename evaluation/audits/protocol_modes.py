@@ -13,6 +13,18 @@ Judge modes, from point estimates (thresholds are module constants, stated in th
   else ``engaged``. Channels: ``blueprint`` (the wrong specialist block next to the audio, ``wrong_audio``),
   ``reference`` (the most-following of the four placements) and ``cue_conflict`` (``conf_spec`` or ``conf_ref``).
 
+Before any mode, a judge must be answering (thresholds are module constants, stated in the report): a judge that
+parses nothing, or gives one label to everything, has no lock, no gold alignment and no follow rate worth reading
+(a judge that parsed 0 answers would otherwise "follow" no wrong label: ``engaged``). From the judge's answers
+(:func:`answer_profile`):
+
+- every cell (each pairwise format x task; each attribute's label answers over blueprint, reference and
+  cue_conflict) needs a parse rate of at least ``MIN_PARSE_RATE`` (0.5), else its mode is ``not answering``;
+- an attribute's parsed labels need a normalised entropy H / log2(K) of at least ``MIN_LABEL_ENTROPY`` (0.2), else
+  ``constant`` (e.g. one label for 96% of the answers of an 8-class attribute). Pairwise cells are not held to it:
+  one slot for every trial is the pairwise protocol's own constant answer, the paper's ``fully locked`` mode
+  (lock 1.00, g 0.50), which the lock already reads.
+
 Run stability (§V-B "a T = 0.7 seed sweep ... the maximum per-cell range is 0.038, and 5-run majority vote shifts
 any cell by at most 0.008"): every cell of the audit is recomputed per sampled run and on the per-item majority
 vote over runs; a cell's ``range`` is max - min over runs, its ``shift`` the majority-vote value minus the pooled
@@ -32,7 +44,53 @@ LOCKED_G_BAND = 0.10
 ENGAGED_LOCK = 0.50
 ENGAGED_G = 0.65
 FOLLOWING = 0.30
+MIN_PARSE_RATE = 0.5  # a cell whose answers are parsed less often than this is "not answering"
+MIN_LABEL_ENTROPY = 0.2  # an attribute whose labels have a lower normalised entropy, H / log2(K), is "constant"
 MODES = ("engaged", "intermediate", "locked", "fully locked")
+NOT_ANSWERING, CONSTANT = "not answering", "constant"
+LABEL_CONFIGS = ("blueprint", "reference", "cue_conflict")
+
+
+def normalized_entropy(labels: pd.Series, k: int) -> float | None:
+    """Shannon entropy of the label distribution over log2(K): 0 for one label, 1 for K labels equally often; None
+    without a label or with K < 2."""
+    counts = labels.dropna().astype(str).value_counts().to_numpy(float)
+    if not counts.size or k < 2:
+        return None
+    p = counts / counts.sum()
+    return max(0.0, float(-(p * np.log2(p)).sum() / np.log2(k)))  # no -0.0 for one label
+
+
+def answer_profile(items: pd.DataFrame, pred: pd.DataFrame) -> dict:
+    """How a judge answered, for the gates of :func:`judge_modes`: per attribute (its answers in the label configs)
+    ``n``, ``parse_rate``, ``entropy`` (normalised, :func:`normalized_entropy`), ``top_label`` and ``top_share``; per
+    pairwise format and task ``n`` and ``parse_rate``. Sampled runs pool (every answer counts)."""
+    df = items.merge(pred[["id", "label"]], on="id", how="inner")
+    out: dict = {"labels": {}, "pairwise": {}}
+    labelled = df[df["config"].isin(LABEL_CONFIGS) & df["attribute"].notna()]
+    for attribute, g in labelled.groupby("attribute", sort=True):
+        parsed = g["label"].dropna().astype(str)
+        top = parsed.value_counts()
+        out["labels"][attribute] = {
+            "n": len(g), "parse_rate": float(len(parsed) / len(g)),
+            "entropy": normalized_entropy(parsed, int(g["k"].iloc[0])),
+            "top_label": str(top.index[0]) if len(top) else None,
+            "top_share": float(top.iloc[0] / len(parsed)) if len(top) else None}
+    pairwise = df[(df["config"] == "pairwise") & (df["task"] != "identical")]
+    for (fmt, task), g in pairwise.groupby(["format", "task"], sort=True):
+        out["pairwise"].setdefault(fmt, {})[task] = {"n": len(g), "parse_rate": float(g["label"].notna().mean())}
+    return out
+
+
+def gate(entry: dict | None, with_entropy: bool = True) -> str | None:
+    """``not answering`` / ``constant`` when a cell's answers fail the thresholds (module docstring), else None."""
+    if not entry:
+        return None
+    if entry["parse_rate"] < MIN_PARSE_RATE:
+        return NOT_ANSWERING
+    if with_entropy and entry.get("entropy") is not None and entry["entropy"] < MIN_LABEL_ENTROPY:
+        return CONSTANT
+    return None
 
 
 def pairwise_mode(lock: float | None, g: float | None) -> str | None:
@@ -76,16 +134,27 @@ def _value(entry: dict | None) -> float | None:
     return None if not entry else entry.get("value")
 
 
-def judge_modes(res: dict, k_of: dict[str, int]) -> dict:
-    """Modes of one judge from its audit result (``audit_judge``) and each attribute's class count."""
-    out: dict = {"pairwise": {}, "labels": {}}
-    for fmt, tasks in res.get("lock", {}).items():
-        cells = {t: pairwise_mode(_value(e), _value(res.get("gold_aligned", {}).get(fmt, {}).get(t)))
-                 for t, e in tasks.items()}
+def judge_modes(res: dict, k_of: dict[str, int], profile: dict | None = None) -> dict:
+    """Modes of one judge from its audit result (``audit_judge``), each attribute's class count and how it answered
+    (``profile``, :func:`answer_profile`): a cell failing the parse-rate or entropy gate gets ``not answering`` or
+    ``constant`` instead of a mode (without a profile no gate is applied). ``thresholds`` records the gates."""
+    profile = profile or {"labels": {}, "pairwise": {}}
+    out: dict = {"pairwise": {}, "labels": {}, "profile": profile,
+                 "thresholds": {"min_parse_rate": MIN_PARSE_RATE, "min_label_entropy": MIN_LABEL_ENTROPY}}
+    formats = set(res.get("lock", {})) | set(profile["pairwise"])
+    for fmt in sorted(formats):
+        tasks = set(res.get("lock", {}).get(fmt, {})) | set(profile["pairwise"].get(fmt, {}))
+        cells = {t: gate(profile["pairwise"].get(fmt, {}).get(t), with_entropy=False) or pairwise_mode(
+                     _value(res.get("lock", {}).get(fmt, {}).get(t)),
+                     _value(res.get("gold_aligned", {}).get(fmt, {}).get(t))) for t in sorted(tasks)}
         out["pairwise"][fmt] = {"tasks": cells, "mode": overall_mode(cells)}
     attributes = set(res.get("copy", {})) | set(res.get("rf", {})) | set(res.get("follow_cue", {}))
     for attribute in sorted(attributes):
         k = int(k_of.get(attribute, 0))
+        gated = gate(profile["labels"].get(attribute))
+        if gated:  # no label channel is read off a judge that does not answer, or answers one label
+            out["labels"][attribute] = {"mode": gated, "answers": profile["labels"][attribute]}
+            continue
         channels = {}
         copy = _value(res.get("copy", {}).get(attribute, {}).get("wrong_audio"))
         if copy is not None:

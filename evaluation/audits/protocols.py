@@ -396,7 +396,8 @@ def audit_protocols(items: pd.DataFrame, predictions: dict[str, pd.DataFrame],
     out["extracted"] = {name: pred.attrs.get("extracted", 0) for name, pred in predictions.items()}
     out["label_sources"] = {name: pred.attrs.get("label_sources", {}) for name, pred in predictions.items()}
     k_of = items.dropna(subset=["attribute"]).groupby("attribute")["k"].first().to_dict()
-    out["modes"] = {name: protocol_modes.judge_modes(res, k_of) for name, res in per_judge.items()}
+    out["modes"] = {name: protocol_modes.judge_modes(res, k_of, protocol_modes.answer_profile(items, pred))
+                    for (name, res), pred in zip(per_judge.items(), predictions.values(), strict=True)}
     out["stability"] = {}
     for name, pred in predictions.items():
         if per_judge[name]["runs"] > 1:

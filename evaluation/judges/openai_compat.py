@@ -149,6 +149,11 @@ class OpenAIJudge:
     def body(self, item: JudgeItem) -> dict:
         return self.payloads.body(item, self.sampling)
 
+    def render(self, item: JudgeItem) -> str:
+        """The messages ``item`` is sent as, JSON, media as stand-ins without their bytes (the server applies the
+        chat template)."""
+        return self.payloads.render(item)
+
     # ---- credentials ----------------------------------------------------------------------------------------------
 
     def _key(self) -> str | None:

@@ -17,7 +17,8 @@ as ``image_url`` data URLs; the dialects differ only in how a video is sent:
 
 Closed items ask for ``logprobs`` / ``top_logprobs`` (unless ``top_logprobs`` is 0) so option probabilities can be read
 from the reply. Parts are built once per unique source (``MediaPart.key``), in a cache bounded in bytes, so three
-questions on one clip or two orders of one pair encode (and, for ``frames``, decode) it once.
+questions on one clip or two orders of one pair encode (and, for ``frames``, decode) it once. :func:`render_messages`
+gives the messages as JSON with stand-ins for the media bytes (``omniaudit judge --dump-prompts``).
 """
 
 from __future__ import annotations
@@ -169,6 +170,11 @@ class Payloads:
         return ([{"role": "system", "content": item.system}] if item.system else []) + [
             {"role": "user", "content": content}]
 
+    def render(self, item: JudgeItem) -> str:
+        """The request's messages as JSON, each media input as a stand-in part without its bytes
+        (:func:`render_messages`): what ``omniaudit judge --dump-prompts`` logs for an ``openai:`` judge."""
+        return render_messages(item, "frames" if self.dialect == "frames" else "video_url")
+
     def body(self, item: JudgeItem, sampling: Sampling) -> dict:
         body = {"model": self.model, "messages": self.messages(item), "max_tokens": self.max_tokens,
                 "temperature": sampling.temperature}
@@ -182,3 +188,24 @@ class Payloads:
         if self.dialect == "vllm" and any(p.kind == "video" and p.with_audio for p in item.media):
             body["mm_processor_kwargs"] = {"use_audio_in_video": True}
         return body
+
+
+MEDIA_PART_TYPES = {"audio": "input_audio", "image": "image_url", "video": "video_url"}
+
+
+def render_messages(item: JudgeItem, video: str = "video_url") -> str:
+    """The chat messages an item is sent as (system message, then one user message: media parts in prompt order and
+    the prompt text), as JSON, with each media input as a stand-in part that names it instead of carrying its bytes:
+    ``{"type": "input_audio", "column": "audio_1", "bytes": 48044, "sha256": "..."}`` (``video``: the type a video
+    goes as, ``video_url`` or ``frames``)."""
+    import json
+
+    def stand_in(part: MediaPart) -> dict:
+        kind = video if part.kind == "video" else MEDIA_PART_TYPES[part.kind]
+        return {"type": kind, "column": part.column, "bytes": len(part.data), "sha256": part.key,
+                **({"with_audio": True} if part.with_audio else {})}
+
+    content = [stand_in(part) for part in item.media] + [{"type": "text", "text": item.prompt}]
+    messages = ([{"role": "system", "content": item.system}] if item.system else []) + [
+        {"role": "user", "content": content}]
+    return json.dumps(messages, ensure_ascii=False)

@@ -218,14 +218,18 @@ def _read_journal(path: Path) -> dict[tuple[int, int], dict]:
 def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None = None,
               progress: Callable[[str], None] | None = None, formats: list[str] | None = None, *,
               temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
-              shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, **judge_options) -> dict:
+              shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, dump_prompts: bool = False,
+              **judge_options) -> dict:
     """Judge every item of ``config`` (optionally some conditions / formats; shard I of N) ``runs`` times and write
     ``out`` (atomically, only after every answer is in).
 
     Answers are kept as they come in a journal beside ``out`` (chunks of :data:`CHUNK` items), so a killed run
     restarts where it stopped (for every runner; ``openai:`` also has its response cache). A run whose answers are
     mostly unusable (fewer than ``min_usable``, see :func:`check_usable`) writes nothing and raises UnusableRun.
-    Every row records its provenance (:mod:`omniaudit.evaluation.predictions`).
+    Every row records its provenance (:mod:`omniaudit.evaluation.predictions`). ``dump_prompts`` adds a column
+    ``rendered_prompt``: the exact prompt of the item as the runner sends it (its ``render(item)``: ``hf:`` the chat
+    template's text, ``openai:`` the JSON messages with media as stand-ins without bytes), as lmms-eval's logged
+    samples keep theirs.
 
     Returns counts: items, runs, rows, closed / parsed / with option probabilities, free-form / generated (non-empty),
     resumed answers, and for remote judges HTTP requests, rejected items and replies that were not completions.
@@ -242,6 +246,10 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     items = [items[p] for p in positions]
     base = Sampling(temperature, top_p, seed)
     judge = make_judge(spec, sampling=base, **judge_options)
+    if dump_prompts and not callable(getattr(judge, "render", None)):
+        raise InputError(f"{redact(spec)} cannot render its prompts (no render(item) method): run without "
+                         "--dump-prompts")
+    rendered: dict[int, str] = {}  # position -> the item's rendered prompt (--dump-prompts), the same in every run
     sampling = {"temperature": temperature, "top_p": top_p, "seed": seed, "runs": runs,
                 "max_tokens": judge_options.get("max_tokens", 32)}
     provenance = run_provenance(dataset, config, fingerprint_of(dataset, config), redact(spec),
@@ -273,6 +281,10 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
                 log.flush()
             for i in range(len(items)):
                 row = dict(kept[(run, positions[i])])
+                if dump_prompts:
+                    if i not in rendered:
+                        rendered[i] = judge.render(items[i])
+                    row["rendered_prompt"] = rendered[i]
                 if shard:
                     row["shard"] = {"index": shard[0], "count": shard[1], "items": n_items, "position": positions[i]}
                 rows.append(row)

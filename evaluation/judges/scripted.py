@@ -32,6 +32,12 @@ class ScriptedJudge:
         """The seed of ``random``: the run's seed (already seed + run), else 0 + run."""
         return self.sampling.seed if self.sampling.seed is not None else self.sampling.run
 
+    def render(self, item: JudgeItem) -> str:
+        """The messages the item would be sent as (JSON, media as stand-ins); a scripted judge reads no prompt."""
+        from omniaudit.evaluation.judges.payload import render_messages
+
+        return render_messages(item)
+
     def answer(self, items: list[JudgeItem], progress=None) -> list[str]:
         return [self._one(item) for item in items]
 

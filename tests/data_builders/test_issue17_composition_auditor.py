@@ -33,7 +33,8 @@ class Auditor:
 
 @pytest.mark.parametrize("score", ["NaN", "Infinity", "-Infinity", '"nan"', '"inf"'])
 def test_a_nan_or_infinite_difficulty_is_an_unparsed_answer(score):
-    raw = '{"decision": "ACCEPT", "failure_pillar": null, "rationale": "ok", "difficulty_score": %s}' % score
+    raw = '{"decision": "ACCEPT", "failure_pillar": null, "rationale": "ok", "difficulty_score": SCORE}'.replace(
+        "SCORE", score)
     assert parse_audit(raw) is None  # was: ValueError / OverflowError from int(score)
     assert parse_audit(raw.replace(score, "7"))["difficulty"] == 7
 

@@ -34,7 +34,7 @@ def test_renaming_generators_changes_no_lc_win_rate_nor_its_ci():
     g1, g2, l1, l2, y = planted()
     a = length_control.length_controlled_win_rates(g1, g2, l1, l2, y, n_resamples=100)
     for rename in ({"plain": "zz_plain"}, {"strong": "a_strong"}, {"wordy": "0wordy", "plain": "p"}):
-        r = lambda g: rename.get(g, g)  # noqa: E731
+        r = lambda g, rename=rename: rename.get(g, g)  # noqa: E731
         b = length_control.length_controlled_win_rates(np.array([r(g) for g in g1]), np.array([r(g) for g in g2]),
                                                        l1, l2, y, n_resamples=100)
         for g, v in a["generators"].items():
@@ -102,3 +102,16 @@ def test_lc_ci_in_audit_json_and_the_preference_report():
     assert "LC win rate [95% CI]" in md
     g, v = next(iter(lc["generators"].items()))
     assert f"{100 * v['lc_win_rate']:.1f}% [{100 * v['lc_ci'][0]:.1f}, {100 * v['lc_ci'][1]:.1f}]" in md
+
+
+def test_tiny_benchmarks_skip_one_class_resamples():
+    """Seven pairs, six won by slot 1: many resamples hold one class only (no finite slot intercept); they are
+    skipped, as the WAF bootstrap skips them, and the CIs stay finite."""
+    g1 = np.array(["a", "b", "c", "a", "b", "c", "a"])
+    g2 = np.array(["b", "c", "a", "c", "a", "b", "b"])
+    l1, l2 = np.array([100, 120, 90, 300, 80, 150, 110]), np.array([90, 200, 95, 100, 120, 140, 100])
+    y = np.array([1, 1, 1, 1, 1, 1, 0])
+    out = length_control.length_controlled_win_rates(g1, g2, l1, l2, y, n_resamples=200)
+    assert 0 < out["bootstrap"]["n_resamples"] < 200
+    for v in out["generators"].values():
+        assert all(np.isfinite(v["lc_ci"])) and v["lc_ci"][0] <= v["lc_win_rate"] <= v["lc_ci"][1]
