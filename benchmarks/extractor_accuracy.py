@@ -2,7 +2,7 @@
 
 Two labelled sets:
 
-- ``omniaudit.evaluation.extract_labelled.LABELLED`` (the Thud extractor: the paper's appendix D answers, the
+- ``evaluation.interventions.extract_labelled.LABELLED`` (the Thud extractor: the paper's appendix D answers, the
   builder's reference answers, negations, hedges, picture-as-subject directions and answers that must stay unparsed):
   a case is right when every expected field is (offsets within 1e-6 s); the baseline answers every case of a
   dimension with that dimension's most frequent expected fields. One line per dimension, misses listed.
@@ -30,7 +30,7 @@ import runpy
 from collections import Counter
 from pathlib import Path
 
-from omniaudit.evaluation.extract_labelled import LABELLED, extractor_accuracy
+from omniaudit.evaluation.interventions.extract_labelled import LABELLED, extractor_accuracy
 
 DIMENSIONS = ("sync", "existence", "consistency")
 READERS = ("sync", "existence", "consistency", "options", "verdict", "em")
@@ -51,9 +51,9 @@ def reader_cases() -> list[tuple]:
 
 def read(reader: str, given):
     """What the library's reader makes of ``given`` (see ``reader_phrasings``)."""
-    from omniaudit.evaluation.extract import extract
-    from omniaudit.evaluation.grading import exact_match, parse_verdict
-    from omniaudit.evaluation.judges import parse_answer
+    from omniaudit.evaluation.composition.grading import exact_match, parse_verdict
+    from omniaudit.evaluation.interventions.extract import extract
+    from omniaudit.evaluation.runners import parse_answer
 
     if reader in DIMENSIONS:
         return extract(reader, given)

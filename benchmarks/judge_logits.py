@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 
 from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
-from omniaudit.evaluation.judges import load_items
-from omniaudit.evaluation.judges.hf import HFJudge
+from omniaudit.evaluation.runners import load_items
+from omniaudit.evaluation.runners.hf import HFJudge
 from omniaudit.tiny_models import tiny_audio_lm, tiny_causal_lm
 
 ANSWER_TOKENS = 32

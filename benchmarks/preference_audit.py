@@ -28,7 +28,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
 
 from omniaudit.data_builders.preference import SyntheticSpec
-from omniaudit.evaluation.audits.preference import SLICES, PreferenceAuditConfig, audit_preference, load_pairs
+from omniaudit.evaluation.preference.audit import SLICES, PreferenceAuditConfig, audit_preference, load_pairs
 from omniaudit.evaluation.stats import decide, resample_indices
 
 

@@ -3,7 +3,7 @@
 Each case is ``(reader, language, input, expected, batch)``:
 
 - ``sync`` / ``existence`` / ``consistency``: ``input`` is a free-form answer to the Thud question, ``expected`` the
-  fields of ``omniaudit.evaluation.extract.extract`` (``NO_ANSWER``: every field None);
+  fields of ``omniaudit.evaluation.interventions.extract.extract`` (``NO_ANSWER``: every field None);
 - ``options``: ``input`` is ``(answer, options, question)`` for ``parse_answer`` (``question`` the item's prompt, or
   None), ``expected`` the option or None;
 - ``verdict``: ``input`` is the grading judge's answer for ``parse_verdict``, ``expected`` "Yes", "No" or None;

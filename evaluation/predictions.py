@@ -11,7 +11,7 @@
 
 plus ``finish_reason`` per row (``stop``, ``length``, ...; null where the runner does not say) and, in the file of
 one shard of a run (``--shard I/N``), ``shard``. The dataset fingerprint is the content hash of the config's Parquet
-files (:mod:`omniaudit.data_builders.fingerprint`); ``model`` is :mod:`~omniaudit.evaluation.judges.identity`.
+files (:mod:`omniaudit.data_builders.fingerprint`); ``model`` is :mod:`~omniaudit.evaluation.runners.identity`.
 
 :func:`check_predictions` is what every audit does with a file before it reads an answer: one run per file (all rows
 the same provenance), made on this build of this dataset (fingerprint and config), whole (no shard, every item of

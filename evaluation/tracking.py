@@ -229,7 +229,7 @@ def _preference_tables(audit: dict, folder: Path) -> dict[str, pd.DataFrame]:
 
 
 def _interventions_tables(audit: dict, folder: Path) -> dict[str, pd.DataFrame]:
-    from omniaudit.evaluation.audits.interventions import FAILURE_MODES
+    from omniaudit.evaluation.interventions.audit import FAILURE_MODES
 
     rows = []
     for dimension, entry in audit.get("dimensions", {}).items():

@@ -84,7 +84,7 @@ def _tracking(args: argparse.Namespace):
 
     if getattr(args, "report_to", "none") == "none":
         return nullcontext(None)
-    from omniaudit.evaluation.judges.transport import redact
+    from omniaudit.evaluation.runners.transport import redact
     from omniaudit.evaluation.tracking import TrackingOptions, tracking_run
 
     # judge specs may carry credentials in their URLs (refused later, but the run opens first): never log them
@@ -258,7 +258,7 @@ def cmd_composition_auditor(args: argparse.Namespace) -> None:
 
 
 def cmd_judge(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.judges import run_judge
+    from omniaudit.evaluation.runners import run_judge
 
     with progress_status(f"judging {args.config} with {args.judge}") as progress:
         counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
@@ -291,14 +291,14 @@ def cmd_judge(args: argparse.Namespace) -> None:
 
 
 def cmd_merge_predictions(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.judges.shards import merge_predictions
+    from omniaudit.evaluation.runners.shards import merge_predictions
 
     counts = merge_predictions(args.out, args.shards)
     print(f"merged {counts['shards']} shards: {counts['items']} items x {counts['runs']} run(s) into {args.out}")
 
 
 def cmd_audit_preference(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, run_preference_audit
+    from omniaudit.evaluation.preference.audit import PreferenceAuditConfig, run_preference_audit
 
     config = PreferenceAuditConfig(n_resamples=args.n_resamples, seed=args.seed, reference=args.reference,
                                    source_classifier=not args.no_source_classifier, controls=not args.no_controls,
@@ -312,7 +312,7 @@ def cmd_audit_preference(args: argparse.Namespace) -> None:
 
 
 def cmd_report_odin(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.odin_report import run_odin_report
+    from omniaudit.evaluation.preference.odin_report import run_odin_report
 
     out = run_odin_report(args.out, args.runs)
     print(f"report: {out / 'report.md'}")
@@ -320,7 +320,7 @@ def cmd_report_odin(args: argparse.Namespace) -> None:
 
 
 def cmd_report_alignment_tax(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.alignment_tax import run_alignment_tax_report
+    from omniaudit.evaluation.interventions.alignment_tax import run_alignment_tax_report
 
     out = run_alignment_tax_report(args.out, args.runs, args.metric, args.n_resamples, args.seed)
     print(f"report: {out / 'report.md'}")
@@ -353,7 +353,7 @@ def cmd_merge(args: argparse.Namespace) -> None:
 
 
 def cmd_audit_interventions(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.audits.interventions import InterventionAuditConfig, run_interventions_audit
+    from omniaudit.evaluation.interventions.audit import InterventionAuditConfig, run_interventions_audit
 
     config = InterventionAuditConfig(n_resamples=args.n_resamples, seed=args.seed, extractor=args.extractor,
                                      extractor_cache=args.cache, offset_tolerance_s=args.offset_tolerance,
@@ -365,7 +365,7 @@ def cmd_audit_interventions(args: argparse.Namespace) -> None:
 
 
 def cmd_audit_protocols(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig, run_protocols_audit
+    from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, run_protocols_audit
 
     config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.seed, partial=args.partial)
     with progress_status("auditing judge protocols") as progress:
@@ -376,8 +376,8 @@ def cmd_audit_protocols(args: argparse.Namespace) -> None:
 
 
 def cmd_run_protocols(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig
-    from omniaudit.evaluation.protocols_run import run_protocols
+    from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig
+    from omniaudit.evaluation.protocols.run import run_protocols
 
     config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed)
     with progress_status("judging and auditing the protocol probes") as progress:
@@ -403,7 +403,7 @@ def cmd_tiny_models(args: argparse.Namespace) -> None:
 
 
 def cmd_audit_composition(args: argparse.Namespace) -> None:
-    from omniaudit.evaluation.audits.composition import run_composition_audit
+    from omniaudit.evaluation.composition.audit import run_composition_audit
 
     with console.status("grading answers"):
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.judge, args.attention,

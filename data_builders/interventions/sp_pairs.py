@@ -68,10 +68,10 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
                   progress: Callable[[str], None] | None = None, **runner_options) -> Path:
     """Write the policy's answers to every ``diagnostic`` item as an ``omniaudit judge`` predictions file.
 
-    ``policy``: a runner SPEC (through :func:`~omniaudit.evaluation.judges.run_judge`, ``runner_options`` going to
+    ``policy``: a runner SPEC (through :func:`~omniaudit.evaluation.runners.run_judge`, ``runner_options`` going to
     the runner: ``max_tokens``, ``batch_size``, ``fps``, ...) or a runner object (``answer(items, progress)``)."""
-    from omniaudit.evaluation.judges import Sampling, load_items, run_judge
-    from omniaudit.evaluation.judges.run import apply_sampling, check_sampling, prediction_row
+    from omniaudit.evaluation.runners import Sampling, load_items, run_judge
+    from omniaudit.evaluation.runners.run import apply_sampling, check_sampling, prediction_row
     from omniaudit.io import atomic_file
 
     out = Path(out)
@@ -102,7 +102,7 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
                   **judge_options) -> pd.DataFrame:
     """One row per (diagnostic row, run) of the predictions file: ``id``, ``run``, ``text`` (the answer), ``verdict``
     (correct / wrong / unparsed / empty / missing), scored exactly as the intervention audit scores answers."""
-    from omniaudit.evaluation.audits.interventions import TEXT_COLUMNS, _correct, _runs, read_predictions
+    from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, _correct, _runs, read_predictions
     from omniaudit.tables import read_records
 
     path = Path(predictions)
@@ -134,7 +134,7 @@ def _diagnostic(dataset: str | Path):
     import datasets
 
     from omniaudit.data_builders.hub import load_hub_dataset
-    from omniaudit.evaluation.audits.interventions import DIAGNOSTIC_COLUMNS
+    from omniaudit.evaluation.interventions.audit import DIAGNOSTIC_COLUMNS
 
     ds = load_hub_dataset(dataset, "diagnostic")
     missing = [c for c in (*DIAGNOSTIC_COLUMNS, *ITEM_COLUMNS) if c not in ds.column_names]

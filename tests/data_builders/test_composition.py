@@ -12,7 +12,7 @@ from PIL import Image
 from omniaudit.cli import main
 from omniaudit.data_builders.composition import bucket, build_composition_dataset, read_samples, select
 from omniaudit.errors import InputError
-from omniaudit.evaluation.grading import exact_match, grade, normalize
+from omniaudit.evaluation.composition.grading import exact_match, grade, normalize
 
 
 @pytest.mark.parametrize(("difficulty", "expected"), [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (7, 3), (8, 4),
@@ -155,7 +155,7 @@ def test_audit_composition_cli(tmp_path, capsys):
     ("four", {"text_only": "no idea", "mute_audio": "four", "drop_image": "four"}, "incomplete_fusion"),
 ])
 def test_failure_mode_classification(full, ablated, mode):
-    from omniaudit.evaluation.failure_modes import classify
+    from omniaudit.evaluation.composition.failure_modes import classify
 
     assert classify(full, ablated) == mode
 
@@ -179,7 +179,7 @@ def test_failure_modes_from_a_run_with_ablation_answers(tmp_path):
 
 
 def test_entropy_of_a_uniform_split_is_log2_3_and_of_a_point_mass_is_0():
-    from omniaudit.evaluation.attention import entropy, mid_layer_mean
+    from omniaudit.evaluation.composition.attention import entropy, mid_layer_mean
 
     assert entropy(np.full(3, 1 / 3)) == pytest.approx(np.log2(3))
     assert entropy(np.array([1.0, 0.0, 0.0])) == 0.0
@@ -187,7 +187,7 @@ def test_entropy_of_a_uniform_split_is_log2_3_and_of_a_point_mass_is_0():
 
 
 def test_entropy_gap_bootstrap_and_pooling():
-    from omniaudit.evaluation.attention import entropy_gap, pooled_gap
+    from omniaudit.evaluation.composition.attention import entropy_gap, pooled_gap
 
     rng = np.random.default_rng(0)
     h = np.concatenate([rng.normal(1.4, 0.05, 40), rng.normal(1.2, 0.05, 40)])
@@ -201,7 +201,7 @@ def test_entropy_gap_bootstrap_and_pooling():
 
 
 def test_attention_probe_on_the_tiny_omni_model(tmp_path, tiny_models):
-    from omniaudit.evaluation.attention import AttentionProbe, ProbeConfig, span_masks
+    from omniaudit.evaluation.composition.attention import AttentionProbe, ProbeConfig, span_masks
     from omniaudit.tiny_models import tiny_omni
 
     model = tiny_omni(tmp_path / "omni")
@@ -231,7 +231,7 @@ def test_attention_probe_on_the_tiny_omni_model(tmp_path, tiny_models):
 def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(tmp_path):
     import os
 
-    from omniaudit.evaluation.attention import AttentionProbe, ProbeConfig
+    from omniaudit.evaluation.composition.attention import AttentionProbe, ProbeConfig
     from omniaudit.tiny_models import tiny_omni
 
     model = tiny_omni(tmp_path / "omni")
@@ -269,7 +269,7 @@ def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(t
 
 
 def test_scripted_judges_answer_samples_and_ablations(tmp_path):
-    from omniaudit.evaluation.judges import run_judge
+    from omniaudit.evaluation.runners import run_judge
 
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
     oracle = tmp_path / "oracle.jsonl"
@@ -301,7 +301,7 @@ def test_a_template_id_with_two_names_is_refused(tmp_path):
 
 
 def test_model_runners_refuse_media_they_cannot_send(tmp_path, tiny_models):
-    from omniaudit.evaluation.judges import run_judge
+    from omniaudit.evaluation.runners import run_judge
 
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
     with pytest.raises(InputError, match="cannot send yet|takes only audio"):
@@ -309,7 +309,7 @@ def test_model_runners_refuse_media_they_cannot_send(tmp_path, tiny_models):
 
 
 def test_review_fixes_selection_difficulty_and_modes(tmp_path):
-    from omniaudit.evaluation.failure_modes import decompose
+    from omniaudit.evaluation.composition.failure_modes import decompose
 
     many = pd.concat([fake_samples(1, 1).assign(template_id=f"T{k}", template_name=f"T{k}", id=f"s{k}")
                       for k in range(30)], ignore_index=True)
@@ -505,7 +505,7 @@ def test_a_templates_table_refuses_unknown_templates(tmp_path, capsys):
 
 
 def test_entropy_gaps_pair_each_model_with_its_own_correctness():
-    from omniaudit.evaluation.attention import entropy_gaps
+    from omniaudit.evaluation.composition.attention import entropy_gaps
 
     h = np.array([1.5, 1.3, 0.9, 0.7, 1.1, 1.0])
     category = np.array(["IC", "IC", "IC", "CC", "CC", "CC"])
@@ -526,7 +526,7 @@ def test_entropy_gaps_pair_each_model_with_its_own_correctness():
 
 
 def test_attention_model_specs(tmp_path):
-    from omniaudit.evaluation.audits.composition import attention_runs
+    from omniaudit.evaluation.composition.audit import attention_runs
 
     (tmp_path / "lr=1e-5").mkdir()
     for name in ("run=1.jsonl", "b.jsonl", "p.jsonl"):

@@ -7,7 +7,7 @@ from sklearn.model_selection import KFold
 
 from omniaudit.data_builders.preference import PreferenceBuildOptions, build_tables
 from omniaudit.data_builders.preference.slices import assign_folds, length_matched
-from omniaudit.evaluation.probes import winrate_rule
+from omniaudit.evaluation.preference.probes import winrate_rule
 
 
 @pytest.mark.parametrize("n", [5, 17, 600, 2096])

@@ -22,7 +22,7 @@ from omniaudit.data_builders.protocols.features import (
     specialist_folds,
 )
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig
+from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig
 
 
 def table(folder, config, columns=None):
@@ -277,7 +277,7 @@ def test_duplicated_audio_never_spans_two_specialist_folds(small_set):
 
 def test_labels_differing_only_in_case_are_one_class(small_set, capsys):
     from omniaudit.cli import main
-    from omniaudit.evaluation.audits.protocols import audit_protocols, load_items_meta, read_judge_predictions
+    from omniaudit.evaluation.protocols.audit import audit_protocols, load_items_meta, read_judge_predictions
 
     folder, rows = small_set
     spellings = ["Angry", "neutral", "angry", "NEUTRAL", "angry", "neutral", "angry", "neutral"]
@@ -311,7 +311,7 @@ def test_labels_differing_only_in_case_are_one_class(small_set, capsys):
 
 
 def test_items_whose_options_differ_only_in_case_are_refused_by_the_audit():
-    from omniaudit.evaluation.audits.protocols import read_judge_predictions
+    from omniaudit.evaluation.protocols.audit import read_judge_predictions
 
     items = pd.DataFrame({"id": ["blueprint/emotion/c0/audio"], "options": [["Angry", "angry", "sad"]]})
     with pytest.raises(InputError, match=r"item 'blueprint/emotion/c0/audio': options .* differ only in case"):

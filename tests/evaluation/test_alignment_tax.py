@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.alignment_tax import alignment_tax, find_sample_files, read_samples
+from omniaudit.evaluation.interventions.alignment_tax import alignment_tax, find_sample_files, read_samples
 from omniaudit.evaluation.stats import resample_indices
 
 # Video-MME style: 3 questions per video, the metric a dict (lmms-eval's videomme_process_results)

@@ -34,7 +34,7 @@ def setup(tmp_path_factory):
 def test_a_model_that_cannot_take_the_samples_media_is_refused_before_any_judge_call(setup, tmp_path, monkeypatch,
                                                                                      capsys, kind, message):
     root, models, _, run = setup
-    import omniaudit.evaluation.judges as judges
+    import omniaudit.evaluation.runners as judges
 
     def no_calls(*args, **kwargs):
         raise AssertionError("a judge was made before the attention model's modalities were checked")
@@ -48,7 +48,7 @@ def test_a_model_that_cannot_take_the_samples_media_is_refused_before_any_judge_
 
 
 def test_the_probe_itself_refuses_media_the_model_does_not_encode(setup):
-    from omniaudit.evaluation.attention import AttentionProbe, ProbeConfig
+    from omniaudit.evaluation.composition.attention import AttentionProbe, ProbeConfig
 
     _, models, samples, _ = setup
     row = samples.iloc[0]

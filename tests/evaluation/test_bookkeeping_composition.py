@@ -10,7 +10,7 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.failure_modes import (
+from omniaudit.evaluation.composition.failure_modes import (
     AnswerMatcher,
     decompose,
     floor_check,
@@ -92,7 +92,7 @@ def test_a_bare_attention_model_is_refused_with_several_models_predictions(datas
                  f"{THREE}@r1={b}", "--attention", "some/omni-model", "--out", str(tmp_path / "rep")]) == 2
     err = capsys.readouterr().err.replace("\n", "")
     assert "runs of 2 models" in err and SEVEN in err and THREE in err and "MODEL=PREDICTIONS" in err
-    from omniaudit.evaluation.audits.composition import attention_runs
+    from omniaudit.evaluation.composition.audit import attention_runs
 
     assert attention_runs(["m"], [a], [SEVEN, SEVEN]) == {"m": [a]}  # one model's runs: fine
     with pytest.raises(InputError, match="would be mixed"):
@@ -124,7 +124,7 @@ class _SynonymJudge:
 
 def test_answers_move_only_when_the_grader_says_they_differ(monkeypatch):
     judge = _SynonymJudge()
-    monkeypatch.setattr("omniaudit.evaluation.judges.make_judge", lambda spec, **kw: judge)
+    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: judge)
     graded = pd.DataFrame({"id": ["s"], "template_name": "T", "question": "Which animal?", "prediction": "a cat",
                            "correct": False})
     ablated = pd.DataFrame({"sample_id": "s", "ablation": ["text_only", "mute_audio", "drop_image"],

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from omniaudit.cli import main
-from omniaudit.evaluation.audits import protocol_modes as pm
+from omniaudit.evaluation.protocols import modes as pm
 
 
 def _judge(dataset, tmp_path, spec, name):

@@ -53,9 +53,9 @@ def test_model_at_run_cuts_at_the_last_at():
 
 def test_every_reader_takes_the_sweep_path(sweep):
     """The same spec through every place that reads named files: each gets the file, named by its stem."""
-    from omniaudit.evaluation.alignment_tax import parse_runs as lmms_runs
-    from omniaudit.evaluation.audits.composition import attention_runs, run_specs
-    from omniaudit.evaluation.judge_files import parse_judge_specs
+    from omniaudit.evaluation.composition.audit import attention_runs, run_specs
+    from omniaudit.evaluation.interventions.alignment_tax import parse_runs as lmms_runs
+    from omniaudit.evaluation.preference.judge_files import parse_judge_specs
     from omniaudit.evaluation.tracking import named_files
 
     spec = "sweep/lr=1e-4/omni.reference.jsonl"
@@ -71,7 +71,7 @@ def test_every_reader_takes_the_sweep_path(sweep):
 
 
 def test_odin_report_reads_the_same_rule(sweep):
-    from omniaudit.evaluation.odin_report import parse_runs
+    from omniaudit.evaluation.preference.odin_report import parse_runs
 
     run = sweep / "sweep" / "lr=1e-4"
     (run / "odin_metrics.json").write_text(json.dumps({"lambda_dec": 1.0, "folds": {}}))
@@ -81,7 +81,7 @@ def test_odin_report_reads_the_same_rule(sweep):
 
 def test_audit_protocols_accepts_a_path_holding_an_equals_sign(sweep):
     """Before: `1e-4/omni.reference.jsonl: file not found` (the spec was cut at its first '=')."""
-    from omniaudit.evaluation.audits.protocols import read_judge_predictions
+    from omniaudit.evaluation.protocols.audit import read_judge_predictions
 
     items = pd.DataFrame({"id": ["cc/0/none", "cc/0/conf_spec"], "config": "cue_conflict", "attribute": "emotion",
                           "task": None, "condition": ["none", "conf_spec"], "placement": None, "clip_id": "clip0",

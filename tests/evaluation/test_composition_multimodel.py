@@ -10,9 +10,9 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audits.composition import run_models
-from omniaudit.evaluation.failure_modes import cohort_decomposition, stability_floor
-from omniaudit.evaluation.grading import accuracy_table
+from omniaudit.evaluation.composition.audit import run_models
+from omniaudit.evaluation.composition.failure_modes import cohort_decomposition, stability_floor
+from omniaudit.evaluation.composition.grading import accuracy_table
 
 
 def test_cohort_decomposition_by_hand():

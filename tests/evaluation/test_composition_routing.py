@@ -10,7 +10,7 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.attention import (
+from omniaudit.evaluation.composition.attention import (
     ProbeConfig,
     commit_depth,
     entropy_gap,
@@ -73,7 +73,7 @@ def setup(tmp_path_factory):
 
 def test_attention_models_are_checked_before_any_judge_call(setup, tmp_path, monkeypatch, capsys):
     root, model, _, run = setup
-    import omniaudit.evaluation.judges as judges
+    import omniaudit.evaluation.runners as judges
 
     def no_calls(*args, **kwargs):
         raise AssertionError("a judge was made before the attention model was checked")

@@ -6,9 +6,15 @@ import pandas as pd
 import pytest
 
 from omniaudit.data_builders.interventions import answers
-from omniaudit.evaluation.audits.interventions import audit_interventions, read_predictions
-from omniaudit.evaluation.extract import extract, extract_consistency, extract_existence, extract_sync, llm_fields
-from omniaudit.evaluation.extract_labelled import LABELLED, extractor_accuracy
+from omniaudit.evaluation.interventions.audit import audit_interventions, read_predictions
+from omniaudit.evaluation.interventions.extract import (
+    extract,
+    extract_consistency,
+    extract_existence,
+    extract_sync,
+    llm_fields,
+)
+from omniaudit.evaluation.interventions.extract_labelled import LABELLED, extractor_accuracy
 
 
 def diagnostic(n_clips: int) -> pd.DataFrame:

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from omniaudit.evaluation.failure_modes import decompose
+from omniaudit.evaluation.composition.failure_modes import decompose
 
 
 def test_blank_answers_are_not_read_as_a_moved_answer():

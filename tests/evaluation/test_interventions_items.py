@@ -8,7 +8,7 @@ import pytest
 from omniaudit.cli import main
 from omniaudit.data_builders.interventions import answers
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audits.interventions import (
+from omniaudit.evaluation.interventions.audit import (
     InterventionAuditConfig,
     audit_interventions,
     load_diagnostic,

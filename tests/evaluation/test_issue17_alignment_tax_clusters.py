@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from omniaudit.evaluation.alignment_tax import alignment_tax, read_samples
+from omniaudit.evaluation.interventions.alignment_tax import alignment_tax, read_samples
 from omniaudit.evaluation.stats import percentile_ci, resample_indices
 
 N_VIDEOS, PER_VIDEO = 12, 3

@@ -5,9 +5,9 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from omniaudit.data_builders.preference import SyntheticSpec, build_tables, synthesize
-from omniaudit.evaluation import length_control
-from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, audit_preference
-from omniaudit.evaluation.report import preference_report
+from omniaudit.evaluation.preference import length_control
+from omniaudit.evaluation.preference.audit import PreferenceAuditConfig, audit_preference
+from omniaudit.evaluation.preference.report import preference_report
 from omniaudit.evaluation.stats import percentile_ci, resample_indices
 
 

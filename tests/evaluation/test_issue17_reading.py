@@ -8,10 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from omniaudit.evaluation.audits.interventions import audit_interventions, read_predictions
-from omniaudit.evaluation.audits.protocols import ProtocolAuditConfig, audit_protocols, read_judge_predictions
-from omniaudit.evaluation.interventions_report import label_sources_line
-from omniaudit.evaluation.protocols_report import protocols_report
+from omniaudit.evaluation.interventions.audit import audit_interventions, read_predictions
+from omniaudit.evaluation.interventions.report import label_sources_line
+from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, audit_protocols, read_judge_predictions
+from omniaudit.evaluation.protocols.report import protocols_report
 
 LABELS = ["angry", "happy", "sad"]
 

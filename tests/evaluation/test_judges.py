@@ -7,15 +7,15 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audits.protocols import (
+from omniaudit.evaluation.protocols.audit import (
     ProtocolAuditConfig,
     audit_protocols,
     load_items_meta,
     read_judge_predictions,
     rf_normalized,
 )
-from omniaudit.evaluation.judges import parse_answer, run_judge
-from omniaudit.evaluation.judges.run import UnusableRun
+from omniaudit.evaluation.runners import parse_answer, run_judge
+from omniaudit.evaluation.runners.run import UnusableRun
 
 FAST = ProtocolAuditConfig(n_resamples=200)
 

@@ -6,7 +6,7 @@ import pytest
 
 from omniaudit.data_builders.preference import SyntheticSpec, build_tables, synthesize
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, audit_preference, run_preference_audit
+from omniaudit.evaluation.preference.audit import PreferenceAuditConfig, audit_preference, run_preference_audit
 from omniaudit.io import to_json
 
 FAST = PreferenceAuditConfig(n_resamples=300, source_classifier=False, controls=False)
@@ -174,7 +174,7 @@ def test_position_locked_judge_is_not_scored_as_always_a1(tmp_path):
 
     The old threshold (p >= 0.5 -> a1) scored it as "always a1": accuracy = the a1 share (the majority class here),
     WAF of a one-class predictor, prior-following = the prior's a1 share."""
-    from omniaudit.evaluation.report import stratified_random_waf
+    from omniaudit.evaluation.preference.report import stratified_random_waf
     from omniaudit.evaluation.stats import waf
 
     pairs = _pairs()["pairs"]
@@ -277,7 +277,7 @@ def test_judges_named_name_eq_file_and_same_stems(tmp_path):
 
 def test_every_judge_file_is_checked_before_any_probe_is_fitted(tmp_path, monkeypatch):
     from omniaudit.errors import InputError
-    from omniaudit.evaluation.audits import preference
+    from omniaudit.evaluation.preference import audit as preference
 
     pairs = _pairs()["pairs"]
     binary = _binary(pairs)
@@ -359,7 +359,7 @@ def test_cli_accepts_name_eq_file_and_judged_only(tmp_path, capsys, emoprefer_cs
 def test_copies_of_a_pair_are_resampled_as_one_unit():
     import pandas as pd
 
-    from omniaudit.evaluation.audits.preference import bootstrap_clusters
+    from omniaudit.evaluation.preference.audit import bootstrap_clusters
 
     raw = synthesize(SyntheticSpec(n_pairs=200, seed=2))
     binary_rows = raw.index[raw["preference"] != "same"][:3]
@@ -489,7 +489,7 @@ def test_lengths_in_the_audit_by_hand():
 
 
 def _report_text(audit):
-    from omniaudit.evaluation.report import preference_report
+    from omniaudit.evaluation.preference.report import preference_report
 
     return preference_report(audit, {"full_vs_counter": "a.png", "win_rates": "b.png"}, "test")
 
@@ -523,7 +523,7 @@ def test_consensus_scores_predictors_against_annotators(tmp_path):
         _f1(y_major, (gold == "a1").astype(int)))
     assert c["annotators"]["r1"]["agrees_with_majority"] == pytest.approx(np.mean(majority == gold))
     codes = np.stack([np.where(lab == "a1", 0, 1) for lab in (gold, r2, np.array(["a1"] * len(gold)))], axis=1)
-    from omniaudit.evaluation.consensus import counts_per_item, fleiss_kappa
+    from omniaudit.evaluation.preference.consensus import counts_per_item, fleiss_kappa
 
     assert c["fleiss_kappa"] == pytest.approx(fleiss_kappa(counts_per_item(codes)))
     assert "## Multi-annotator consensus" in _report_text(audit)

@@ -11,8 +11,8 @@ from omniaudit.cli import main
 from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset, synthesize
 from omniaudit.data_builders.preference.read import COLUMNS
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audits.preference import PreferenceAuditConfig, audit_preference
-from omniaudit.evaluation.judges.items import load_items
+from omniaudit.evaluation.preference.audit import PreferenceAuditConfig, audit_preference
+from omniaudit.evaluation.runners.items import load_items
 from omniaudit.evaluation.stats import decide_with_ties, waf
 
 SPEC = SyntheticSpec(n_pairs=120, seed=5)

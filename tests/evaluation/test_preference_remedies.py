@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 from sklearn.linear_model import LogisticRegression
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation import consensus, length_control, odin_report
+from omniaudit.evaluation.preference import consensus, length_control, odin_report
 
 
 # ----------------------------------------------------------------------------------------------- lengths, LC

@@ -6,7 +6,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 
 from omniaudit.data_builders.preference import SyntheticSpec, synthesize
-from omniaudit.evaluation import probes
+from omniaudit.evaluation.preference import probes
 
 
 def test_length_features_as_appendix_b():

@@ -9,14 +9,14 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.audits import protocol_modes as pm
-from omniaudit.evaluation.audits.protocols import (
+from omniaudit.evaluation.protocols import modes as pm
+from omniaudit.evaluation.protocols.audit import (
     ProtocolAuditConfig,
     audit_judge,
     audit_protocols,
     read_judge_predictions,
 )
-from omniaudit.evaluation.protocols_report import protocols_report
+from omniaudit.evaluation.protocols.report import protocols_report
 
 FAST = ProtocolAuditConfig(n_resamples=300, seed=3)
 

@@ -10,9 +10,9 @@ from chat_server import ChatServer
 from omniaudit.cli import main
 from omniaudit.data_builders.fingerprint import config_fingerprint
 from omniaudit.errors import InputError
-from omniaudit.evaluation.judges import run_judge
-from omniaudit.evaluation.judges.run import CHUNK
-from omniaudit.evaluation.judges.scripted import ScriptedJudge
+from omniaudit.evaluation.runners import run_judge
+from omniaudit.evaluation.runners.run import CHUNK
+from omniaudit.evaluation.runners.scripted import ScriptedJudge
 
 
 def _rows(path):
@@ -106,7 +106,7 @@ def test_audits_refuse_a_shard_or_a_truncated_run_unless_partial(intervention_da
 
 
 def test_one_file_holds_one_run(intervention_dataset, tmp_path):
-    from omniaudit.evaluation.audits.interventions import load_diagnostic, read_predictions
+    from omniaudit.evaluation.interventions.audit import load_diagnostic, read_predictions
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     run_judge(intervention_dataset, "diagnostic", "scripted:oracle", a)
@@ -178,7 +178,7 @@ def test_a_local_model_is_identified_by_its_weights(tiny_models, tmp_path):
     """Two folders with the same config and another weight (a fine-tune) are two models; a copy is the same one."""
     from safetensors.numpy import load_file, save_file
 
-    from omniaudit.evaluation.judges.identity import local_model_identity
+    from omniaudit.evaluation.runners.identity import local_model_identity
 
     base = tiny_models["text"]
     copy, tuned = tmp_path / "copy", tmp_path / "tuned"

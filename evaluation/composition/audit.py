@@ -1,0 +1,451 @@
+"""Composition / counterfactual audit (C3PO): graded accuracy, failure decomposition, attention entropy.
+
+Predictions are read as the runners write them (``omniaudit judge --config samples`` and ``--config ablations``:
+``id`` and the free-form answer in ``raw``), or any file with ``id`` and ``prediction`` (or ``response``).
+``predictions`` lists ``[NAME=]FILE``: files sharing a NAME are one inference run (a run's samples and ablations
+predictions, or its shards); a bare FILE is its own run, named by its stem (or, when bare files share a stem, by as
+much of their folder path as tells them apart: ``a/run``, ``b/run``). Files holding several runs in a ``run`` column
+(``omniaudit judge --runs N``) are split into runs named ``NAME#<run>`` (a single run keeps its NAME). Every run
+answers every sample (its ablations may be partial: failures without every ablation answered are
+``unclassified``). Accuracies are the mean and standard deviation over runs; failure modes pool the runs' failed
+samples; the sampling settings each run records (``temperature``, ``top_p``, ``seed``, ...) are reported.
+
+Specs are read by :mod:`omniaudit.specs` (an existing file always wins, ``=`` and all; else NAME=FILE cut at the
+first ``=`` followed by an existing file). Several models in one audit: ``MODEL@RUN=FILE`` makes run ``MODEL@RUN`` a
+run of MODEL, cut at the last ``@``, so MODEL may be a Hub repo id (``Qwen/Qwen2.5-Omni-7B@r1=run1.jsonl``); a
+``/`` is part of a name, never a separator. A plain NAME, or a bare FILE, is its own model, with its sampled runs
+``NAME#r``. Per model: accuracy by template, category, tier and category x tier (C3PO Fig. 1 heatmap, Table 3; the
+report's headline and tables are per model, never pooled over models), failure modes, each ablation's move rate and
+the stability floor (how often another sampled run's answer to the same full input is not the same answer as a
+failed one: the noise floor of "an ablation moved the answer"; :mod:`.failure_modes` compares
+answers by the grader's rule and flags a decomposition whose moves do not clear the floor); across models, each
+mode's share of the classified failures and the combined dominance share, the mean over models (Table 12).
+
+Writes ``audit.json`` (``accuracy`` over all runs (one model: its accuracy; per model: ``models.<m>.accuracy``),
+``accuracy_by_run``, ``failure_modes``, ``models``, ``failure_decomposition``,
+``runs``, ``run_files``, ``sampling``, ``n_unparsed_verdicts`` and, with attention models, ``entropy_gap`` with
+``routing`` and ``probe_inputs``), ``graded.csv`` (every graded row with its run, model and the judge's prompt and
+verdict), ``attention_samples.csv`` (per model and probed sample: alpha per modality, H_mid, commit depth),
+``report.md`` and figures.
+
+Attention models are probed against their own answers: ``attention`` lists ``MODEL=FILE`` (repeat ``MODEL=`` for
+several runs of one model; its correctness is the strict majority over them) or a bare ``MODEL`` whose answers are
+the ``predictions`` runs (at most one such model, and only when those runs are one model's: two models never share
+one correctness). Every attention model is loaded, its layers checked against ``depth_range`` and its inputs against
+the modalities of the samples it probes before any judge call. The probe reads the graded item's own
+``system`` and ``prompt`` with its image and audio; samples with a video are left out (counted in
+``probe_inputs``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from omniaudit.errors import InputError
+from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
+from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
+from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
+from omniaudit.io import atomic_dir, to_json
+from omniaudit.specs import model_or_named_file, parse_named_files, split_model_run
+from omniaudit.tables import fail_at, read_records
+
+SAMPLE_COLUMNS = ["id", "template_name", "category", "tier", "question", "answer"]
+TEXT_COLUMNS = ("prediction", "response", "raw")  # the free-form answer; ``raw`` as ``omniaudit judge`` writes it
+SAMPLING = ("temperature", "top_p", "top_k", "seed", "max_tokens", "max_new_tokens")  # reported when recorded
+
+
+@dataclass
+class Run:
+    """One inference run: its answers (``id``, ``prediction``) to the samples and any ablations."""
+
+    name: str
+    files: list[Path]
+    answers: pd.DataFrame
+    sampling: dict = field(default_factory=dict)
+    sample_files: list[Path] = field(default_factory=list)  # the files holding its answers to samples
+    model: str = ""  # the model the run belongs to (``MODEL@RUN=FILE``); "": its own name
+    provenance: list = field(default_factory=list)  # per file, what it says of its origin (FileProvenance)
+
+    def __post_init__(self) -> None:
+        self.model = self.model or self.name
+
+
+def run_specs(specs: list[str | Path]) -> dict[str, list[Path]]:
+    """``[NAME=]FILE`` specs -> run name -> its files, in the order given (read by :mod:`omniaudit.specs`).
+
+    Files sharing a NAME are one run. A bare FILE (any existing file, even with ``=`` in its path) is its own run,
+    named by its stem; bare files sharing a stem are named by their paths' last distinct parts (``a/run``,
+    ``b/run``), so they never merge into one run.
+    """
+    entries = _entries(specs)
+    names = {name for name, _ in entries if name is not None}
+    labels = iter(_bare_labels([path for name, path in entries if name is None]))
+    runs: dict[str, list[Path]] = {}
+    for name, path in entries:
+        if name is None:
+            name = next(labels)
+            if name in names:
+                raise InputError(f"this bare file would be run '{name}', the NAME of other files; give it its own "
+                                 f"NAME=FILE (files sharing a NAME are one run)", file=path)
+        runs.setdefault(name, []).append(path)
+    return runs
+
+
+def _entries(specs: list[str | Path]) -> list[tuple[str | None, Path]]:
+    """``(NAME, file)`` per spec; NAME None for a bare file. A NAME of the form ``MODEL@RUN`` is checked here."""
+    entries: list[tuple[str | None, Path]] = []
+    for named in parse_named_files(specs):
+        if named.explicit:
+            split_model_run(named.name)  # MODEL@RUN: both parts non-empty
+        entries.append((named.name if named.explicit else None, named.path))
+    return entries
+
+
+def run_models(specs: list[str | Path]) -> dict[str, str]:
+    """Run name (as ``run_specs`` names it) -> its model: the MODEL of an explicit ``MODEL@RUN=FILE`` (cut at the last
+    ``@``; MODEL may hold ``/``, e.g. ``Qwen/Qwen2.5-Omni-7B@r1``); an explicit NAME without ``@`` and a bare FILE
+    are their own model (their sampled runs ``NAME#r`` belong to it)."""
+    explicit = {name for name, _ in _entries(specs) if name is not None}
+    return {name: split_model_run(name)[0] if name in explicit else name for name in run_specs(specs)}
+
+
+def _bare_labels(paths: list[Path]) -> list[str]:
+    """Each bare file's run name: its stem, or as many trailing path parts as make it unique among the bare files
+    (the full path, suffix included, when only the suffix differs: ``run.jsonl`` and ``run.csv``)."""
+    resolved = [Path(p).resolve() for p in paths]
+    for i, path in enumerate(resolved):
+        if resolved.index(path) != i:
+            raise InputError("the same predictions file is given twice (a run is one file, or several files under "
+                             "one NAME=)", file=paths[i])
+    full = [path.with_suffix("").parts for path in resolved]
+    labels = []
+    for i, parts in enumerate(full):
+        depth = 1
+        while depth <= len(parts) and any(o[-depth:] == parts[-depth:] for k, o in enumerate(full) if k != i):
+            depth += 1
+        labels.append(Path(*parts[-depth:]).as_posix() if depth <= len(parts) else str(resolved[i]))
+    return labels
+
+
+def _run_labels(raw: pd.DataFrame, path: Path, rows: list[int]) -> list[str] | None:
+    """Each row's ``run`` as text (``omniaudit judge --runs N``), or None when the file has no ``run`` column."""
+    if "run" not in raw.columns:
+        return None
+    out = []
+    for row, value in zip(rows, raw["run"].tolist(), strict=True):
+        if value is None or (isinstance(value, float) and np.isnan(value)) or not str(value).strip():
+            raise InputError("expected a run (the file has a 'run' column, so every row needs one)", file=path,
+                             row=row, column="run", value=value)
+        out.append(str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip())
+    return out
+
+
+def _ordered(labels: list[str]) -> list[str]:
+    """Run labels in order: numerically when all are integers (2 before 10), else as text."""
+    unique = list(dict.fromkeys(labels))
+    return sorted(unique, key=int) if all(u.lstrip("-").isdigit() for u in unique) else sorted(unique)
+
+
+def _sampling(frame: pd.DataFrame) -> dict:
+    """The sampling settings recorded in ``frame`` (one value, or the sorted distinct values, per setting)."""
+    out = {}
+    for column in SAMPLING:
+        if column not in frame.columns:
+            continue
+        values = {v.item() if isinstance(v, np.generic) else v for v in frame[column].tolist()
+                  if v is not None and v == v and str(v).strip()}
+        if values:
+            distinct = sorted(values, key=str)
+            out[column] = distinct[0] if len(distinct) == 1 else distinct
+    return out
+
+
+def _read_file(path: Path, known: pd.Series, dataset: str | Path | None = None,
+               partial: bool = False) -> pd.DataFrame:
+    """``id, prediction, run, file, row`` (+ recorded sampling settings) of one predictions file; its provenance
+    (checked against ``dataset``) in ``.attrs["provenance"]``."""
+    raw, rows = read_records(path)
+    provenance = check_predictions(raw, path, dataset, ("samples", "ablations"), partial, rows)
+    column = next((c for c in TEXT_COLUMNS if c in raw.columns), None)
+    if "id" not in raw.columns or column is None:
+        raise InputError(f"expected columns id and prediction (or response, or raw as `omniaudit judge` writes); the "
+                         f"file has {list(raw.columns)}", file=path)
+    ids = raw["id"].astype(str)
+    fail_at(~ids.isin(known), "id is not a sample of the dataset (nor an ablation)", path, rows, "id", ids)
+    runs = _run_labels(raw, path, rows)
+    answers = [v if isinstance(v, str) else "" if v is None or v != v else str(v) for v in raw[column].tolist()]
+    out = pd.DataFrame({"id": ids, "prediction": answers, "run": runs, "file": str(path), "row": rows})
+    out = pd.concat([out, raw[[c for c in SAMPLING if c in raw.columns]].reset_index(drop=True)], axis=1)
+    out.attrs["provenance"] = provenance
+    return out
+
+
+def read_runs(specs: list[str | Path], known: pd.Series, samples_ids: pd.Series, dataset: str | Path | None = None,
+              partial: bool = False) -> list[Run]:
+    """The inference runs of ``specs`` (see ``run_specs``), each split by its ``run`` column when the files have one.
+
+    Refused, naming the file and row: an id that is neither a sample nor an ablation, an id answered twice in one
+    run, a run without a sample's answer (every run answers every sample; write an empty answer for a refusal), and
+    among the files of one NAME holding several runs, a file without a ``run`` column; a file made on another build
+    of ``dataset``, one shard or an incomplete judge run (unless ``partial``), and files of one NAME from different
+    judge runs (:mod:`omniaudit.evaluation.predictions`).
+    """
+    out = []
+    models = run_models(specs)
+    for name, files in run_specs(specs).items():
+        frames = [_read_file(Path(f), known, dataset, partial) for f in files]
+        provenance = [f.attrs["provenance"] for f in frames]
+        check_same_run(provenance, f"the files of run '{name}'")
+        table = pd.concat(frames, ignore_index=True)
+        labels = _ordered(table["run"].dropna().tolist())
+        without = [f for f, frame in zip(files, frames, strict=True) if frame["run"].isna().any()]
+        if len(labels) > 1 and without:
+            raise InputError(f"run '{name}': the files hold {len(labels)} sampled runs ('run' column) but this file "
+                             f"has no 'run' column; give each file of one NAME the same runs", file=without[0])
+        groups = ([(name, table)] if len(labels) <= 1 else
+                  [(f"{name}#{r}", table[table["run"] == r]) for r in labels])
+        for label, rows in groups:
+            dup = rows["id"].duplicated()
+            if dup.any():
+                first = rows[dup].iloc[0]
+                raise InputError(f"id answered twice in run '{label}'", file=first["file"], row=int(first["row"]),
+                                 column="id", value=first["id"])
+            missing = ~samples_ids.isin(rows["id"])
+            if missing.any():
+                hint = (" It answers no sample at all: give a run's samples and ablations predictions the same NAME "
+                        "(NAME=samples.jsonl NAME=ablations.jsonl)." if missing.all() else "")
+                raise InputError(f"run '{label}': {int(missing.sum())} sample(s) have no prediction (every run must "
+                                 f"answer every sample; write an empty prediction for a refusal).{hint}",
+                                 file=", ".join(str(f) for f in files), value=samples_ids[missing].iloc[0])
+            answering = set(rows.loc[rows["id"].isin(samples_ids), "file"])
+            out.append(Run(label, [Path(f) for f in files], rows[["id", "prediction"]].reset_index(drop=True),
+                           _sampling(rows), [Path(f) for f in files if str(f) in answering], models[name],
+                           provenance))
+    return out
+
+
+def attention_runs(attention: list[str] | dict[str, list[str | Path]],
+                   predictions: list[str | Path], prediction_models: list[str] | None = None) -> dict[str, list[Path]]:
+    """Model -> the prediction runs that say which samples it answered right.
+
+    ``MODEL=FILE`` (:func:`omniaudit.specs.model_or_named_file`: an existing path is a bare model, so a model folder
+    may hold ``=``; else the cut is the first ``=`` after which an existing file follows), repeated for several runs;
+    a bare ``MODEL`` takes ``predictions``, which must then hold one model's runs: ``prediction_models`` (the models
+    of the ``--predictions`` runs) naming several models is refused, since their correctness would be mixed.
+    """
+    if isinstance(attention, dict):
+        runs = {m: [Path(f) for f in ([files] if isinstance(files, str | Path) else files)]
+                for m, files in attention.items()}
+    else:
+        runs = {}
+        for spec in attention:
+            model, file = model_or_named_file(spec)
+            runs.setdefault(model, []).append(file)
+        bare = [m for m, files in runs.items() if None in files]
+        if len(bare) > 1:
+            raise InputError(f"attention models {bare} would all be scored against the same --predictions runs; "
+                             f"name each model's own answers: MODEL=PREDICTIONS (repeat for several runs)")
+        for model in bare:
+            if runs[model] != [None] * len(runs[model]):
+                raise InputError(f"give attention model {model} either as MODEL=PREDICTIONS or bare, not both",
+                                 value=model)
+            several = list(dict.fromkeys(prediction_models or []))
+            if len(several) > 1:
+                raise InputError(f"a bare attention model ({model}) is scored by the --predictions runs, but they are "
+                                 f"the runs of {len(several)} models ({', '.join(several)}): their correctness would "
+                                 f"be mixed; give its own answers as MODEL=PREDICTIONS", value=model)
+            runs[model] = [Path(p) for p in predictions]
+    for model, files in runs.items():
+        if not files:
+            raise InputError("an attention model needs at least one predictions file", value=model)
+    return runs
+
+
+def check_attention_models(models: list[str], config, needed: dict[str, str] | None = None) -> None:
+    """Load every attention model (eager attention), check its layers against the depth range and that it encodes
+    every modality of the probed samples (``needed``: modality -> a sample id holding it), then release it: run
+    before any judge call, so a wrong path, a model with too few layers or one that cannot take the samples' media
+    fails before paid calls are made."""
+    import gc
+
+    from omniaudit.evaluation.composition.attention import AttentionProbe
+
+    for model in models:
+        probe = AttentionProbe(model, config)
+        probe.check_modalities(needed or {})
+        del probe
+        gc.collect()
+
+
+def probe_samples(dataset: str | Path) -> tuple[list[dict], list[str]]:
+    """The samples the attention probe reads (no video, an image or an audio; media left encoded) and the ids of the
+    others."""
+    from omniaudit.data_builders.hub import load_config
+
+    table = load_config(dataset, "samples", columns=["id", "system", "prompt", "category", "tier", "image", "audio",
+                                                     "video"])
+    records = table.to_dict("records")
+    rows = [r for r in records if r["video"] is None and (r["image"] is not None or r["audio"] is not None)]
+    left_out = [r["id"] for r in records if r not in rows]
+    if not rows:
+        raise InputError("no sample without a video holds an image or an audio: nothing for the attention probe",
+                         file=dataset)
+    return rows, left_out
+
+
+def probe_modalities(rows: list[dict]) -> dict[str, str]:
+    """Modality -> the first probed sample holding it."""
+    out: dict[str, str] = {}
+    for r in rows:
+        for modality in ("image", "audio"):
+            if r[modality] is not None:
+                out.setdefault(modality, r["id"])
+    return out
+
+
+def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -> tuple[dict, pd.DataFrame]:
+    """Per model and sample: mid-layer entropy, alpha per modality and commit depth, probed on the graded item's own
+    texts (``system`` + ``prompt``) with its image and audio; samples with a video are left out (as in the paper:
+    the attention over a video's frames is not split into the three modalities). dH (correct - incorrect) per model
+    and category, and pooled, each model's entropies split by its own correctness (``correct``: model -> bool per
+    sample id); routing tables (``routing_tables``). Returns the summary and the per-sample table."""
+    from omniaudit.evaluation.composition.attention import AttentionProbe, entropy_gaps, routing_tables
+
+    rows, left_out = probe_samples(dataset)  # media stay encoded ({"bytes", "path"} cells)
+    ids = [r["id"] for r in rows]
+    ok = {}
+    for model, series in correct.items():
+        values = series.reindex(ids)
+        if values.isna().any():
+            raise InputError(f"no graded answer of attention model {model} for sample "
+                             f"'{values.index[values.isna()][0]}'", file=dataset)
+        ok[model] = values.to_numpy(bool)
+    category = np.array([r["category"] for r in rows])
+    h_mid, per_sample = {}, []
+    for model in correct:
+        probe = AttentionProbe(model, config)
+        results = [probe.sample(r["id"], r["prompt"], r["image"] and r["image"]["bytes"],
+                                r["audio"] and r["audio"]["bytes"], r["system"]) for r in rows]
+        del probe
+        h_mid[model] = np.array([x["h_mid"] for x in results])
+        per_sample += [{"model": model, "id": r["id"], "category": r["category"], "tier": int(r["tier"]),
+                        "modalities": x["modalities"], "correct": bool(good), "h_mid": x["h_mid"],
+                        "commit_depth": x["commit_depth"], **{f"alpha_{m}": v for m, v in x["alpha_mean"].items()}}
+                       for r, x, good in zip(rows, results, ok[model], strict=True)]
+    frame = pd.DataFrame(per_sample)
+    out = entropy_gaps(h_mid, ok, category, config.n_resamples, config.seed)
+    out["routing"] = routing_tables(frame, config.n_resamples, config.seed)
+    out["depth_range"] = list(config.depth_range)
+    out["correctness"] = "per model: strict majority over that model's own graded runs"
+    out["probe_inputs"] = {"text": "the graded item's system and prompt", "media": ["image", "audio"],
+                           "n_probed": len(rows), "n_left_out": len(left_out),
+                           "left_out": "samples with a video (or without image and audio)",
+                           "left_out_ids": left_out}
+    return out, frame
+
+
+def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
+                          judge: str | None = None, attention: list[str] | dict[str, list[str | Path]] | None = None,
+                          depth_range: tuple[float, float] = (0.25, 0.75), partial: bool = False,
+                          **judge_options) -> Path:
+    """Grade every run, decompose the failures, summarise per model (``MODEL@RUN=FILE``) and across models, and
+    probe the attention models; see the module docstring."""
+    from omniaudit.data_builders.hub import load_config
+    from omniaudit.evaluation.composition.attention import ProbeConfig
+    from omniaudit.evaluation.composition.failure_modes import (
+        AnswerMatcher,
+        cohort_decomposition,
+        floor_check,
+        move_rates,
+        stability_floor,
+    )
+    from omniaudit.evaluation.composition.report import write_report
+
+    config = ProbeConfig(depth_range=tuple(depth_range))
+    samples = load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
+    ablations = load_config(dataset, "ablations", columns=["id", "sample_id", "ablation"])
+    known = pd.concat([samples["id"], ablations["id"]])
+    runs = read_runs(predictions, known, samples["id"], dataset, partial)
+    files = list(dict.fromkeys(f for run in runs for f in run.files))
+    model_runs = attention_runs(attention, files, [run.model for run in runs]) if attention else {}
+    extra = {}  # attention models' own answers, read (and validated) before any judge call or model load
+    for model_files in model_runs.values():
+        for f in model_files:
+            if Path(f).resolve() not in {g.resolve() for g in files} and Path(f).resolve() not in extra:
+                extra[Path(f).resolve()] = read_runs([Path(f)], known, samples["id"], dataset, partial)
+    if model_runs:  # before any paid judge call
+        check_attention_models(list(model_runs), config, probe_modalities(probe_samples(dataset)[0]))
+    graded = [grade(samples, run.answers, judge, **judge_options).assign(run=run.name) for run in runs]
+    by_file: dict[Path, list[pd.DataFrame]] = {}  # a predictions file -> the graded runs it answers samples in
+    for run, g in zip(runs, graded, strict=True):
+        for f in run.files:
+            by_file.setdefault(f.resolve(), []).extend([g] if f in run.sample_files else [])
+    for path, extra_runs in extra.items():
+        by_file[path] = [grade(samples, r.answers, judge, **judge_options).assign(run=r.name) for r in extra_runs]
+    accuracy = accuracy_table(graded)
+    expected = ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
+    matcher = AnswerMatcher(judge, **judge_options)  # "the answer moved": not the same answer by the grader's rule
+    per_run = [decompose(g, ablations.merge(run.answers, on="id"), expected, matcher)
+               for g, run in zip(graded, runs, strict=True)]
+    columns = ["id", "template_name", "mode"]
+    pooled = pd.DataFrame([s for d in per_run for s in d["samples"]], columns=columns)
+    failure_modes = rates_by_template(pooled)
+    models: dict[str, dict] = {}
+    model_modes: dict[str, pd.DataFrame] = {}
+    for m in dict.fromkeys(run.model for run in runs):
+        idx = [k for k, run in enumerate(runs) if run.model == m]
+        model_modes[m] = pd.DataFrame([s for k in idx for s in per_run[k]["samples"]], columns=columns)
+        floor = stability_floor({runs[k].name: graded[k].set_index("id")["prediction"] for k in idx},
+                                {runs[k].name: set(graded[k].loc[~graded[k]["correct"], "id"]) for k in idx},
+                                samples.set_index("id")["question"], matcher)
+        moves = move_rates([s for k in idx for s in per_run[k]["samples"]])
+        models[m] = {"runs": [runs[k].name for k in idx], "accuracy": accuracy_table([graded[k] for k in idx]),
+                     "failure_modes": rates_by_template(model_modes[m]), "stability_floor": floor,
+                     "move_rates": moves, "floor_check": floor_check(moves, floor)}
+    decomposition = cohort_decomposition(model_modes)
+    for m, entry in decomposition["models"].items():
+        entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check")})
+    decomposition["answer_comparison"] = {
+        "rule": "an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised "
+                "exact match, then the judge when one is given (the grader's rule)",
+        "judge": judge, "n_judged": matcher.n_judged}
+    entropy, probed = None, None
+    if model_runs:
+        correct = {}
+        for m, model_files in model_runs.items():
+            frames = list({id(g): g for f in model_files for g in by_file[Path(f).resolve()]}.values())
+            correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
+        entropy, probed = attention_gaps(dataset, correct, config)
+        for m, model_files in model_runs.items():
+            entropy["models"][m]["runs"] = [str(f) for f in model_files]
+    unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
+    sampling = {run.name: run.sampling for run in runs if run.sampling}
+    result = {"dataset": str(dataset), "runs": [run.name for run in runs],
+              "run_files": {run.name: [str(f) for f in run.files] for run in runs}, "judge": judge,
+              **({"sampling": sampling} if sampling else {}),
+              "accuracy": accuracy, "accuracy_by_run": {run.name: float(100 * g["correct"].mean())
+                                                        for run, g in zip(runs, graded, strict=True)},
+              "failure_modes": failure_modes, "models": models, "failure_decomposition": decomposition,
+              **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
+              "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])),
+              "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
+              "judge_verdicts": verdict_yes_rate(pd.concat([g["judge_says"] for g in graded])),  # yes-rate flag
+              "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),
+              "n_unparsed_verdicts": int(sum(unparsed)), "unparsed_verdicts_by_run": unparsed,
+              "provenance": {run.name: [p.summary() for p in run.provenance] for run in runs}}
+    out = Path(out_dir)
+    with atomic_dir(out) as tmp:
+        (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
+        pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
+                                 ).to_csv(tmp / "graded.csv", index=False)
+        if probed is not None:
+            probed.to_csv(tmp / "attention_samples.csv", index=False)
+        write_report(tmp, result, runs, len(samples))
+        files_seen = list({p.file: p for run in runs for p in run.provenance}.values())
+        with (tmp / "report.md").open("a", encoding="utf-8") as fh:
+            fh.write(provenance_section(files_seen))
+    return out

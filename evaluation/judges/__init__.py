@@ -1,8 +1,0 @@
-"""Judge runners: local Transformers models, OpenAI-compatible servers and scripted reference judges."""
-
-from omniaudit.evaluation.judges.items import Answer, JudgeItem, Sampling, load_items, parse_answer
-from omniaudit.evaluation.judges.run import make_judge, run_judge
-from omniaudit.evaluation.judges.shards import merge_predictions
-
-__all__ = ["Answer", "JudgeItem", "Sampling", "load_items", "make_judge", "merge_predictions", "parse_answer",
-           "run_judge"]

@@ -1,0 +1,461 @@
+"""Shortcut audit of a pairwise preference benchmark (EmoPrefer audit, §3-4 and appendices A-C).
+
+Input: the annotated ``pairs`` table written by ``omniaudit build preference`` (fold, lengths, fold-exclusive priors,
+slice flags) and optional external judge files. Output: the ``audit.json`` structure plus a per-pair predictions
+table. Metrics never see a model: probes are fitted here, judges come in as prediction files.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from omniaudit.data_builders.hub import load_config
+from omniaudit.data_builders.preference.build import (
+    build_from_source,
+    summarize,
+    write_preference_dataset,
+)
+from omniaudit.data_builders.preference.judge import judge_table
+from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
+from omniaudit.data_builders.preference.synthetic import SyntheticSpec
+from omniaudit.errors import InputError
+from omniaudit.evaluation.preference import consensus, controls, length_control, odin_report, probes, report
+from omniaudit.evaluation.preference.judge_files import (
+    ORDERS,
+    JudgeScores,
+    judge_scores,
+    parse_judge_specs,
+    read_judge,
+)
+from omniaudit.evaluation.stats import (
+    BOOTSTRAP_SEED,
+    N_RESAMPLES,
+    TIE,
+    bootstrap_waf,
+    decide_with_ties,
+    mcnemar_exact,
+    paired_waf_difference,
+    prior_following,
+)
+from omniaudit.io import atomic_dir, to_json
+from omniaudit.tables import SUFFIXES
+
+SLICES = ("full", "length_matched", "counter_stereotypical")
+PROBES = ("length_lr", "generator_lr", "length_generator_lr", "winrate_rule")
+REQUIRED = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior_choice",
+            "is_binary", "length_matched", "counter_stereotypical", "source_pair")
+
+
+@dataclass
+class PreferenceAuditConfig:
+    n_resamples: int = N_RESAMPLES
+    seed: int = BOOTSTRAP_SEED
+    reference: str = "length_generator_lr"  # McNemar reference predictor
+    permutation_seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
+    source_classifier: bool = True
+    controls: bool = True
+    # judge prediction files: a Path is a file; a string is FILE or NAME=FILE (files sharing a NAME are one judge)
+    judges: list[Path | str] = field(default_factory=list)
+    judged_only: bool = False  # audit only the binary pairs every judge covers (e.g. predictions for some folds)
+    compare: list[str] = field(default_factory=list)  # "A:B" predictor pairs: McNemar + paired WAF-difference CI
+    length_control: bool = True  # per-generator mean length, wordiest-generator check, LC win rates
+    annotations: Path | str | None = None  # per-annotator labels (name|id, annotator, label): consensus remedy
+    odin_runs: list[Path | str] = field(default_factory=list)  # ODIN runs ([NAME=]PATH): Fig. 2a correlations
+    # the built dataset whose `judge` config the runner's prediction files must have answered (its fingerprint is
+    # compared with theirs); run_preference_audit sets it, None skips the comparison
+    dataset: Path | str | None = None
+
+
+def _check_columns(pairs: pd.DataFrame) -> None:
+    missing = [c for c in REQUIRED if c not in pairs.columns]
+    if missing:
+        raise InputError(f"not an omniaudit preference table: missing column(s) {missing}; build it with "
+                         "`omniaudit build preference` first")
+
+
+def predictor_scores(binary: pd.DataFrame, generators: list[str], y: np.ndarray) -> dict[str, np.ndarray]:
+    """Out-of-fold P(a1) of each content-blind probe (the win-rate rule gives 0/1)."""
+    fold = binary["fold"].to_numpy()
+    features = probes.probe_features(binary, generators)
+    scores = {name: probes.oof_logistic(x, y, fold)[0] for name, x in features.items()}
+    choice = binary["prior_choice"].map({"a1": 1, "a2": 0, "abstain": -1}).to_numpy()
+    scores["winrate_rule"] = probes.winrate_rule(choice, y, fold).astype(np.float64)
+    return scores
+
+
+def by_source_pair(binary: pd.DataFrame, y: np.ndarray, correct: dict[str, np.ndarray]) -> dict:
+    """Per unordered source pairing: size, how often its first generator wins, and each predictor's accuracy.
+
+    A pairing whose winner is lopsided is where a style prior pays off (§6: report source-pair slices). ``correct``
+    holds per-pair correctness in [0, 1] (a tie counts half).
+    """
+    out = {}
+    winner = np.where(y == 1, binary["model1"], binary["model2"])
+    for pair, idx in binary.groupby("source_pair", sort=True).indices.items():
+        first = pair.split(SOURCE_PAIR_SEP)[0]
+        out[pair] = {"n": int(idx.size), "first": first, "first_win_rate": float(np.mean(winner[idx] == first)),
+                     "accuracy": {name: float(c[idx].mean()) for name, c in correct.items()}}
+    return out
+
+
+def bootstrap_clusters(binary: pd.DataFrame) -> tuple[np.ndarray | None, str]:
+    """(cluster key per pair or None, what one resampling unit is).
+
+    Rows that are not independent are resampled together: both orders of a source pair in a ``dual_order`` table
+    (``pair_id``) and the copies of one pair (``dedup_group``, written by the builder). Otherwise pairs are resampled
+    one by one, as in the paper.
+    """
+    column = next((c for c in ("dedup_group", "pair_id") if c in binary.columns), None)
+    if column is None:
+        return None, "pairs"
+    key = binary[column].astype(str).to_numpy()
+    n_units = len(set(key))
+    if n_units == len(key):
+        return None, "pairs"
+    n_pairs = binary["pair_id"].nunique() if "pair_id" in binary.columns else len(binary)
+    together = [what for what, present in (("both orders", n_pairs < len(binary)), ("duplicates", n_units < n_pairs))
+                if present]
+    return key, f"source pairs ({' and '.join(together)} together)"
+
+
+def load_judges(config: PreferenceAuditConfig, binary: pd.DataFrame,
+                all_ids: pd.Series) -> tuple[list[JudgeScores], dict[str, np.ndarray]]:
+    """Every judge file read and checked against the audited pairs (before any probe is fitted), and each judge's
+    P(a1) per presentation order: (pairs, 2) for orders ab, ba (runs averaged; NaN where that order is missing)."""
+    specs = parse_judge_specs(config.judges)
+    for spec in specs:
+        spec.dataset, spec.partial = config.dataset, config.judged_only
+        if spec.name in PROBES:
+            raise InputError(f"judge name '{spec.name}' clashes with a probe; name the judge with NAME=FILE",
+                             file=spec.files[0])
+    if config.judged_only and not specs:
+        raise InputError("--judged-only restricts the audit to the pairs the judges cover, but no judge was given")
+    judges = [judge_scores(spec, binary, all_ids=all_ids, allow_missing=config.judged_only) for spec in specs]
+    return judges, {spec.name: per_order_scores(spec, binary) for spec in specs}
+
+
+def per_order_scores(spec, binary: pd.DataFrame) -> np.ndarray:
+    """(pairs, 2) P(a1) of one judge in order ab and in order ba alone, aligned with ``binary`` (NaN: not judged in
+    that order); several runs of one (pair, order) are averaged, as for the averaged score."""
+    rows = read_judge(spec)
+    per_order = rows.groupby(["key", "order"])["p_a1"].mean().unstack()
+    return per_order.reindex(index=binary[rows.attrs["key"]].astype(str), columns=list(ORDERS)).to_numpy(np.float64)
+
+
+def parse_comparisons(specs: list[str], names: list[str]) -> list[tuple[str, str]]:
+    """``A:B`` -> (A, B), both predictors of this audit (probe or judge names)."""
+    out = []
+    for spec in specs:
+        parts = str(spec).split(":")
+        if len(parts) != 2 or not all(p.strip() for p in parts):
+            raise InputError("expected a comparison as A:B (two predictor names)", value=spec)
+        a, b = (p.strip() for p in parts)
+        unknown = [x for x in (a, b) if x not in names]
+        if unknown:
+            raise InputError(f"unknown predictor {unknown[0]!r} in --compare; choose from {names}", value=spec)
+        if a == b:
+            raise InputError("a comparison needs two different predictors", value=spec)
+        out.append((a, b))
+    return out
+
+
+def position_bias(y: np.ndarray, per_order: np.ndarray, averaged: dict, masks: dict[str, np.ndarray],
+                  config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
+    """Per-order WAF of one judge (each order scored alone, on the pairs judged in it), beside the averaged one.
+
+    ``first_slot_rate`` is the share of decisions that pick the first-shown description (option A): 1.0 or 0.0 in
+    both orders is a position-locked judge. ``ab_minus_ba`` is WAF(ab) - WAF(ba) on the pairs judged in both orders
+    with a paired bootstrap CI (the position-bias gap of a single-order-trained judge, e.g. 30.9 vs 79.7).
+    """
+    out: dict = {"orders": {}, "first_slot_rate": {}, "n_pairs": {}}
+    decisions = {}
+    for j, order in enumerate(ORDERS):
+        has = ~np.isnan(per_order[:, j])
+        d = decide_with_ties(np.where(has, per_order[:, j], 0.5))
+        decisions[order] = d
+        out["n_pairs"][order] = int(has.sum())
+        first = d if order == "ab" else 1.0 - d  # in order ba option A shows a2
+        out["first_slot_rate"][order] = float(first[has].mean()) if has.any() else None
+        entry = {}
+        for slice_name, mask in masks.items():
+            m = mask & has
+            est = bootstrap_waf(y[m], d[m], config.n_resamples, config.seed,
+                                clusters=None if clusters is None else clusters[m])[0]
+            entry[slice_name] = {"waf": est.value, "ci": list(est.ci), "n": int(m.sum())}
+        out["orders"][order] = entry
+    out["orders"]["averaged"] = {s: {k: averaged[s][k] for k in ("waf", "ci", "n")} for s in masks}
+    both = ~np.isnan(per_order).any(axis=1)
+    out["ab_minus_ba"] = {s: paired_waf_difference(y[m & both], decisions["ab"][m & both],
+                                                   decisions["ba"][m & both], config.n_resamples, config.seed,
+                                                   clusters=None if clusters is None else clusters[m & both])
+                          for s, m in masks.items()}
+    return out
+
+
+def comparison(y: np.ndarray, decisions: np.ndarray, a: int, b: int, masks: dict[str, np.ndarray],
+               config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
+    """Table 3 for one pair of predictors on every slice: exact McNemar (b = pairs only A gets right, c = only B; ties
+    left out) and WAF(A) - WAF(B) with a paired bootstrap CI (same resamples for both, clusters kept together)."""
+    correct = np.where(y == 1, decisions, 1.0 - decisions)
+    out = {}
+    for slice_name, mask in masks.items():
+        both = mask & (decisions[a] != TIE) & (decisions[b] != TIE)
+        diff = paired_waf_difference(y[mask], decisions[a, mask], decisions[b, mask], config.n_resamples,
+                                     config.seed, clusters=None if clusters is None else clusters[mask])
+        out[slice_name] = {"n": int(mask.sum()), "difference": diff,
+                           "mcnemar": {**mcnemar_exact(correct[a, both] == 1, correct[b, both] == 1),
+                                       "n_ties_excluded": int((mask & ~both).sum())}}
+    return out
+
+
+def consensus_audit(annotations: pd.DataFrame, pairs: pd.DataFrame, binary: pd.DataFrame, names: list[str],
+                    decisions: np.ndarray, config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
+    """Agreement among annotators and every predictor scored against consensus labels (unanimous pairs, majority
+    vote, Dawid-Skene) on the audited binary pairs that have annotations."""
+    key = annotations.attrs["key"]
+    codes_all, annotators = consensus.label_matrix(annotations, pairs[key])
+    counts_all = consensus.counts_per_item(codes_all)
+    rated_all = counts_all.sum(axis=1) > 0
+    ds = consensus.dawid_skene(codes_all[rated_all])
+    ds_label = np.full(len(pairs), -1)
+    ds_label[rated_all] = ds["label"]
+    majority_all, share_all = consensus.majority_vote(counts_all)
+    position = pd.Index(pairs[key].astype(str)).get_indexer(binary[key].astype(str))
+    counts, majority, ds_bin = counts_all[position], majority_all[position], ds_label[position]
+    n_rated = counts.sum(axis=1)
+    dataset = (binary["preference"] == "a1").to_numpy(np.int64)
+    unanimous_label = np.where((n_rated >= 2) & (counts.max(axis=1) == n_rated), counts.argmax(axis=1), -1)
+    targets = {"unanimous": unanimous_label, "majority": majority, "dawid_skene": ds_bin}
+    scored = {}
+    for target, label in targets.items():
+        keep = np.isin(label, (0, 1))  # a1 or a2 (class codes 0 and 1); "same" and no consensus are left out
+        y = (label[keep] == 0).astype(np.int64)
+        entry: dict = {"n": int(keep.sum()),
+                       "agrees_with_dataset_label": float(np.mean(y == dataset[keep])) if keep.any() else None}
+        if keep.any() and 0 < y.sum() < y.size:
+            est = bootstrap_waf(y, decisions[:, keep], config.n_resamples, config.seed,
+                                clusters=None if clusters is None else clusters[keep])
+            entry["predictors"] = {n: {"waf": e.value, "ci": list(e.ci)} for n, e in zip(names, est, strict=True)}
+        scored[target] = entry
+    per_annotator = {}
+    for j, name in enumerate(annotators):
+        rated = codes_all[:, j] >= 0
+        agree = rated & (majority_all >= 0)
+        per_annotator[name] = {"n": int(rated.sum()),
+                               "agrees_with_majority": float(np.mean(codes_all[agree, j] == majority_all[agree]))
+                               if agree.any() else None,
+                               "dawid_skene_accuracy": float(ds["prior"] @ np.diag(ds["confusion"][j]))}
+    ratings = counts_all[rated_all].sum(axis=1)
+    return {"n_pairs_annotated": int(rated_all.sum()), "n_annotators": len(annotators),
+            "ratings_per_pair": {"min": int(ratings.min()), "max": int(ratings.max()), "mean": float(ratings.mean())},
+            "fleiss_kappa": consensus.fleiss_kappa(counts_all), "classes": list(consensus.CLASSES),
+            "majority_share_mean": float(np.nanmean(share_all[rated_all])),
+            "n_binary_annotated": int((n_rated > 0).sum()), "targets": scored, "annotators": per_annotator,
+            "dawid_skene_iterations": int(ds["iterations"])}
+
+
+def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None = None,
+                     progress=None) -> tuple[dict, pd.DataFrame]:
+    """Run the audit; returns (audit.json dict, per-pair predictions DataFrame).
+
+    Decisions come from P(a1) with ties kept (:func:`~omniaudit.evaluation.stats.decide_with_ties`): a tie counts
+    half for each class in WAF, accuracy, prior-following and source-pair accuracy, and is left out of the exact
+    McNemar tests (which need a right/wrong outcome); ties are counted per predictor and slice.
+    """
+    config = config or PreferenceAuditConfig()
+    step = progress or (lambda _msg: None)
+    _check_columns(pairs)
+    binary = pairs[pairs["is_binary"].astype(bool)].reset_index(drop=True)
+    if binary["preference"].nunique() < 2:
+        raise InputError("the binary pairs hold a single label; WAF needs both a1 and a2")
+    step("judge files")
+    judges, orders = load_judges(config, binary, pairs["id"])  # a bad file fails before minutes of probe fitting
+    annotations = consensus.read_annotations(config.annotations, pairs) if config.annotations else None
+    odin = odin_report.odin_correlations(config.odin_runs) if config.odin_runs else None
+    compare = parse_comparisons(config.compare, [*PROBES, *(js.name for js in judges)])
+    y_all = (binary["preference"] == "a1").to_numpy(dtype=np.int64)
+    generators = sorted(set(pairs["model1"]) | set(pairs["model2"]))
+
+    step("content-blind probes")
+    scores = predictor_scores(binary, generators, y_all)  # out-of-fold on every binary pair
+    judge_meta = {}
+    for js in judges:
+        scores[js.name] = js.p_a1
+        judge_meta[js.name] = {"file": str(js.files[0]), "n_two_orders": int((js.n_orders == 2).sum()),
+                               "n_one_order": int((js.n_orders == 1).sum()), "order_agreement": js.order_agreement,
+                               "n_ties": js.n_ties, **js.meta}
+        if len(js.files) > 1:
+            judge_meta[js.name]["files"] = [str(f) for f in js.files]
+    if config.reference not in scores:
+        raise InputError(f"unknown McNemar reference '{config.reference}'; choose one of {sorted(scores)}")
+
+    judged_only = None
+    if config.judged_only:
+        covered = np.logical_and.reduce([js.covered for js in judges])
+        if not covered.any():
+            raise InputError("--judged-only: no binary pair is covered by every judge")
+        folds = binary["fold"].to_numpy()
+        judged_only = {
+            "n_pairs": int(covered.sum()), "n_binary": len(binary),
+            "by_fold": {str(k): {"judged": int(covered[folds == k].sum()), "total": int((folds == k).sum())}
+                        for k in np.unique(folds)},
+            "per_judge": {js.name: int(js.covered.sum()) for js in judges},
+        }
+        binary = binary[covered].reset_index(drop=True)
+        scores = {n: s[covered] for n, s in scores.items()}
+        orders = {n: o[covered] for n, o in orders.items()}
+    y = (binary["preference"] == "a1").to_numpy(dtype=np.int64)
+    prior = binary["prior_choice"].map({"a1": 1, "a2": 0, "abstain": -1}).to_numpy()
+    masks = {"full": np.ones(len(binary), dtype=bool),
+             "length_matched": binary["length_matched"].to_numpy(dtype=bool),
+             "counter_stereotypical": binary["counter_stereotypical"].to_numpy(dtype=bool)}
+    clusters, unit = bootstrap_clusters(binary)
+
+    names = list(scores)
+    decisions = np.stack([decide_with_ties(scores[n]) for n in names])  # 1 a1, 0 a2, 0.5 tie
+    correct = np.where(y == 1, decisions, 1.0 - decisions)  # 1 right, 0 wrong, 0.5 tie
+    decided = decisions != TIE
+    ref = names.index(config.reference)
+    step("bootstrap CIs")
+    predictors: dict[str, dict] = {n: {} for n in names}
+    for slice_name, mask in masks.items():
+        estimates = bootstrap_waf(y[mask], decisions[:, mask], config.n_resamples, config.seed,
+                                  clusters=None if clusters is None else clusters[mask])
+        for i, name in enumerate(names):
+            entry = {"waf": estimates[i].value, "ci": list(estimates[i].ci), "n": int(mask.sum()),
+                     "accuracy": float(correct[i, mask].mean()) if mask.any() else float("nan"),
+                     "prior_following": prior_following(decisions[i, mask], prior[mask]),
+                     "ties": int((~decided[i, mask]).sum())}
+            if i != ref:
+                both = mask & decided[i] & decided[ref]
+                test = mcnemar_exact(correct[i, both] == 1, correct[ref, both] == 1)
+                entry["mcnemar"] = {"reference": config.reference, **test,
+                                    "n_ties_excluded": int((mask & ~both).sum())}
+            predictors[name][slice_name] = entry
+
+    if judges:
+        step("per-order WAF of the judges")
+        for name, per_order in orders.items():
+            judge_meta[name]["position_bias"] = position_bias(y, per_order, predictors[name], masks, config, clusters)
+    comparisons = []
+    if compare:
+        step("paired comparisons")
+        for a, b in compare:
+            comparisons.append({"a": a, "b": b, "slices": comparison(y, decisions, names.index(a), names.index(b),
+                                                                    masks, config, clusters)})
+    summary = summarize(pairs)
+    audit = {
+        "dataset": summary,
+        "source_pairs": by_source_pair(binary, y, dict(zip(names, correct, strict=True))),
+        "slices": {s: {"n": int(m.sum())} for s, m in masks.items()},
+        "predictors": predictors,
+        "judges": judge_meta,
+        "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "confidence": 0.95,
+                      "unit": unit,
+                      "method": f"percentile, resampling {unit} within each slice, one-class resamples skipped"},
+        "ties": {"rule": "P(a1) = 0.5 after averaging the orders is a tie: half credit for each class (WAF, "
+                         "accuracy, prior-following); left out of McNemar",
+                 "counts": {n: int((~decided[i]).sum()) for i, n in enumerate(names)}},
+    }
+    if judged_only is not None:
+        audit["judged_only"] = judged_only
+    if comparisons:
+        audit["comparisons"] = comparisons
+    if config.length_control:
+        step("generator lengths and length-controlled win rates")
+        g1, g2 = pairs["model1"].to_numpy(dtype=object), pairs["model2"].to_numpy(dtype=object)
+        audit["lengths"] = length_control.length_by_generator(g1, g2, pairs["len1"].to_numpy(),
+                                                              pairs["len2"].to_numpy(), summary["win_rates"])
+        full = pairs[pairs["is_binary"].astype(bool)]
+        audit["length_controlled"] = length_control.length_controlled_win_rates(
+            full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object), full["len1"].to_numpy(),
+            full["len2"].to_numpy(), y_all, n_resamples=min(config.n_resamples, length_control.LC_RESAMPLES),
+            seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
+    if annotations is not None:
+        step("multi-annotator consensus")
+        audit["consensus"] = {"file": str(config.annotations),
+                              **consensus_audit(annotations, pairs, binary, names, decisions, config, clusters)}
+    if odin is not None:
+        audit["odin"] = odin
+    if config.source_classifier:
+        step("TF-IDF source classifier")
+        texts = np.concatenate([pairs["a1"].to_numpy(dtype=object), pairs["a2"].to_numpy(dtype=object)])
+        sources = np.concatenate([pairs["model1"].to_numpy(dtype=object), pairs["model2"].to_numpy(dtype=object)])
+        fold2 = np.concatenate([pairs["fold"].to_numpy(), pairs["fold"].to_numpy()])
+        audit["source_classifier"] = probes.source_classifier(texts, sources.astype(str), fold2)
+    if config.controls:
+        step("permutation and counterfactual controls")
+        full = pairs[pairs["is_binary"].astype(bool)].reset_index(drop=True)
+        g1, g2 = full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object)
+        fold = full["fold"].to_numpy()
+        audit["controls"] = {
+            "identity_permutation": controls.identity_permutation(g1, g2, y_all, fold, generators,
+                                                                  config.permutation_seeds),
+            "counterfactual_swap": controls.counterfactual_swap(full["len1"].to_numpy(), full["len2"].to_numpy(),
+                                                                g1, g2, y_all, fold, generators),
+        }
+
+    table = binary[["id", "name", "model1", "model2", "preference", "fold", "prior_choice", *SLICES[1:]]].copy()
+    for i, name in enumerate(names):
+        table[f"p_a1__{name}"] = scores[name]
+        table[f"pred__{name}"] = np.select([decisions[i] == 1, decisions[i] == 0], ["a1", "a2"], "tie")
+        if name in orders:
+            for j, order in enumerate(ORDERS):
+                table[f"p_a1_{order}__{name}"] = orders[name][:, j]
+    return audit, table
+
+
+def load_pairs(data: str | Path | None, columns: dict[str, str] | None = None, dataset_config: str = "pairs",
+               spec: SyntheticSpec | None = None) -> tuple[pd.DataFrame, str, str | None]:
+    """(pairs to audit, source description, card of a freshly built dataset or None) for ``--data``.
+
+    None builds the embedded default; a CSV/JSONL/Parquet file is validated and built; a folder in the Hub layout
+    (or a Hub repo id) is read with ``datasets.load_dataset``.
+    """
+    if data is not None and not Path(data).is_file() and Path(data).suffix.lower() not in SUFFIXES:
+        return load_config(data, dataset_config), str(data), None  # a built folder, or a Hub repo id
+    tables, source, card = build_from_source(data, columns, spec=spec)
+    return tables["pairs"], source, card
+
+
+def run_preference_audit(out_dir: str | Path, data: str | Path | None = None, columns: dict[str, str] | None = None,
+                         dataset_config: str = "pairs", config: PreferenceAuditConfig | None = None,
+                         spec: SyntheticSpec | None = None, progress=None) -> Path:
+    """Audit and write ``audit.json``, ``report.md``, two PNG figures, ``predictions.csv``, and ``dataset/`` (the
+    Hub-layout dataset) when the pairs were built from a file or the embedded default.
+
+    The folder appears complete or not at all.
+    """
+    config = config or PreferenceAuditConfig()
+    pairs, source, card = load_pairs(data, columns, dataset_config, spec)
+    with atomic_dir(out_dir) as tmp:
+        if card is not None:  # written first: judge files are checked against its `judge` config
+            write_preference_dataset(tmp / "dataset", {"pairs": pairs, "judge": judge_table(pairs)}, card)
+        dataset = tmp / "dataset" if card is not None else data
+        audit, predictions = audit_preference(pairs, replace(config, dataset=config.dataset or dataset), progress)
+        write_audit_outputs(tmp, audit, predictions, pairs, source)
+    return Path(out_dir)
+
+
+def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs: pd.DataFrame, source: str) -> None:
+    """audit.json, report.md, the figures and predictions.csv of a preference audit, into ``tmp``."""
+    audit["source"] = source
+    figures = {"full_vs_counter": "waf_full_vs_counter.png", "win_rates": "generator_win_rates.png"}
+    if "odin" in audit:
+        figures["odin"] = "fig2a_odin_correlations.png"
+    audit["figures"] = figures
+    binary = pairs[pairs["is_binary"].astype(bool)]
+    counter = binary[binary["counter_stereotypical"].astype(bool)]
+    prevalence = (float((binary["preference"] == "a1").mean()),
+                  float((counter["preference"] == "a1").mean()) if len(counter) else 0.5)
+    report.plot_full_vs_counter(audit, prevalence, tmp / figures["full_vs_counter"])
+    report.plot_win_rates(audit["dataset"]["win_rates"], tmp / figures["win_rates"])
+    if "odin" in audit:
+        odin_report.plot_odin_correlations(audit["odin"], tmp / figures["odin"])
+    (tmp / "audit.json").write_text(to_json(audit), encoding="utf-8")
+    (tmp / "report.md").write_text(report.preference_report(audit, figures, source), encoding="utf-8")
+    predictions.to_csv(tmp / "predictions.csv", index=False)

@@ -1,0 +1,1 @@
+"""The audio-judge protocol audit: RF, position lock, cue conflict, judge modes, runs, report."""

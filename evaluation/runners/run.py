@@ -1,0 +1,325 @@
+"""Put a judge in front of a dataset config and write the predictions file every audit reads.
+
+SPEC: ``hf:PATH_OR_REPO`` (local Transformers model), ``openai:MODEL@URL`` (OpenAI-compatible chat server) or
+``scripted:NAME`` (reference judges).
+
+Predictions (JSONL, one row per item and sampled run, run-major in the config's item order):
+
+- ``id``, ``order`` (AB / BA for pairwise trials, else null), ``run`` (0-based, ``runs`` per item);
+- ``raw``: the answer text;
+- ``label``: the option it names (closed items; null when it names none, and always null for free-form items, which
+  are generated, never matched against an option list) and ``parsed`` (``label`` is not null; null for free-form);
+- ``option_probs``: option -> probability for closed items where the runner has them (``hf:`` option logits,
+  ``openai:`` servers that return logprobs), else null;
+- ``temperature``, ``top_p``, ``seed``: the run's sampling settings (``seed`` is the run's own: seed + run);
+- ``finish_reason`` (``stop``, ``length``, ...; null where the runner does not say) and ``provenance``: the
+  dataset build's fingerprint and config, the judge spec (no credentials), the model's identity, the sampling,
+  the item selection and the omniaudit version, the same in every row of the run
+  (:mod:`omniaudit.evaluation.predictions`, which every audit checks).
+
+With ``shard=(I, N)`` only shard I of N is judged (:mod:`~omniaudit.evaluation.runners.shards`) and each row also
+carries ``shard``; ``merge_predictions`` joins the N files into the unsharded file, byte for byte.
+
+Runner protocol (``hf:``, ``openai:``, ``scripted:``): ``answer(items, progress=None)`` returns one answer per item,
+in order: a ``str``, or an :class:`~omniaudit.evaluation.runners.items.Answer` (a ``str`` with ``option_probs``); a
+runner may instead expose the probabilities as a list attribute ``option_probs`` aligned with its last answers. The
+runner reads its sampling settings from its ``sampling`` attribute (:class:`Sampling`; ``hf:`` from its
+``temperature`` / ``top_p`` / ``seed``), which ``run_judge`` sets before each run (:func:`apply_sampling`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+from omniaudit.errors import InputError
+from omniaudit.evaluation.predictions import run_provenance
+from omniaudit.evaluation.runners.identity import runner_identity
+from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items, parse_answer
+from omniaudit.evaluation.runners.shards import shard_positions
+from omniaudit.evaluation.runners.transport import redact
+from omniaudit.io import check_out_file, looks_like
+from omniaudit.records import canonical
+
+CHUNK = 64  # items answered between two journal writes
+MIN_USABLE = 0.2  # a run with fewer usable answers than this share writes nothing (--min-usable)
+REFUSAL = re.compile(r"\s*(\[HTTP \d{3}\b|(i'?m|i am) (sorry|unable|not able)|sorry,? (but )?i|i (cannot|can'?t|"
+                     r"won'?t|am not able to|do not have access|don'?t have access)|as an ai\b)", re.IGNORECASE)
+
+
+def is_predictions_file(path: Path) -> bool:
+    """An earlier predictions file of ``omniaudit judge`` (which a rerun may replace)."""
+    return looks_like(path, {"id", "order", "raw", "label", "parsed"})
+
+
+def default_cache() -> Path:
+    return Path(os.environ.get("OMNIAUDIT_CACHE", Path.home() / ".cache" / "omniaudit")) / "judge-responses"
+
+
+def check_sampling(temperature: float, top_p: float | None, runs: int = 1) -> None:
+    if not (temperature >= 0 and temperature == temperature):
+        raise InputError("temperature must be >= 0", value=temperature)
+    if top_p is not None and not 0 < top_p <= 1:
+        raise InputError("top_p must be in (0, 1]", value=top_p)
+    if runs < 1:
+        raise InputError("runs must be >= 1", value=runs)
+
+
+def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None = None, batch_size: int = 8,
+               mode: str = "logits", concurrency: int = 4, max_retries: int = 5, cache_dir: str | Path | None = None,
+               use_cache: bool = True, api_key_env: str | None = None, allow_insecure_key: bool = False,
+               max_tokens: int = 32, dialect: str = "vllm", timeout_s: float = 120.0, max_reply_bytes: int = 8 << 20,
+               top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32):
+    """A runner for ``spec``. ``sampling`` (default: greedy, with ``seed``) is what it samples with.
+
+    ``openai:MODEL@URL`` only: ``api_key_env`` names the environment variable whose key is sent (default: none to a
+    loopback URL, ``OPENAI_API_KEY`` to any other host; ``"none"``: no key); a key over plain ``http://`` to a
+    non-loopback host is refused unless ``allow_insecure_key``; ``timeout_s`` bounds each request as a whole and
+    ``max_reply_bytes`` its reply (:mod:`~omniaudit.evaluation.runners.openai_compat`). A URL carrying credentials or
+    a query string is refused; no message echoes a secret of the spec.
+    """
+    from omniaudit.evaluation.runners.transport import redact
+
+    sampling = sampling or Sampling(seed=seed)
+    check_sampling(sampling.temperature, sampling.top_p)
+    kind, sep, rest = spec.partition(":")
+    if not sep or not rest:
+        raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL or scripted:NAME",
+                         value=redact(spec))
+    if kind == "scripted":
+        from omniaudit.evaluation.runners.scripted import ScriptedJudge
+
+        return ScriptedJudge(rest, sampling=sampling)
+    if kind == "openai":
+        from omniaudit.evaluation.runners.openai_compat import OpenAIJudge
+
+        at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i > 0), default=-1)
+        if at < 0:  # the model is everything before the URL (a URL may hold an "@": it is then refused, redacted)
+            raise InputError("openai judge must look like openai:MODEL@http(s)://HOST[:PORT]/v1", value=redact(spec))
+        return OpenAIJudge(rest[:at], rest[at + 1:], (cache_dir or default_cache()) if use_cache else None,
+                           concurrency=concurrency, max_retries=max_retries, timeout_s=timeout_s,
+                           max_tokens=max_tokens, api_key_env=api_key_env, dialect=dialect, sampling=sampling,
+                           top_logprobs=top_logprobs, fps=fps, max_frames=max_frames,
+                           allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes)
+    if kind == "hf":
+        from omniaudit.evaluation.runners.hf import HFJudge
+
+        judge = HFJudge(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
+                        max_frames=max_frames)
+        apply_sampling(judge, sampling)
+        return judge
+    raise InputError("unknown judge kind; expected hf:, openai: or scripted:", value=redact(spec))
+
+
+def apply_sampling(judge, sampling: Sampling) -> None:
+    """Give a runner the run's sampling settings: its ``sampling`` attribute (``openai:``, ``scripted:``), and for
+    ``hf:``, which reads ``temperature`` / ``top_p`` / ``seed`` attributes, those (a local sampler always needs a
+    seed: without one, run r uses r)."""
+    judge.sampling = sampling
+    if hasattr(judge, "temperature"):
+        judge.temperature = sampling.temperature
+        judge.top_p = 1.0 if sampling.top_p is None else sampling.top_p
+        judge.seed = sampling.seed if sampling.seed is not None else sampling.run
+
+
+def _option_probs(judge, answers: list, i: int) -> dict[str, float] | None:
+    probs = getattr(answers[i], "option_probs", None)
+    if probs is None:
+        listed = getattr(judge, "option_probs", None)
+        if isinstance(listed, list) and len(listed) == len(answers):
+            probs = listed[i]
+    return {str(k): float(v) for k, v in probs.items()} if probs else None
+
+
+def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[str, float] | None,
+                   provenance: dict | None = None, finish_reason: str | None = None) -> dict:
+    """One predictions row (see the module docstring)."""
+    raw = str(raw)
+    label = None
+    if item.closed:
+        label = parse_answer(raw, item.options, item.prompt)  # the question lets "the first is cleaner" answer
+        if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
+            label = max(item.options, key=lambda o: probs.get(o, 0.0))
+    else:
+        probs = None  # a free-form item is never scored against options
+    record = sampling.record()
+    row = {"id": item.id, "order": item.order, "run": record.pop("run"), "raw": raw, "label": label,
+           "parsed": (label is not None) if item.closed else None, "option_probs": probs, **record}
+    if provenance is not None:
+        row["finish_reason"] = finish_reason
+        row["provenance"] = provenance
+    return row
+
+
+def usable(row: dict) -> bool:
+    """An answer an audit can read: a closed item's named option (or option probabilities); a free-form item's
+    non-empty text that is not a refusal or an error reply. (Truncated text, ``finish_reason: length``, is usable
+    when it named an option or said something.)"""
+    if row["parsed"] is not None:
+        return bool(row["parsed"]) or row["option_probs"] is not None
+    return bool(row["raw"].strip()) and not REFUSAL.match(row["raw"])
+
+
+class UnusableRun(InputError):
+    """A judge run whose answers are mostly not answers; nothing is written."""
+
+
+def check_usable(rows: list[dict], spec: str, min_usable: float) -> None:
+    """Stop (UnusableRun) when fewer than ``min_usable`` of the answers are usable: an audit would otherwise score
+    a model that said nothing as a coin."""
+    good = sum(map(usable, rows))
+    if rows and good < min_usable * len(rows):
+        bad = next(r for r in rows if not usable(r))
+        length = sum(r.get("finish_reason") == "length" for r in rows)
+        hint = (f"; {length} replies were cut by the token limit (finish_reason: length): raise --max-tokens"
+                if length else "")
+        raise UnusableRun(f"{spec} gave {good} usable answers of {len(rows)} (at least {min_usable:.0%} needed): "
+                          f"empty replies, refusals, error replies or no option named, e.g. item '{bad['id']}': "
+                          f"{bad['raw'][:200]!r}{hint}. No predictions file was written (--min-usable 0 writes "
+                          f"it anyway)")
+
+
+def _say(progress: Callable[[str], None] | None, done: int, total: int, prefix: str = ""):
+    """The runner's "k/n" progress within a chunk, as overall progress."""
+    if progress is None:
+        return None
+
+    def say(message: str) -> None:
+        k, sep, _ = message.partition("/")
+        progress(f"{prefix}{done + int(k)}/{total}" if sep and k.isdigit() else f"{prefix}{message}")
+    return say
+
+
+def _journal(out: Path, provenance: dict, shard: tuple[int, int] | None) -> Path:
+    """Where a run keeps its answers as they come (a rerun of the same run resumes from it)."""
+    key = hashlib.sha256(canonical({"provenance": provenance, "shard": shard}).encode()).hexdigest()[:16]
+    return out.with_name(f".{out.name}.journal-{key}.jsonl")
+
+
+def _read_journal(path: Path) -> dict[tuple[int, int], dict]:
+    """Answers kept by an interrupted run: (run, position) -> row; a line torn by a kill is ignored."""
+    kept: dict[tuple[int, int], dict] = {}
+    if not path.is_file():
+        return kept
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            entry = json.loads(line)
+            kept[(int(entry["run"]), int(entry["pos"]))] = entry["row"]
+        except (ValueError, KeyError, TypeError):
+            continue
+    return kept
+
+
+def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None = None,
+              progress: Callable[[str], None] | None = None, formats: list[str] | None = None, *,
+              temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
+              shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, dump_prompts: bool = False,
+              **judge_options) -> dict:
+    """Judge every item of ``config`` (optionally some conditions / formats; shard I of N) ``runs`` times and write
+    ``out`` (atomically, only after every answer is in).
+
+    Answers are kept as they come in a journal beside ``out`` (chunks of :data:`CHUNK` items), so a killed run
+    restarts where it stopped (for every runner; ``openai:`` also has its response cache). A run whose answers are
+    mostly unusable (fewer than ``min_usable``, see :func:`check_usable`) writes nothing and raises UnusableRun.
+    Every row records its provenance (:mod:`omniaudit.evaluation.predictions`). ``dump_prompts`` adds a column
+    ``rendered_prompt``: the exact prompt of the item as the runner sends it (its ``render(item)``: ``hf:`` the chat
+    template's text, ``openai:`` the JSON messages with media as stand-ins without bytes), as lmms-eval's logged
+    samples keep theirs.
+
+    Returns counts: items, runs, rows, closed / parsed / with option probabilities, free-form / generated (non-empty),
+    resumed answers, and for remote judges HTTP requests, rejected items and replies that were not completions.
+    """
+    from omniaudit.data_builders.fingerprint import fingerprint_of
+
+    check_out_file(out, is_predictions_file)  # before any judging: never replace a file omniaudit did not write
+    check_sampling(temperature, top_p, runs)
+    if not 0 <= min_usable <= 1:
+        raise InputError("min_usable must be in [0, 1]", value=min_usable)
+    items = load_items(dataset, config, conditions, formats)
+    n_items = len(items)
+    positions = shard_positions(items, *shard) if shard else list(range(n_items))
+    items = [items[p] for p in positions]
+    base = Sampling(temperature, top_p, seed)
+    judge = make_judge(spec, sampling=base, **judge_options)
+    if dump_prompts and not callable(getattr(judge, "render", None)):
+        raise InputError(f"{redact(spec)} cannot render its prompts (no render(item) method): run without "
+                         "--dump-prompts")
+    rendered: dict[int, str] = {}  # position -> the item's rendered prompt (--dump-prompts), the same in every run
+    sampling = {"temperature": temperature, "top_p": top_p, "seed": seed, "runs": runs,
+                "max_tokens": judge_options.get("max_tokens", 32)}
+    provenance = run_provenance(dataset, config, fingerprint_of(dataset, config), redact(spec),
+                                runner_identity(judge, spec), sampling,
+                                {"conditions": conditions, "formats": formats, "items": n_items})
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    journal = _journal(out, provenance, shard)
+    kept = _read_journal(journal)
+    resumed = len(kept)
+    rows = []
+    with journal.open("a", encoding="utf-8") as log:
+        for run in range(runs):
+            run_sampling = base.for_run(run)
+            apply_sampling(judge, run_sampling)
+            prefix = "" if runs == 1 else f"run {run + 1}/{runs}: "
+            todo = [i for i in range(len(items)) if (run, positions[i]) not in kept]
+            for start in range(0, len(todo), CHUNK):
+                chunk = todo[start:start + CHUNK]
+                done = len(items) - len(todo) + start
+                answers = judge.answer([items[i] for i in chunk], _say(progress, done, len(items), prefix))
+                if len(answers) != len(chunk):
+                    raise InputError(f"{spec} returned {len(answers)} answers for {len(chunk)} items")
+                for k, (i, answer) in enumerate(zip(chunk, answers, strict=True)):
+                    row = prediction_row(items[i], answer, run_sampling, _option_probs(judge, answers, k),
+                                         provenance, getattr(answer, "finish_reason", None))
+                    kept[(run, positions[i])] = row
+                    log.write(json.dumps({"run": run, "pos": positions[i], "row": row}, ensure_ascii=False) + "\n")
+                log.flush()
+            for i in range(len(items)):
+                row = dict(kept[(run, positions[i])])
+                if dump_prompts:
+                    if i not in rendered:
+                        rendered[i] = judge.render(items[i])
+                    row["rendered_prompt"] = rendered[i]
+                if shard:
+                    row["shard"] = {"index": shard[0], "count": shard[1], "items": n_items, "position": positions[i]}
+                rows.append(row)
+    model = provenance["model"]
+    if isinstance(model, dict) and "served" in model and model["served"] is None:  # see runner_identity
+        final = {**provenance, "model": runner_identity(judge, spec, refresh=True)}
+        rows = [{**row, "provenance": final} for row in rows]
+    try:
+        if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
+            check_usable(rows, spec, min_usable)
+    except UnusableRun:
+        journal.unlink(missing_ok=True)  # the model's answers, not an interruption: a rerun asks again
+        raise
+    write_jsonl(out, rows)
+    journal.unlink(missing_ok=True)
+    closed = [r for r in rows if r["parsed"] is not None]
+    free = [r for r in rows if r["parsed"] is None]
+    return {"items": len(items), "runs": runs, "rows": len(rows), "closed": len(closed),
+            "parsed": sum(r["parsed"] for r in closed),
+            "with_probs": sum(r["option_probs"] is not None for r in closed),
+            "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
+            "usable": sum(map(usable, rows)), "resumed": resumed,
+            "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),
+            "not_completions": getattr(judge, "not_completions", None),
+            "shard": f"{shard[0]}/{shard[1]}" if shard else None}
+
+
+def write_jsonl(out: Path, rows: list[dict]) -> None:
+    """Write ``rows`` as JSON lines to ``out`` atomically (a temp file unique to this process, then a rename)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            for row in rows:
+                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
