@@ -60,19 +60,6 @@ def config_fingerprint(folder: str | Path, config: str) -> str | None:
     return _combine([(f.relative_to(folder).as_posix(), file_digest(f)) for f in files])
 
 
-def dataset_fingerprints(folder: str | Path) -> dict[str, str]:
-    """Every config's fingerprint of a local dataset folder written in the Hub layout."""
-    from omniaudit.data_builders.hub import card_configs
-
-    folder = Path(folder)
-    out = {}
-    for config in card_configs(folder):
-        fp = config_fingerprint(folder, config)
-        if fp is not None:
-            out[config] = fp
-    return out
-
-
 def local_dataset(path_or_repo: str | Path) -> Path | None:
     """A local folder holding the dataset's files: the folder itself, or the Hub cache's copy of a repo id (only
     what is cached: nothing is downloaded). None when neither is at hand."""

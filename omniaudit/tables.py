@@ -30,13 +30,6 @@ def fail_at(mask, message: str, file: str | Path, rows: list[int], column: str |
                          value=None if values is None else np.asarray(values, dtype=object)[i])
 
 
-def check_ids(ids: pd.Series, known, file: str | Path, rows: list[int], unknown_message: str) -> None:
-    """Every id is ``known`` (``unknown_message`` may use ``{n}``, the number of unknown ids) and none repeats."""
-    unknown = ~ids.isin(known)
-    fail_at(unknown, unknown_message.format(n=int(unknown.sum())), file, rows, "id", ids)
-    fail_at(ids.duplicated(), "duplicate id", file, rows, "id", ids)
-
-
 def parse_bool(value) -> bool | None:
     """A true/false cell: bools, "true" / "false", "yes" / "no", 1 / 0; None when empty or NaN; else ValueError."""
     if value is None or (isinstance(value, float) and value != value) or (isinstance(value, str) and

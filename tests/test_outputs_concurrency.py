@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from omniaudit.errors import InputError
-from omniaudit.io import MARKER, atomic_dir, atomic_file, clean_stale_temporaries, lock_path, output_lock, read_marker
+from omniaudit.io import MARKER, atomic_dir, atomic_file, read_marker
+from omniaudit.locks import clean_stale_temporaries, lock_path, output_lock
 
 
 def listing(folder: Path) -> list[str]:
@@ -130,19 +131,19 @@ def test_output_lock_is_reentrant_in_one_thread_and_leaves_no_trace(tmp_path):
 
 def test_out_dot_under_a_parent_that_is_not_writable_locks_inside(tmp_path, monkeypatch):
     """``--out .`` in e.g. a home folder whose parent only root may write: the lock goes inside the folder."""
-    import omniaudit.io as io
+    import omniaudit.locks as locks
 
     here = tmp_path / "home"
     here.mkdir()
     monkeypatch.chdir(here)
-    real = io._acquire
+    real = locks._acquire
 
     def acquire(lock, target):
         if lock.parent == tmp_path:
             raise PermissionError(errno.EACCES, "Permission denied", str(lock))
         return real(lock, target)
 
-    monkeypatch.setattr(io, "_acquire", acquire)
+    monkeypatch.setattr(locks, "_acquire", acquire)
     with atomic_dir(".") as tmp:
         assert (here / ".omniaudit-lock").is_file()
         (tmp / "report.md").write_text("x", encoding="utf-8")

@@ -370,14 +370,6 @@ def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: i
     return dst
 
 
-def write_audio_file(dst: str | Path, audio: np.ndarray, rate: int) -> Path:
-    """A float WAV (no clipping of noisy mixes, no codec loss)."""
-    import soundfile as sf
-
-    sf.write(str(dst), audio.T, rate, subtype="FLOAT")
-    return Path(dst)
-
-
 def video_packets(path: str | Path) -> list[bytes]:
     """The raw video packets in stream order (to show that a stream was copied, not re-encoded)."""
     with _open(path) as c:

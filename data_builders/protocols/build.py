@@ -17,7 +17,6 @@ wrong label whose following is measured.
 from __future__ import annotations
 
 import hashlib
-import io
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,8 +25,9 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
-from omniaudit.data_builders.interventions.media import add_noise, concat_with_tone, decode_audio
+from omniaudit.data_builders.interventions.media import add_noise, concat_with_tone
 from omniaudit.data_builders.protocols import prompts
+from omniaudit.data_builders.protocols.clips import RATE, ClipStore, audio_cell, load_clips  # noqa: F401
 from omniaudit.data_builders.protocols.corpora import CorpusOptions, write_corpus_manifest
 from omniaudit.data_builders.protocols.features import (
     connected_groups,
@@ -51,12 +51,10 @@ from omniaudit.io import atomic_dir, local_name, redact_paths, to_json
 
 SPLIT = "train"
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
-RATE = 16000
 PAIRWISE_ATTRIBUTES = ("naturalness", "speaker")  # compared, not classified
 PAIRWISE_TASKS = ("cleanness", "identical", "attribute", "naturalness", "speaker")
 BLUEPRINT_CONDITIONS = ("audio", "skeleton", "descriptors", "true", "wrong", "no_frame", "wrong_audio")
 CUE_CONDITIONS = ("none", "conf_spec", "conf_ref", "conf_both")
-MIN_DBFS = -60.0  # quietest usable clip (RMS): the Cleanness noise is scaled to the signal, eGeMAPS needs a voice
 BUILD_INFO = "build_info.json"
 
 
@@ -105,15 +103,6 @@ def features() -> dict:
         "audio_1": Audio(), "audio_2": Audio(), "audio_3": Audio()})
 
 
-def audio_cell(audio: np.ndarray, name: str) -> dict:
-    """16 kHz mono, 16-bit FLAC (lossless, half the size of WAV)."""
-    import soundfile as sf
-
-    buf = io.BytesIO()
-    sf.write(buf, np.clip(audio, -1, 1), RATE, format="FLAC", subtype="PCM_16")
-    return {"bytes": buf.getvalue(), "path": f"{name}.flac"}
-
-
 def _row(**fields) -> dict:
     """One item; columns left out are written as nulls (Parquet rows are built against the full schema)."""
     audios = fields.pop("audios", [])
@@ -123,53 +112,6 @@ def _row(**fields) -> dict:
         row[f"audio_{i}"] = cell
     row["k"] = len(row["options"])
     return row
-
-
-class ClipStore:
-    """Decoded clips (16 kHz mono) and their audio cells, decoded once (:func:`load_clips` decodes all up front)."""
-
-    def __init__(self, paths: dict[str, str]) -> None:
-        self.paths = paths
-        self.arrays: dict[str, np.ndarray] = {}
-        self.cells: dict[str, dict] = {}
-
-    def array(self, clip: str) -> np.ndarray:
-        if clip not in self.arrays:
-            self.arrays[clip] = decode_audio(self.paths[clip], RATE, 1)[0][0]
-        return self.arrays[clip]
-
-    def cell(self, clip: str) -> dict:
-        if clip not in self.cells:
-            self.cells[clip] = audio_cell(self.array(clip), clip)
-        return self.cells[clip]
-
-
-def load_clips(manifest: pd.DataFrame) -> tuple[ClipStore, dict[str, str]]:
-    """Decode every clip once, before anything is built, and the content hash of each.
-
-    A clip whose file cannot be decoded as audio, lasts under 0.1 s, or is silent or too quiet (RMS under
-    ``MIN_DBFS``) fails here, naming its manifest row, id and file, whichever clips a seed would pick later.
-    """
-    first = manifest.drop_duplicates("id")
-    store = ClipStore(dict(zip(first["id"], first["audio"], strict=True)))
-    hashes = {}
-    for clip, path, row in zip(first["id"], first["audio"], first["row"], strict=True):
-        where = {"row": int(row), "column": "audio", "value": path}
-        try:
-            audio = decode_audio(path, RATE, 1)[0][0]
-        except InputError as exc:
-            raise InputError(f"clip '{clip}': not a usable audio file: {exc.message}", **where) from exc
-        if audio.size < RATE // 10:
-            raise InputError(f"clip '{clip}': audio shorter than 0.1 s ({audio.size / RATE:.3f} s)", **where)
-        rms = float(np.sqrt(np.mean(audio.astype(np.float64) ** 2)))
-        dbfs = 20 * np.log10(rms) if rms > 0 else -np.inf
-        if dbfs < MIN_DBFS:
-            raise InputError(f"clip '{clip}': silent or too quiet (RMS {dbfs:.1f} dBFS; at least {MIN_DBFS:.0f} dBFS "
-                             f"is needed: Cleanness noise is scaled to the signal and eGeMAPS needs a voice); remove "
-                             f"it from the manifest or fix the file", **where)
-        store.arrays[clip] = audio
-        hashes[clip] = hashlib.sha256(audio.tobytes()).hexdigest()
-    return store, hashes
 
 
 def _specialist_groups(group: pd.DataFrame, hashes: dict[str, str] | None,

@@ -22,14 +22,6 @@ from omniaudit.io import check_out_file
 from omniaudit.records import canonical, first_difference, value_at
 
 
-def parse_shard(text: str) -> tuple[int, int]:
-    """``I/N`` with 0 <= I < N."""
-    index, sep, count = str(text).partition("/")
-    if not sep or not index.isdigit() or not count.isdigit() or not 0 <= int(index) < int(count):
-        raise InputError("expected a shard as I/N with 0 <= I < N, e.g. 0/8", value=text)
-    return int(index), int(count)
-
-
 def group_key(item: JudgeItem) -> str:
     """The trial an item belongs to: its id without the order suffix ("pairwise/t3/concat/AB" -> ".../concat")."""
     if item.order:

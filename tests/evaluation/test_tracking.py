@@ -15,7 +15,7 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation import tracking
+from omniaudit.evaluation import audit_outputs, tracking
 
 pytest.importorskip("wandb")
 
@@ -236,7 +236,7 @@ def test_interventions_and_composition_audits_are_logged(offline, tmp_path, inte
     assert dims.loc["sync", "gap_ci_high"] == pytest.approx(result["dimensions"]["sync"]["ci"]["gap"][1])
     modes = logged_table(iv, "tables/failure_modes").set_index("mode")
     assert len(modes) == 8 and modes.loc["offset_blindness", "group"] == "Temporal"
-    assert set(logged_table(iv, "tables/temporal")["metric"]) == set(tracking.TEMPORAL)
+    assert set(logged_table(iv, "tables/temporal")["metric"]) == set(audit_outputs.TEMPORAL)
     assert iv["summary"]["figures/failure_modes"]["_type"] == "image-file"
     assert [a["name"] for a in iv["artifacts"] if a["type"] == "predictions"] == ["predictions-model"]
 
