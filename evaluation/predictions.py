@@ -33,6 +33,8 @@ from omniaudit.errors import InputError
 from omniaudit.records import canonical, first_difference, value_at
 
 PROVENANCE = "provenance"
+SAMPLING = ("temperature", "top_p", "top_k", "seed", "max_tokens", "max_new_tokens")  # recorded when a file has them
+INTEGER_SETTINGS = ("top_k", "seed", "max_tokens", "max_new_tokens")
 UNKNOWN = ("provenance unknown: the file does not say which dataset build, model and sampling its answers came "
            "from (not written by `omniaudit judge`)")
 
@@ -229,3 +231,47 @@ def label_sources_sentence(src: dict) -> str:
         line += (f" The extractor agreed with the rule reader on {agreement['agree']} of the {agreement['n']} "
                  f"answers both read ({rate}).")
     return line
+
+
+def _is_null(value: object) -> bool:
+    return value is None or (isinstance(value, float) and value != value) or (isinstance(value, str)
+                                                                                 and not value.strip())
+
+
+def run_labels(raw: pd.DataFrame, path: str | Path, rows: list[int]) -> list[str] | None:
+    """Each row's ``run`` as text (``omniaudit judge --runs N`` writes it), or None when the file has no ``run``
+    column; a row without one is an error naming it."""
+    if "run" not in raw.columns:
+        return None
+    out = []
+    for row, value in zip(rows, raw["run"].tolist(), strict=True):
+        if _is_null(value):
+            raise InputError("expected a run (the file has a 'run' column, so every row needs one)", file=path,
+                             row=row, column="run", value=value)
+        out.append(str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip())
+    return out
+
+
+def run_order(labels) -> list[str]:
+    """Run labels in order: numerically when they are all integers (2 before 10), else as text."""
+    unique = list(dict.fromkeys(labels))
+    return sorted(unique, key=int) if all(u.lstrip("-").isdigit() for u in unique) else sorted(unique)
+
+
+def sampling_settings(frame: pd.DataFrame) -> dict:
+    """The sampling settings a predictions file records: per setting one value, or the sorted distinct values
+    (numbers in numeric order: seed 2 before 10; integer settings read back as floats by JSONL gaps are ints)."""
+    import numpy as np
+
+    out = {}
+    for column in SAMPLING:
+        if column not in frame.columns:
+            continue
+        values = [v.item() if isinstance(v, np.generic) else v for v in frame[column].tolist() if not _is_null(v)]
+        if column in INTEGER_SETTINGS:
+            values = [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
+        numeric = lambda v: isinstance(v, int | float) and not isinstance(v, bool)  # noqa: E731
+        distinct = sorted(set(values), key=lambda v: (0, v, "") if numeric(v) else (1, 0, str(v)))
+        if distinct:
+            out[column] = distinct[0] if len(distinct) == 1 else distinct
+    return out

@@ -48,14 +48,21 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
 from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
-from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
+from omniaudit.evaluation.predictions import (
+    SAMPLING,
+    check_predictions,
+    check_same_run,
+    provenance_section,
+    run_labels,
+    run_order,
+    sampling_settings,
+)
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.specs import model_or_named_file, parse_named_files, split_model_run
 from omniaudit.tables import fail_at, read_records
 
 SAMPLE_COLUMNS = ["id", "template_name", "category", "tier", "question", "answer"]
 TEXT_COLUMNS = ("prediction", "response", "raw")  # the free-form answer; ``raw`` as ``omniaudit judge`` writes it
-SAMPLING = ("temperature", "top_p", "top_k", "seed", "max_tokens", "max_new_tokens")  # reported when recorded
 
 
 @dataclass
@@ -131,39 +138,6 @@ def _bare_labels(paths: list[Path]) -> list[str]:
     return labels
 
 
-def _run_labels(raw: pd.DataFrame, path: Path, rows: list[int]) -> list[str] | None:
-    """Each row's ``run`` as text (``omniaudit judge --runs N``), or None when the file has no ``run`` column."""
-    if "run" not in raw.columns:
-        return None
-    out = []
-    for row, value in zip(rows, raw["run"].tolist(), strict=True):
-        if value is None or (isinstance(value, float) and np.isnan(value)) or not str(value).strip():
-            raise InputError("expected a run (the file has a 'run' column, so every row needs one)", file=path,
-                             row=row, column="run", value=value)
-        out.append(str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip())
-    return out
-
-
-def _ordered(labels: list[str]) -> list[str]:
-    """Run labels in order: numerically when all are integers (2 before 10), else as text."""
-    unique = list(dict.fromkeys(labels))
-    return sorted(unique, key=int) if all(u.lstrip("-").isdigit() for u in unique) else sorted(unique)
-
-
-def _sampling(frame: pd.DataFrame) -> dict:
-    """The sampling settings recorded in ``frame`` (one value, or the sorted distinct values, per setting)."""
-    out = {}
-    for column in SAMPLING:
-        if column not in frame.columns:
-            continue
-        values = {v.item() if isinstance(v, np.generic) else v for v in frame[column].tolist()
-                  if v is not None and v == v and str(v).strip()}
-        if values:
-            distinct = sorted(values, key=str)
-            out[column] = distinct[0] if len(distinct) == 1 else distinct
-    return out
-
-
 def _read_file(path: Path, known: pd.Series, dataset: str | Path | None = None,
                partial: bool = False) -> pd.DataFrame:
     """``id, prediction, run, file, row`` (+ recorded sampling settings) of one predictions file; its provenance
@@ -176,7 +150,7 @@ def _read_file(path: Path, known: pd.Series, dataset: str | Path | None = None,
                          f"file has {list(raw.columns)}", file=path)
     ids = raw["id"].astype(str)
     fail_at(~ids.isin(known), "id is not a sample of the dataset (nor an ablation)", path, rows, "id", ids)
-    runs = _run_labels(raw, path, rows)
+    runs = run_labels(raw, path, rows)
     answers = [v if isinstance(v, str) else "" if v is None or v != v else str(v) for v in raw[column].tolist()]
     out = pd.DataFrame({"id": ids, "prediction": answers, "run": runs, "file": str(path), "row": rows})
     out = pd.concat([out, raw[[c for c in SAMPLING if c in raw.columns]].reset_index(drop=True)], axis=1)
@@ -201,7 +175,7 @@ def read_runs(specs: list[str | Path], known: pd.Series, samples_ids: pd.Series,
         provenance = [f.attrs["provenance"] for f in frames]
         check_same_run(provenance, f"the files of run '{name}'")
         table = pd.concat(frames, ignore_index=True)
-        labels = _ordered(table["run"].dropna().tolist())
+        labels = run_order(table["run"].dropna().tolist())
         without = [f for f, frame in zip(files, frames, strict=True) if frame["run"].isna().any()]
         if len(labels) > 1 and without:
             raise InputError(f"run '{name}': the files hold {len(labels)} sampled runs ('run' column) but this file "
@@ -223,7 +197,7 @@ def read_runs(specs: list[str | Path], known: pd.Series, samples_ids: pd.Series,
                                  file=", ".join(str(f) for f in files), value=samples_ids[missing].iloc[0])
             answering = set(rows.loc[rows["id"].isin(samples_ids), "file"])
             out.append(Run(label, [Path(f) for f in files], rows[["id", "prediction"]].reset_index(drop=True),
-                           _sampling(rows), [Path(f) for f in files if str(f) in answering], models[name],
+                           sampling_settings(rows), [Path(f) for f in files if str(f) in answering], models[name],
                            provenance))
     return out
 

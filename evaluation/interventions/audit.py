@@ -35,7 +35,13 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.interventions.extract import extract, llm_extract
-from omniaudit.evaluation.predictions import check_predictions, provenance_section
+from omniaudit.evaluation.predictions import (
+    check_predictions,
+    provenance_section,
+    run_labels,
+    run_order,
+    sampling_settings,
+)
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import fail_at, parse_bool, read_records
 
@@ -45,8 +51,6 @@ DIAGNOSTIC_COLUMNS = ["id", "source_id", "intervention", "offset_s", "dimension"
                       "target_direction", "target_offset_s", "target_sound_present", "target_match"]
 STRUCTURED = ("synced", "direction", "offset_s", "audio_state", "sound_present", "match")
 TEXT_COLUMNS = ("response", "raw")  # the free-form answer: ``response``, or ``raw`` as ``omniaudit judge`` writes it
-SAMPLING = ("temperature", "top_p", "top_k", "seed", "max_tokens", "max_new_tokens")  # recorded when the file has them
-INTEGER_SETTINGS = ("top_k", "seed", "max_tokens", "max_new_tokens")
 OFFSET_BANDS = (0.0, 0.5, 1.0, 2.0, 5.0, np.inf)
 # Fig. 6b's tolerance is not printed in the paper; 0.5 s is its own audio-timestamp agreement tolerance (appendix B,
 # epsilon_a), the precision the event times themselves are verified to.
@@ -86,43 +90,6 @@ def _is_null(value: object) -> bool:
                                                                              and not value.strip())
 
 
-def _runs(raw: pd.DataFrame, path: Path, rows: list[int]) -> list[str] | None:
-    """The run of each row (``omniaudit judge --runs N`` writes ``run``), as text; None without a ``run`` column."""
-    if "run" not in raw.columns:
-        return None
-    runs = []
-    for row_no, value in zip(rows, raw["run"].tolist(), strict=True):
-        if _is_null(value):
-            raise InputError("expected a run (the file has a 'run' column, so every row needs one)", file=path,
-                             row=row_no, column="run", value=value)
-        runs.append(str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip())
-    return runs
-
-
-def _run_order(labels) -> list[str]:
-    """Run labels in order: numerically when they are all integers (2 before 10), else as text."""
-    unique = list(dict.fromkeys(labels))
-    if all(label.lstrip("-").isdigit() for label in unique):
-        return sorted(unique, key=int)
-    return sorted(unique)
-
-
-def _sampling(raw: pd.DataFrame) -> dict:
-    """The sampling settings the file records (one value, or the sorted distinct values, per setting)."""
-    out = {}
-    for column in SAMPLING:
-        if column not in raw.columns:
-            continue
-        values = [v.item() if isinstance(v, np.generic) else v for v in raw[column].tolist() if not _is_null(v)]
-        if column in INTEGER_SETTINGS:  # a JSONL column with a gap is read as floats
-            values = [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
-        numeric = lambda v: isinstance(v, int | float) and not isinstance(v, bool)  # noqa: E731
-        distinct = sorted(set(values), key=lambda v: (0, v, "") if numeric(v) else (1, 0, str(v)))
-        if distinct:
-            out[column] = distinct[0] if len(distinct) == 1 else distinct
-    return out
-
-
 def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str | None = None,
                      dataset: str | Path | None = None, partial: bool = False, **judge_options) -> pd.DataFrame:
     """One row per diagnostic row (and run): structured fields from the file, or extracted from its free-form answer
@@ -149,7 +116,7 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
                          f"fields {STRUCTURED}; the file has {list(raw.columns)}", file=path)
     ids = raw["id"].astype(str)
     dims = diagnostic.set_index("id")["dimension"]
-    runs = _runs(raw, path, rows)
+    runs = run_labels(raw, path, rows)
     unknown = ~ids.isin(dims.index)
     fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s); do the predictions belong to this "
             "dataset?)", path, rows, "id", ids)
@@ -183,10 +150,10 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
         out["answered"] = out["id"].isin(pred["id"])
     else:
         pred = pd.DataFrame(records, columns=["run", *columns]).assign(answered=True)
-        grid = pd.concat([diagnostic[["id"]].assign(run=r) for r in _run_order(runs)], ignore_index=True)
+        grid = pd.concat([diagnostic[["id"]].assign(run=r) for r in run_order(runs)], ignore_index=True)
         out = grid.merge(pred, on=["id", "run"], how="left")
         out["answered"] = out["answered"].eq(True)
-    out.attrs["sampling"] = _sampling(raw)
+    out.attrs["sampling"] = sampling_settings(raw)
     out.attrs["provenance"] = provenance
     out.attrs["label_sources"] = label_sources
     return out

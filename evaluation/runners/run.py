@@ -107,13 +107,35 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                            top_logprobs=top_logprobs, fps=fps, max_frames=max_frames,
                            allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes)
     if kind == "hf":
-        from omniaudit.evaluation.runners.hf import HFJudge
-
-        judge = HFJudge(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
-                        max_frames=max_frames)
+        judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
+                             max_frames=max_frames)
         apply_sampling(judge, sampling)
         return judge
     raise InputError("unknown judge kind; expected hf:, openai: or scripted:", value=redact(spec))
+
+
+_LOADED: dict[tuple, object] = {}  # the last local model loaded, by (path, settings): see loaded_model
+
+
+def loaded_model(path: str, **settings):
+    """An ``hf:`` runner for ``path`` with these settings, loaded once and kept while the next command of this
+    process asks for the same model (``run-protocols`` judges four configs, an audit grades several runs): one
+    model is kept at a time, so a different one frees it. :func:`release_models` frees it explicitly."""
+    from omniaudit.evaluation.runners.hf import HFJudge
+
+    folder = Path(path)  # a folder rewritten in place (a new checkpoint) is another model
+    stamp = tuple(sorted((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in folder.iterdir() if f.is_file())) \
+        if folder.is_dir() else ()
+    key = (str(path), stamp, tuple(sorted(settings.items())))
+    if key not in _LOADED:
+        release_models()
+        _LOADED[key] = HFJudge(path, **settings)
+    return _LOADED[key]
+
+
+def release_models() -> None:
+    """Free the kept local model (:func:`loaded_model`)."""
+    _LOADED.clear()
 
 
 def apply_sampling(judge, sampling: Sampling) -> None:

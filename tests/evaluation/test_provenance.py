@@ -208,3 +208,25 @@ def test_the_card_carries_the_fingerprint_and_edited_files_are_refused(protocol_
     with pytest.raises(InputError, match="config 'reference': its files changed after omniaudit wrote them"):
         load_config(copy, "reference", columns=["id"])
     assert len(load_config(copy, "blueprint", columns=["id"]))  # the other configs still read
+
+
+def test_a_local_model_is_loaded_once_across_configs(protocol_dataset, tiny_models, tmp_path, monkeypatch):
+    """run-protocols judges four configs (and an audit grades several runs) with one model: loaded once."""
+    from omniaudit.evaluation.runners import hf, run
+
+    run.release_models()
+    loads = []
+    original = hf.HFJudge.__init__
+
+    def counting(self, *args, **kwargs):
+        loads.append(args[0])
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(hf.HFJudge, "__init__", counting)
+    spec = f"hf:{tiny_models['audio']}"
+    for config, conditions in (("blueprint", ["audio"]), ("reference", ["match"])):
+        run_judge(protocol_dataset, config, spec, tmp_path / f"{config}.jsonl", conditions)
+    assert loads == [str(tiny_models["audio"])]  # one load for both configs
+    run.make_judge(spec, batch_size=1)  # other settings: a fresh runner
+    assert len(loads) == 2
+    run.release_models()
