@@ -317,3 +317,23 @@ def predictions_metrics(frame: pd.DataFrame) -> dict[str, float]:
             out["predictions/generated"] = float(generated)
             out["predictions/generated_rate"] = generated / float(free.sum())
     return out
+
+
+SCHEMA_VERSION = 1
+
+
+def schema(audit: str, dataset: object = None, predictions: object = None) -> dict:
+    """The record that opens every ``audit.json``: which audit wrote it, with which omniaudit and command, on which
+    inputs (their provenance is in the file's ``provenance``). Readers check ``version`` before reading on."""
+    import sys
+
+    from omniaudit import __version__
+    from omniaudit.evaluation.runners.transport import redact
+    from omniaudit.io import current_policy
+
+    command = current_policy().command
+    return {"version": SCHEMA_VERSION, "audit": audit, "omniaudit": __version__, "command": command or "python API",
+            "arguments": [redact(a) for a in sys.argv[1:]] if command else None,
+            "inputs": {"dataset": None if dataset is None else str(dataset),
+                       "predictions": [str(p) for p in predictions] if isinstance(predictions, list | tuple)
+                       else (None if predictions is None else str(predictions))}}

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The whole test suite, offline, in .venv (created and installed on first run). Extra args go to pytest.
+# `scripts/test.sh --quick [ARGS]` runs the quick set only (tests not marked slow: about half the time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+quick=()
+if [ "${1:-}" = "--quick" ]; then quick=(-m "not slow"); shift; fi
 scripts/system_deps.sh
 scripts/setup_env.sh media,train,serve,dev
 export HF_HUB_OFFLINE=1 MPLBACKEND=Agg
 .venv/bin/ruff check .
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest "${quick[@]}" "$@"

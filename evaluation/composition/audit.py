@@ -46,6 +46,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
 from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
 from omniaudit.evaluation.predictions import (
@@ -413,6 +414,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
               "provenance": {run.name: [p.summary() for p in run.provenance] for run in runs}}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
+        result = {"schema": schema("composition", dataset, predictions), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
                                  ).to_csv(tmp / "graded.csv", index=False)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
+from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.interventions.extract import extract, llm_extract
 from omniaudit.evaluation.predictions import (
     check_predictions,
@@ -432,6 +433,7 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
               "extractor": config.extractor or "rule-based", **result, "provenance": [provenance.summary()]}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
+        result = {"schema": schema("interventions", dataset, predictions), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         plot_failure_modes(result["failure_modes"], result["failure_modes_ci"], tmp / "failure_modes.png")
         report = interventions_report(result, "failure_modes.png") + _runs_report(result) + \

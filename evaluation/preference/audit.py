@@ -23,6 +23,7 @@ from omniaudit.data_builders.preference.judge import judge_table
 from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
 from omniaudit.errors import InputError
+from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.preference import consensus, controls, length_control, odin_report, probes, report
 from omniaudit.evaluation.preference.judge_files import (
     ORDERS,
@@ -437,11 +438,12 @@ def run_preference_audit(out_dir: str | Path, data: str | Path | None = None, co
             write_preference_dataset(tmp / "dataset", {"pairs": pairs, "judge": judge_table(pairs)}, card)
         dataset = tmp / "dataset" if card is not None else data
         audit, predictions = audit_preference(pairs, replace(config, dataset=config.dataset or dataset), progress)
-        write_audit_outputs(tmp, audit, predictions, pairs, source)
+        write_audit_outputs(tmp, audit, predictions, pairs, source, config.judges)
     return Path(out_dir)
 
 
-def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs: pd.DataFrame, source: str) -> None:
+def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs: pd.DataFrame, source: str,
+                        judges: list = ()) -> None:
     """audit.json, report.md, the figures and predictions.csv of a preference audit, into ``tmp``."""
     audit["source"] = source
     figures = {"full_vs_counter": "waf_full_vs_counter.png", "win_rates": "generator_win_rates.png"}
@@ -456,6 +458,7 @@ def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs
     report.plot_win_rates(audit["dataset"]["win_rates"], tmp / figures["win_rates"])
     if "odin" in audit:
         odin_report.plot_odin_correlations(audit["odin"], tmp / figures["odin"])
+    audit = {"schema": schema("preference", source, [str(j) for j in judges]), **audit}
     (tmp / "audit.json").write_text(to_json(audit), encoding="utf-8")
     (tmp / "report.md").write_text(report.preference_report(audit, figures, source), encoding="utf-8")
     predictions.to_csv(tmp / "predictions.csv", index=False)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
+from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.specs import parse_named_files
@@ -428,6 +429,7 @@ def run_protocols_audit(out_dir: str | Path, dataset: str | Path, predictions: l
               "provenance": {name: [p.summary() for p in files] for name, files in provenance.items()}}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
+        result = {"schema": schema("protocols", dataset, predictions), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         report = protocols_report(result) + provenance_section([p for files in provenance.values() for p in files])
         (tmp / "report.md").write_text(report, encoding="utf-8")

@@ -230,3 +230,18 @@ def test_a_local_model_is_loaded_once_across_configs(protocol_dataset, tiny_mode
     run.make_judge(spec, batch_size=1)  # other settings: a fresh runner
     assert len(loads) == 2
     run.release_models()
+
+
+def test_every_audit_json_opens_with_its_schema(intervention_dataset, tmp_path):
+    """One envelope for the four audits: schema version, audit, omniaudit version, command, inputs."""
+    from omniaudit import __version__
+
+    preds = tmp_path / "p.jsonl"
+    run_judge(intervention_dataset, "diagnostic", "scripted:oracle", preds)
+    assert main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions", str(preds),
+                 "--n-resamples", "20", "--out", str(tmp_path / "r")]) == 0
+    audit = json.loads((tmp_path / "r" / "audit.json").read_text())
+    assert next(iter(audit)) == "schema"
+    assert audit["schema"] | {"arguments": None} == {
+        "version": 1, "audit": "interventions", "omniaudit": __version__, "command": "omniaudit audit interventions",
+        "arguments": None, "inputs": {"dataset": str(intervention_dataset), "predictions": str(preds)}}
