@@ -48,3 +48,10 @@ def __getattr__(name: str):
                       DeprecationWarning, stacklevel=2)
         return getattr(report, name)
     raise AttributeError(name)
+
+
+def save_figure(fig, path, **savefig) -> None:
+    """Lay out, write and close a figure (every report's last three lines of a plot)."""
+    fig.tight_layout()
+    fig.savefig(path, **savefig)
+    plt.close(fig)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -88,20 +89,27 @@ def _read(path: Path) -> tuple[pd.DataFrame, list[int]]:
     raise InputError(f"unsupported file type; expected one of {', '.join(SUFFIXES)}", file=path, value=path.suffix)
 
 
+def jsonl_objects(path: Path, expected: str = "a JSON object per line") -> Iterator[tuple[int, dict]]:
+    """(line number, object) of every non-blank line of a JSONL file; a line that is not a JSON object (or an
+    unreadable file) is an InputError naming the file and line."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line_no, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    obj = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
+                if not isinstance(obj, dict):
+                    raise InputError(f"expected {expected}", file=path, row=line_no, value=obj)
+                yield line_no, obj
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc}", file=path) from exc
+
+
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[int]]:
-    rows, lines = [], []
-    with path.open(encoding="utf-8") as fh:
-        for line_no, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
-            if not isinstance(obj, dict):
-                raise InputError("expected a JSON object per line", file=path, row=line_no, value=obj)
-            rows.append(obj)
-            lines.append(line_no)
-    return pd.DataFrame(rows), lines
+    pairs = list(jsonl_objects(path))
+    return pd.DataFrame([obj for _, obj in pairs]), [line for line, _ in pairs]
 
 

@@ -23,7 +23,7 @@ def _pct(value: float | None) -> str:
 
 def _heatmap(result: dict, folder: Path) -> str | None:
     """Model x template accuracy (mean over each model's runs) as a PNG; None with a single model."""
-    from omniaudit.evaluation.report import plt
+    from omniaudit.evaluation.report import plt, save_figure
 
     models = result["models"]
     if len(models) < 2:
@@ -42,9 +42,7 @@ def _heatmap(result: dict, folder: Path) -> str | None:
                         color="white" if grid[i, j] < 60 else "black", fontsize=8)
     fig.colorbar(image, ax=ax, label="accuracy (%)")
     ax.set_title("Accuracy per model and template")
-    fig.tight_layout()
-    fig.savefig(folder / "model_template_accuracy.png")
-    plt.close(fig)
+    save_figure(fig, folder / "model_template_accuracy.png")
     return "model_template_accuracy.png"
 
 
@@ -130,7 +128,7 @@ def _decomposition_section(result: dict) -> list[str]:
 
 
 def _entropy_section(entropy: dict, folder: Path) -> list[str]:
-    from omniaudit.evaluation.report import fmt, markdown_table, plt
+    from omniaudit.evaluation.report import fmt, markdown_table, plt, save_figure
 
     rows, labels, values, errs = [], [], [], []
     for model, res in entropy["models"].items():
@@ -148,9 +146,7 @@ def _entropy_section(entropy: dict, folder: Path) -> list[str]:
         ax.axvline(0, ls="--", color="grey", lw=1)
         ax.set_yticks(range(len(values)), labels)
         ax.set(xlabel="dH = H_mid(correct) - H_mid(incorrect) (bits)", title="Mid-layer attention entropy gap")
-        fig.tight_layout()
-        fig.savefig(folder / "entropy_gap.png")
-        plt.close(fig)
+        save_figure(fig, folder / "entropy_gap.png")
     pooled, inputs = entropy["pooled_z"], entropy["probe_inputs"]
     lines = ["## Attention entropy", "",
              f"Probe inputs: {inputs['text']}, with its {' and '.join(inputs['media'])}; **{inputs['n_probed']} "
@@ -199,6 +195,8 @@ def _routing_section(routing: dict) -> list[str]:
 
 
 def _template_figure(models: dict, folder: Path, plt) -> None:
+    from omniaudit.evaluation.report import save_figure
+
     """``template_accuracy.png``: accuracy per template, one bar per model (mean ± sd over its runs)."""
     names = list(models)
     templates = sorted({t for v in models.values() for t in v["accuracy"]["by_template"]})
@@ -213,9 +211,7 @@ def _template_figure(models: dict, folder: Path, plt) -> None:
     ax.set(xlim=(0, 100), xlabel="accuracy (%), mean ± sd over the model's runs", title="Accuracy per template")
     if len(names) > 1:
         ax.legend(fontsize=7, loc="lower right")
-    fig.tight_layout()
-    fig.savefig(folder / "template_accuracy.png")
-    plt.close(fig)
+    save_figure(fig, folder / "template_accuracy.png")
 
 
 def write_report(folder: Path, result: dict, runs: list, n_samples: int) -> None:

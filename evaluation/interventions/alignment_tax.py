@@ -30,7 +30,6 @@ its CI averages the per-task resamples (tasks are independent samples).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ import numpy as np
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, ClusterRatios, estimate, mcnemar_exact
+from omniaudit.tables import jsonl_objects
 
 SAMPLES_FILE = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
 # what lmms-eval / lm-evaluation-harness write beside the metrics in a samples record
@@ -125,22 +125,11 @@ def read_samples(file: str | Path, task: str | None = None, metric: str | None =
     if task is None:
         m = SAMPLES_FILE.search(file.name)
         task = m.group("task") if m else file.stem
-    records: list[tuple[int, dict]] = []
-    try:
-        with file.open(encoding="utf-8") as fh:
-            for line_no, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise InputError(f"invalid JSON ({exc.msg})", file=file, row=line_no) from exc
-                if not isinstance(rec, dict) or "doc_id" not in rec:
-                    raise InputError("expected an lmms-eval sample record (a JSON object with doc_id; written by "
-                                     "--log_samples)", file=file, row=line_no)
-                records.append((line_no, rec))
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", file=file) from exc
+    expected = "an lmms-eval sample record (a JSON object with doc_id; written by --log_samples)"
+    records = list(jsonl_objects(file, expected))
+    missing = next((line for line, rec in records if "doc_id" not in rec), None)
+    if missing is not None:
+        raise InputError(f"expected {expected}", file=file, row=missing)
     if not records:
         raise InputError("no samples", file=file)
     filters = {rec.get("filter") for _, rec in records}
@@ -296,7 +285,7 @@ def plot_alignment_tax(result: dict, path: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from omniaudit.evaluation.report import plt, save_figure
 
     runs = result["runs"]
     tasks = sorted({t for r in runs.values() for t in r["tasks"]}) + (["average"] if result["average"] else [])
@@ -316,9 +305,7 @@ def plot_alignment_tax(result: dict, path: Path) -> Path:
     ax.set_xticks(range(len(tasks)), tasks, rotation=20, ha="right")
     ax.set(ylabel="accuracy (%)", ylim=(0, 100), title="General benchmarks per checkpoint (error bars: CI)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from omniaudit.evaluation.interventions.audit import FAILURE_MODES
 from omniaudit.evaluation.predictions import label_sources_sentence
-from omniaudit.evaluation.report import fmt, markdown_table, plt
+from omniaudit.evaluation.report import fmt, markdown_table, plt, save_figure
 
 # Thud Table 1: Orig./Shift, Orig./Mute, Orig./Swap, Avg Gap (percent).
 PAPER_TABLE1 = {
@@ -62,9 +62,7 @@ def plot_failure_modes(rates: dict, cis: dict, path: Path) -> Path:
     ax.legend(list(unique.values())[::-1], list(unique.keys())[::-1], fontsize=8, loc="lower right")
     ax.set(xlim=(0, 1.1), xticks=np.linspace(0, 1, 6), xlabel="rate (higher = more failures)",
            title="Failure modes (95% bootstrap CI)")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 

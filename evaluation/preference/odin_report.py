@@ -106,7 +106,7 @@ def plot_odin_correlations(result: dict, path: Path) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from omniaudit.evaluation.report import plt, save_figure
 
     runs = result["runs"]
     keys = [k for k in CORRELATIONS if any(k in r["correlations"] for r in runs.values())]
@@ -122,9 +122,7 @@ def plot_odin_correlations(result: dict, path: Path) -> Path:
     ax.axhline(0.1, ls=":", color="grey", lw=1)
     ax.set(ylabel="mean |rho| across folds", ylim=(0, 1), title="Head-confound correlations (error bars: 1 SD)")
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omniaudit.evaluation.report import fmt, fmt_ci, fmt_p, markdown_table, plt
+from omniaudit.evaluation.report import fmt, fmt_ci, fmt_p, markdown_table, plt, save_figure
 
 SLICE_TITLES = {"full": "Full", "length_matched": "Length-matched", "counter_stereotypical": "Counter-stereo."}
 PROBE_TITLES = {"length_lr": "Length LR", "generator_lr": "Generator LR", "length_generator_lr": "Length+generator LR",
@@ -42,9 +42,7 @@ def plot_full_vs_counter(audit: dict, prevalence: tuple[float, float], path: Pat
     ax.set(xlim=(-2, 100), ylim=(-2, 100), xlabel="WAF, full slice", ylabel="WAF, counter-stereotypical slice",
            title="Full vs prior-conflicting performance")
     ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 
@@ -54,9 +52,7 @@ def plot_win_rates(win_rates: dict[str, float], path: Path) -> Path:
     ax.barh(names, [100 * win_rates[n] for n in names], color="#4C72B0")
     ax.axvline(50, ls="--", color="grey", lw=1)
     ax.set(xlim=(0, 100), xlabel="win rate over binary pairs (%)", title="Generator win rates")
-    fig.tight_layout()
-    fig.savefig(path)
-    plt.close(fig)
+    save_figure(fig, path)
     return path
 
 
