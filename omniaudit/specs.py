@@ -1,6 +1,6 @@
 """How the command line names its input files: ``[NAME=]FILE``, read by one rule everywhere.
 
-Every option that takes named files (``audit preference --judges``, ``audit protocols --predictions``, ``audit
+Every option that takes named files (``audit preference --predictions``, ``audit protocols --predictions``, ``audit
 composition --predictions`` / ``--attention``, ``report odin``, ``report alignment-tax``, the tracker's input list)
 reads its arguments with :func:`parse_named_files`, in this order:
 

@@ -20,7 +20,8 @@ def test_documented_names_keep_working():
     with pytest.warns(DeprecationWarning):
         from omniaudit.evaluation.judges import parse_answer, run_judge
         from omniaudit.evaluation.judges.run import run_judge as run_judge_too
-    from omniaudit.evaluation.runners import parse_answer as new_parse, run_judge as new_run
+    from omniaudit.evaluation.runners import parse_answer as new_parse
+    from omniaudit.evaluation.runners import run_judge as new_run
 
     assert (parse_answer, run_judge, run_judge_too) == (new_parse, new_run, new_run)
     with pytest.warns(DeprecationWarning, match="preference.report"):

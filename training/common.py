@@ -308,7 +308,7 @@ def end_fold(trainer, held_out_metrics: dict[str, float] | None = None) -> None:
 
 def write_preference_predictions(path: str | Path, ids: list[str], p_a1: list[float],
                                  order: list[str] | str = "ab") -> Path:
-    """The judge file ``omniaudit audit preference --judges`` reads: id, order, p_a1 (P that a1 is preferred);
+    """The judge file ``omniaudit audit preference --predictions`` reads: id, order, p_a1 (P that a1 is preferred);
     ``order`` one presentation order for every row or one per row."""
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")

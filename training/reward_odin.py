@@ -10,7 +10,7 @@ held-out fold. ``eval_folds: all`` gives out-of-fold predictions for every pair.
 
 Writes ``OUTPUT_DIR/odin_metrics.json`` (``rho_content_length``, ``rho_content_prior``, ``rho_length_head_length``,
 ``rho_prior_head_prior`` and content-head accuracy on the held-out pairs, per fold and averaged) and
-``OUTPUT_DIR/predictions.csv`` (``id, order, p_a1``) for ``omniaudit audit preference --judges``. The four
+``OUTPUT_DIR/predictions.csv`` (``id, order, p_a1``) for ``omniaudit audit preference --predictions``. The four
 correlations are logged (wandb, when ``report_to`` has it) at every evaluation; with several folds each fold is its
 own run (``RUN_NAME-foldK``, grouped under ``RUN_NAME``) in its own folder ``OUTPUT_DIR/foldK``.
 

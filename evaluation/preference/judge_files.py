@@ -83,7 +83,7 @@ def parse_judge_specs(specs: Sequence[str | Path]) -> list[JudgeSpec]:
         if name in judges and not (named and name in explicit):
             other = judges[name].files[0]
             raise InputError(f"two judge files would both be judge '{name}' ({other} and {path}); name them with "
-                             f"NAME=FILE, e.g. --judges A={other} B={path}", file=path)
+                             f"NAME=FILE, e.g. --predictions A={other} B={path}", file=path)
         if path in (judges[name].files if name in judges else []):
             raise InputError(f"judge file given twice for judge '{name}'", file=path)
         judges.setdefault(name, JudgeSpec(name, [])).files.append(path)

@@ -1,0 +1,121 @@
+"""Composition (C3PO-style composition / counterfactual QA): ``build composition``, ``composition-auditor`` and
+``audit composition``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from omniaudit.cli import common
+
+
+def cmd_build_composition(args: argparse.Namespace) -> None:
+    """composition / counterfactual QA: bucketed selection and bypass-test ablations
+
+    Read C3PO-style samples (id, template_id, template_name, category IC|CC, tier, video / audio / image, question,
+    answer, evidence_modality, generation_confidence, auditor_decision, difficulty), keep auditor-accepted ones,
+    select up to --target per category x difficulty bucket with template diversity, and write configs samples and
+    ablations (each grounded modality removed in turn, and text only). Without --samples, synthetic samples (a
+    picture of coloured squares + a spoken instruction) are built offline.
+    """
+    from omniaudit.data_builders.composition import CompositionBuildOptions, build_composition_dataset
+
+    options = CompositionBuildOptions(target=args.target, seed=args.seed, templates=args.templates,
+                                      min_confidence=args.min_confidence)
+    with common.console.status("building composition dataset"):
+        out = build_composition_dataset(args.out, args.samples, options, args.synthetic, args.push_to_hub)
+    print(f"dataset written to {out} (configs samples, ablations: free-form items for `omniaudit judge`)")
+
+
+def cmd_composition_auditor(args: argparse.Namespace) -> None:
+    """C3PO auditor pass: a model grades generated samples (ACCEPT/REJECT + difficulty)
+
+    Send every generated sample (its fields as JSON, its media as media parts) to a runner with C3PO's auditor prompt
+    (4-pillar rubric, bypass test, the generation confidence) and read its JSON answer: decision ACCEPT/REJECT and
+    difficulty_score 1-10 (or -1). Writes the samples with auditor_decision, difficulty, failure_pillar,
+    auditor_rationale, auditor_raw and auditor_parsed for `build composition --samples`. An unreadable answer is
+    written REJECT, difficulty -1, auditor_parsed false.
+    """
+    from omniaudit.data_builders.composition.auditor import audit_samples
+
+    with common.console.status(f"auditing samples with {args.auditor}"):
+        result = audit_samples(args.samples, args.auditor, args.out, **common.runner_kwargs(args))
+    print(f"{result.rows} samples audited: {result.accepted} ACCEPT, {result.rejected} REJECT ({result.unparsed} "
+          f"unparsed answers, written REJECT with difficulty -1)")
+    print(f"audited samples: {result.out} (next: omniaudit build composition --samples {result.out})")
+
+
+def cmd_audit_composition(args: argparse.Namespace) -> None:
+    """graded accuracy of free-form answers by template, category and tier
+
+    Grade each run's answers (id and raw as `omniaudit judge` writes them, or prediction / response) against the
+    samples: normalised exact match (case, punctuation, articles, whitespace, number words), then an optional grader
+    for semantic equivalence (Yes/No). Accuracy overall and by template, category and tier, mean and sd over runs.
+    Writes OUT/audit.json, OUT/graded.csv, OUT/report.md and a figure.
+    """
+    from omniaudit.evaluation.composition.audit import run_composition_audit
+
+    with common.console.status("grading answers"):
+        out = run_composition_audit(args.out, args.dataset, args.predictions, args.grader, args.attention,
+                                    depth_range=tuple(args.depth_range), cache_dir=args.cache,
+                                    partial=args.partial)
+    result = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    models = result["models"]  # accuracy per model: runs of different models are never pooled
+    acc = {m: f"{v['accuracy']['overall']['mean']:.1f} ± {v['accuracy']['overall']['sd']:.1f}%"
+           for m, v in models.items()}
+    per_model = (next(iter(acc.values())) if len(acc) == 1 else
+                 "; ".join(f"{m} {a} ({len(models[m]['runs'])} run(s))" for m, a in acc.items()))
+    print(f"{len(result['runs'])} run(s) ({', '.join(result['runs'])}): accuracy {per_model}")
+    flagged = [m for m, v in models.items() if v.get("floor_check", {}).get("status") == "flagged"]
+    if flagged:
+        common.say("warning", f"the failure decomposition of {', '.join(flagged)} does not clear the stability "
+                              "floor (ablations move answers no more often than re-runs do; see report.md)")
+    if args.grader:
+        print(f"judge verdicts: {result['n_judged']} asked, {result['n_unparsed_verdicts']} unparsed (counted wrong)")
+    common.print_outputs(out)
+
+
+def register(groups: common.Groups) -> None:
+    p = common.builder(groups, "composition", cmd_build_composition, "--samples",
+                       "samples file (JSONL/CSV/Parquet); omitted: embedded synthetic samples",
+                       seed="seed of the selection (0)")
+    p.add_argument("--templates", metavar="FILE",
+                   help="table of the known templates (template_id, template_name[, category]; CSV/JSONL/Parquet): "
+                        "a sample with a template it does not list is refused")
+    p.add_argument("--target", type=int, default=25, help="samples per category x difficulty bucket (25)")
+    p.add_argument("--synthetic", type=int, default=48, help="synthetic samples when --samples is omitted (48)")
+    p.add_argument("--min-confidence", type=int, default=1, choices=range(1, 6), metavar="K",
+                   help="keep samples whose generation_confidence is at least K (1-5; default 1: all). Samples whose "
+                        "generator self-audit (self_audit.*_passed) has a false flag are always left out")
+
+    p = common.command(groups.top, "composition-auditor", cmd_composition_auditor)
+    p.add_argument("--samples", required=True, help="generated samples (JSONL/CSV/Parquet): id, template_id, "
+                                                    "template_name, question, answer, generation_confidence, media")
+    p.add_argument("--auditor", required=True, metavar="SPEC", help=common.SPEC)
+    common.add_out(p, "audited samples file (JSONL)", None)
+    common.add_runner_options(p, "max_tokens", "cache", "dialect", role="auditor", max_tokens=1024)
+
+    p = common.command(groups.audit, "composition", cmd_audit_composition)
+    p.add_argument("--dataset", required=True, help="composition dataset folder or Hub repo id")
+    p.add_argument("--predictions", nargs="+", required=True, metavar="[NAME[@RUN]=]FILE",
+                   help="predictions (`omniaudit judge --config samples` / `--config ablations`, or id + prediction). "
+                        "Files sharing a NAME are one inference run (its samples and ablations files); a bare FILE "
+                        "is its own run; a file with a 'run' column (judge --runs N) holds several runs. An existing "
+                        "file is always a FILE ('=' and all); else NAME=FILE is cut at the first '=' followed by an "
+                        "existing file. Several models in one audit: MODEL@RUN=FILE makes RUN a run of MODEL, cut at "
+                        "the last '@', so MODEL may be a Hub repo id (Qwen/Qwen2.5-Omni-7B@r1=run1.jsonl); a '/' is "
+                        "part of a name, not a separator. A NAME without '@' (or a bare FILE) is its own model")
+    common.add_helper_model(p, "--grader", f"judge for non-exact answers: {common.SPEC}", "--judge")
+    p.add_argument("--attention", nargs="+", metavar="MODEL[=PREDICTIONS]",
+                   help="omni models (eager attention) to probe: mid-layer entropy gap between correct and "
+                        "incorrect samples, per model and pooled. Each model is scored by its own answers: "
+                        "MODEL=PREDICTIONS (repeat MODEL=... for several runs); a bare MODEL uses --predictions "
+                        "(only one model may, and only when --predictions are one model's runs). Every model is "
+                        "loaded and checked (layers in --depth-range; it encodes every modality of the probed "
+                        "samples) before any judge call")
+    p.add_argument("--depth-range", nargs=2, type=float, default=[0.25, 0.75], metavar=("LOW", "HIGH"),
+                   help="relative layer depths averaged into the mid-layer entropy (0.25 0.75); a model without a "
+                        "layer in the range is refused")
+    common.add_partial(p)
+    common.add_out(p)
+    common.add_tracking(p)

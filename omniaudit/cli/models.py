@@ -1,0 +1,120 @@
+"""Running models, for every audit: ``judge`` (one model over one dataset config), ``merge-predictions`` (the shards
+of a judge run) and ``tiny-models`` (the offline models and datasets of the tiny recipes)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from omniaudit.cli import common
+
+
+def _judged(counts: dict) -> str:
+    """One line: how many items were judged and how many answers are usable."""
+    runs = f" x {counts['runs']} runs" if counts["runs"] > 1 else ""
+    part = f" (shard {counts['shard']})" if counts["shard"] else ""
+    parts = [f"{counts['items']} items{runs} judged{part}"]
+    if counts["closed"]:
+        parts.append(f"{counts['parsed']} of {counts['closed']} closed answers parsed, {counts['with_probs']} with "
+                     "option probabilities")
+    if counts["free_form"]:
+        parts.append(f"{counts['generated']} of {counts['free_form']} free-form answers non-empty")
+    if counts["requests"] is not None:
+        parts.append(f"{counts['requests']} HTTP requests")
+    return ", ".join(parts)
+
+
+@common.writes_own_file
+def cmd_judge(args: argparse.Namespace) -> None:
+    """run a judge over a dataset config and write its predictions
+
+    Put a judge in front of every item of a config and write PRED.jsonl, one row per item and run: id, order, run,
+    raw, label and parsed (closed sets; free-form items are generated, never matched to options), option_probs (where
+    the runner has them), temperature, top_p, seed. JUDGE: hf:PATH_OR_REPO (local Transformers model; closed-set
+    answers from option logits), openai:MODEL@URL (OpenAI-compatible chat server, e.g. http://localhost:8000/v1 for
+    vLLM; API key from $OPENAI_API_KEY; answers cached, so an interrupted run resumes), scripted:NAME (always-a,
+    always-b, copy-reference, copy-specialist, oracle, random).
+    """
+    from omniaudit.evaluation.runners import run_judge
+
+    with common.progress_status(f"judging {args.config} with {args.judge}") as progress:
+        counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
+                           shard=args.shard, min_usable=args.min_usable, dump_prompts=args.dump_prompts,
+                           **common.sampling_kwargs(args), **common.runner_kwargs(args))
+    print(_judged(counts))
+    bad = (counts["rejected"] or 0) + (counts["not_completions"] or 0)
+    if bad:
+        common.say("warning", f"{bad} of {counts['rows']} replies were not answers ({counts['rejected']} rejected by "
+                              f"the server, {counts['not_completions']} not chat completions); they are kept as "
+                              "unparseable and asked again on a rerun")
+    print(f"predictions: {args.out}")
+
+
+@common.writes_own_file
+def cmd_merge_predictions(args: argparse.Namespace) -> None:
+    """join the predictions of a sharded judge run (judge --shard I/N) into one file
+
+    Join the N files of `omniaudit judge --shard I/N` (all N required, each once) into the file an unsharded run
+    writes, byte for byte.
+    """
+    from omniaudit.evaluation.runners.shards import merge_predictions
+
+    counts = merge_predictions(args.out, args.shards)
+    print(f"merged {counts['shards']} shards: {counts['items']} items x {counts['runs']} run(s) into {args.out}")
+
+
+@common.writes_own_file
+def cmd_tiny_models(args: argparse.Namespace) -> None:
+    """write tiny random models, a tokenizer and the datasets the tiny recipes use
+
+    Build, offline and from configs: a tiny Qwen2 causal LM, a tiny sequence classifier, a tiny Qwen2.5-Omni thinker
+    (audio + vision + text), a tiny Qwen2-Audio-style audio LM (audio_lm) and a locally trained tokenizer, plus the
+    datasets of training/recipes/tiny/*.yaml (our builders' embedded defaults). Then, from the repository root:
+    accelerate launch --config_file accelerate_configs/cpu.yaml training/dpo.py --config
+    training/recipes/tiny/dpo.yaml --output_dir OUT
+    """
+    from omniaudit.tiny_models import build_tiny_suite
+
+    with common.progress_status("building tiny models and datasets") as progress:
+        paths = build_tiny_suite(args.out, progress)
+    for name, path in paths.items():
+        print(f"{name}: {path}")
+
+
+def register(groups: common.Groups) -> None:
+    p = common.command(groups.top, "judge", cmd_judge)
+    p.add_argument("--dataset", required=True, help="dataset folder or Hub repo id")
+    p.add_argument("--config", required=True, help="config to judge, e.g. reference")
+    p.add_argument("--judge", required=True, metavar="SPEC", help=common.SPEC)
+    common.add_out(p, "predictions file (JSONL)", common.REPLACE_FILE)
+    p.add_argument("--conditions", nargs="+", metavar="[COLUMN=]VALUE",
+                   help="only these items: values of the config's selector columns (protocols condition / task, "
+                        "interventions intervention / dimension, composition ablation / template_name / template_id "
+                        "/ category); values of one column are alternatives, of different columns all must hold")
+    p.add_argument("--formats", nargs="+", choices=["concat", "native"],
+                   help="pairwise: only these formats (native needs a judge that takes several audio inputs)")
+    common.add_sampling(p, "sampling (recorded in every predictions row)")
+    p.add_argument("--shard", type=common.shard, metavar="I/N",
+                   help="judge only shard I of N (orders of one trial stay together); join the N files with "
+                        "`omniaudit merge-predictions`")
+    p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
+                   help="write the predictions only when at least this share of the answers is usable (an option "
+                        "named, or free-form text that is not empty, a refusal or an error reply); a run below it "
+                        "exits 2 and writes nothing (default 0.2; 0 writes any run; scripted: judges are exempt)")
+    p.add_argument("--dump-prompts", action="store_true",
+                   help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "
+                        "the chat template's text, with the template's default system prompt kept; openai: the JSON "
+                        "messages, media as stand-ins without their bytes), as lmms-eval's logged samples do")
+    g = p.add_argument_group("runners: local models (hf) and servers (openai)")
+    common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "concurrency",
+                              "max_retries", "timeout", "max_reply_mb", "top_logprobs", "cache", "no_cache",
+                              "api_key_env", "allow_insecure_key")
+    common.add_tracking(p)
+
+    p = common.command(groups.top, "merge-predictions", cmd_merge_predictions)
+    p.add_argument("shards", nargs="+", type=Path, help="shard predictions files (JSONL)")
+    common.add_out(p, "merged predictions file (JSONL)", common.REPLACE_FILE)
+
+    p = common.command(groups.top, "tiny-models", cmd_tiny_models)
+    common.add_out(p, "output folder (default runs/tiny, what the recipes expect)",
+                   "replace existing subfolders that omniaudit did not write", default="runs/tiny")

@@ -1,0 +1,84 @@
+"""What the commands tell the user while they work: a console on stderr, progress (a spinner on a terminal, timestamped
+lines with counts and ETA in a piped or SLURM log, nothing with ``-q``), notes and warnings, and the log level."""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+import time
+from contextlib import contextmanager
+
+from rich.console import Console
+from rich.text import Text
+
+console = Console(stderr=True)
+log = logging.getLogger("omniaudit")
+LOG_EVERY_S = 10.0  # piped / SLURM logs: at most one progress line per this many seconds (and the last one)
+
+
+class _Stderr(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is now (a caller, or a test, may have replaced it since)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
+def setup_logging(verbosity: int) -> None:
+    """``-q`` (-1): warnings and errors only, no progress; default (0): progress and notes; ``-v`` (1): debug."""
+    log.setLevel({-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG))
+    if not log.handlers:
+        handler = _Stderr()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
+        log.addHandler(handler)
+        log.propagate = False
+
+
+def with_eta(message: str, started: float) -> str:
+    """A progress message whose last count "k/n" gets the rate so far and the time left
+    ("run 1/2: 120/480" -> "run 1/2: 120/480 (3.1/s, ETA 1m56s)")."""
+    counts = list(re.finditer(r"(\d+)/(\d+)", message))
+    elapsed = time.monotonic() - started
+    if not counts or elapsed <= 0 or not int(counts[-1].group(1)):
+        return message
+    done, n = int(counts[-1].group(1)), int(counts[-1].group(2))
+    left = max(0, n - done) * elapsed / done
+    return f"{message} ({done / elapsed:.1f}/s, ETA {int(left // 60)}m{int(left % 60):02d}s)"
+
+
+@contextmanager
+def progress_status(title: str):
+    """The callback audits and runners accept as ``progress``: on a terminal a rich spinner whose text follows the
+    steps; in a piped or SLURM log, timestamped lines once the work has run ``LOG_EVERY_S`` seconds (then at most
+    one per ``LOG_EVERY_S``, and the last one); nothing with ``-q``. Counts "k/n" get their rate and ETA."""
+    started = time.monotonic()
+    if not log.isEnabledFor(logging.INFO):
+        yield lambda msg: None
+        return
+    if console.is_terminal:
+        with console.status(title) as status:
+            yield lambda msg: status.update(f"{title}: {with_eta(msg, started)}")
+        return
+    last = {"at": started, "message": None, "logged": None}  # short commands log nothing: the result speaks
+
+    def progress(msg: str) -> None:
+        last["message"] = msg
+        if time.monotonic() - last["at"] >= LOG_EVERY_S:
+            last["at"], last["logged"] = time.monotonic(), msg
+            log.info("%s: %s", title, with_eta(msg, started))
+
+    try:
+        yield progress
+    finally:
+        if last["logged"] is not None and last["message"] != last["logged"]:
+            log.info("%s: %s", title, with_eta(last["message"], started))
+
+
+def say(kind: str, message: str, style: str = "bold yellow") -> None:
+    """``kind: message`` on stderr; the message (values, paths) verbatim: no markup, highlighting or hard wrapping."""
+    console.print(Text(f"{kind}: ", style=style) + Text(message), highlight=False, soft_wrap=True)
