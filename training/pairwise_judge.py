@@ -18,7 +18,7 @@ is on the scored fold itself (not nested), which favours the judge.
 
 As in the ODIN script, ``eval_folds`` selects held-out folds (``all``: out-of-fold predictions for every pair).
 ``OUTPUT_DIR/predictions.csv`` holds two rows per pair, ``id, order, p_a1`` for order ``ab`` (P(a1) read from the
-a1-first prompt) and ``ba`` (from the a2-first prompt), which ``omniaudit audit preference --predictions`` averages (the
+a1-first prompt) and ``ba`` (from the a2-first prompt), which ``audit preference --predictions`` averages (the
 dual-order score) and scores order by order (per-order WAF). ``judge_metrics.json`` has per fold the held-out WAF
 (dual-order and per order), accuracy, order agreement, the share of first-slot choices and the selected checkpoint.
 LoRA is TRL's (``use_dora``, ``use_rslora``, ``lora_modules_to_save`` apply); with several folds each has its own

@@ -2,7 +2,7 @@
 
 Every binary pair becomes two items, one per presentation order: ``ab`` shows ``a1`` as Description A and ``a2`` as
 Description B, ``ba`` swaps them. Options are ``["A", "B"]`` (a closed set: runners read option probabilities or parse
-the letter); ``audit preference --predictions NAME=PREDICTIONS`` maps the letter back to a1/a2 by ``order`` and averages
+the letter); ``audit preference --predictions NAME=FILE`` maps the letter back to a1/a2 by ``order`` and averages
 the two orders (appendix B: mean of p_A(d1, d2) and 1 - p_A(d2, d1)). "same" pairs are not judged: they only take part
 in fold assignment and are masked before scoring.
 
