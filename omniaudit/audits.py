@@ -50,7 +50,7 @@ AUDITS: dict[str, Audit] = {a.name: a for a in (
     Audit("preference", "emoprefer-shortcut-audit", "Shortcut audit of pairwise preference judges",
           f"{_D}.preference:build_preference_dataset", {"judge": ("text",)},
           f"{_E}.preference.audit:run_preference_audit",
-          ("probes.length_generator_lr.full.waf", "probes.length_generator_lr.counter_stereotypical.waf"),
+          ("predictors.length_generator_lr.full.waf", "predictors.length_generator_lr.counter_stereotypical.waf"),
           ("style", "position"),
           {"oracle": "the human label", "always-a": "slot A in both orders: position-locked, a tie on every pair"}),
     Audit("interventions", "thud-vision-speaks-for-sound", "Audio grounding under Shift / Mute / Swap",

@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -43,7 +42,7 @@ from omniaudit.evaluation.runners.identity import runner_identity
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items, parse_answer
 from omniaudit.evaluation.runners.shards import shard_positions
 from omniaudit.evaluation.runners.transport import redact
-from omniaudit.io import check_out_file, looks_like
+from omniaudit.io import atomic_file, check_out_file, looks_like
 from omniaudit.records import canonical
 
 CHUNK = 64  # items answered between two journal writes
@@ -335,13 +334,8 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
 
 
 def write_jsonl(out: Path, rows: list[dict]) -> None:
-    """Write ``rows`` as JSON lines to ``out`` atomically (a temp file unique to this process, then a rename)."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.tmp-{os.getpid()}-", dir=out.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            for row in rows:
-                fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-        os.replace(tmp, out)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``rows`` as JSON lines to ``out`` atomically (:func:`omniaudit.io.atomic_file`: a temporary unique to this
+    process, an ordinary file's permissions, renamed over ``out``; removed on failure), holding ``out``'s lock."""
+    with atomic_file(out, lock=True) as tmp, tmp.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row, ensure_ascii=False) + "\n")

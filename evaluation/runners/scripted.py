@@ -1,15 +1,29 @@
-"""Reference judges with known behaviour: their audit numbers are known analytically, so they test the audit."""
+"""Reference judges with known behaviour: their audit numbers are known analytically, so they test the audit.
+
+Two families:
+
+- the original ones (``always-a``, ``always-b``, ``copy-reference``, ``copy-specialist``, ``oracle``, ``random``);
+- the scorecard's planted-shortcut models (:data:`PLANTED`): each answers every audit's items, takes exactly one
+  shortcut and is the oracle everywhere else, so ``omniaudit scorecard`` must flag exactly that shortcut for it.
+"""
 
 from __future__ import annotations
 
 import hashlib
+import re
 
 import numpy as np
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling
 
-SCRIPTED = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random")
+# the planted-shortcut reference models of the scorecard: name -> the one shortcut it takes
+PLANTED = {"position-locked": "position", "label-follower": "label_following", "deaf": "visual_inference",
+           "verbose": "style"}
+SCRIPTED = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random", *PLANTED)
+# a preference item shows its two descriptions in these words (data_builders/preference/judge.py PROMPTS)
+_DESCRIPTIONS = re.compile(r"Description A: (?P<a>.*?)\n\nDescription B: (?P<b>.*?)\n\n", re.DOTALL)
+_DIMENSIONS = ("sync", "existence", "consistency")
 
 
 class ScriptedJudge:
@@ -19,6 +33,20 @@ class ScriptedJudge:
     run r of ``--runs`` uses seed + r, the seed defaulting to 0).
     On a free-form item (no options) ``oracle`` answers the gold answer and ``random`` the gold answer or "I don't
     know." with equal odds; ``always-a`` / ``always-b`` have no option to pick and refuse it.
+
+    The planted-shortcut models answer as ``oracle`` except where their shortcut applies:
+
+    - ``position-locked``: a closed item with a presentation order (``order``: preference ab/ba, protocols pairwise
+      AB/BA) gets its first option (slot A), whatever it shows;
+    - ``label-follower``: an item that supplies a label gets it back: its ``reference``, else its ``specialist``
+      (protocols blueprint / reference / cue-conflict), right or wrong;
+    - ``deaf``: a question about the sound of a video with its soundtrack (the interventions diagnostic's sync,
+      existence and consistency questions) is answered from the picture, as on the unaltered clip: "synchronized",
+      the sound the visible event would make, "the sound matches", whatever Shift / Mute / Swap did to the audio;
+    - ``verbose``: a pairwise preference item (its prompt shows "Description A: ..." and "Description B: ...") gets
+      the longer description (characters, as the builder's ``len1`` / ``len2``); equal lengths: the oracle's answer.
+    The scripted models read item metadata (``gold``, ``reference``, ``specialist``, ``order``) and, for ``verbose``,
+    the two descriptions in the prompt, as a length-biased judge reads them.
     """
 
     def __init__(self, name: str, seed: int = 0, sampling: Sampling | None = None) -> None:
@@ -42,20 +70,57 @@ class ScriptedJudge:
         return [self._one(item) for item in items]
 
     def _one(self, item: JudgeItem) -> str:
-        if not item.closed and (self.name in ("always-a", "always-b") or (self.name == "oracle" and not item.gold)):
+        planted = self._planted(item) if self.name in PLANTED else None
+        if planted is not None:
+            return planted
+        name = "oracle" if self.name in PLANTED else self.name
+        if not item.closed and (name in ("always-a", "always-b") or (name == "oracle" and not item.gold)):
             raise InputError(f"item '{item.id}' is free-form (no options) and has no gold answer for scripted:"
-                             f"{self.name}" if self.name == "oracle" else
+                             f"{self.name}" if name == "oracle" else
                              f"scripted:{self.name} picks an option, but item '{item.id}' is free-form (no options)")
-        if self.name == "always-a":
+        if name == "always-a":
             return item.options[0]
-        if self.name == "always-b":
+        if name == "always-b":
             return item.options[min(1, len(item.options) - 1)]
-        if self.name == "copy-reference":
+        if name == "copy-reference":
             return item.reference or "I was given no reference label."
-        if self.name == "copy-specialist":
+        if name == "copy-specialist":
             return item.specialist or "I was given no specialist label."
-        if self.name == "oracle":
+        if name == "oracle":
             return item.gold or item.options[0]
         digest = hashlib.sha256(f"{self.seed}\0{item.id}".encode()).digest()
         choices = item.options if item.closed else [item.gold or "I don't know.", "I don't know."]
         return choices[int(np.random.default_rng(list(digest[:8])).integers(len(choices)))]
+
+    def _planted(self, item: JudgeItem) -> str | None:
+        """The planted shortcut's answer where it applies to ``item``, else None (the oracle answers)."""
+        if self.name == "position-locked":
+            return item.options[0] if item.closed and item.order else None
+        if self.name == "label-follower":
+            return item.reference or item.specialist or None
+        if self.name == "deaf":
+            dimension = sound_question(item)
+            if dimension is None:
+                return None
+            from omniaudit.data_builders.interventions.answers import Event, correct_answer
+
+            return correct_answer(Event(), "original", dimension)  # the answer on the clip as the picture shows it
+        descriptions = _DESCRIPTIONS.search(item.prompt) if item.closed and len(item.options) == 2 else None
+        if descriptions is None:
+            return None
+        a, b = len(descriptions["a"].strip()), len(descriptions["b"].strip())
+        return None if a == b else item.options[0 if a > b else 1]
+
+
+def sound_question(item: JudgeItem) -> str | None:
+    """The interventions dimension (sync, existence, consistency) of a free-form question about the sound of a video
+    with its own soundtrack, else None: the builder's question (its exact words), or an id ending in the dimension."""
+    from omniaudit.data_builders.interventions.answers import QUESTIONS
+
+    if item.closed or not any(part.modality == "video+audio" for part in item.media):
+        return None
+    for dimension, question in QUESTIONS.items():
+        if item.prompt.strip() == question:
+            return dimension
+    tail = item.id.rsplit("/", 1)[-1]
+    return tail if tail in _DIMENSIONS else None

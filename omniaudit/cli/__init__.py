@@ -17,13 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from omniaudit import __version__
-from omniaudit.cli import composition, hub, interventions, models, preference, protocols, registry
+from omniaudit.cli import composition, hub, interventions, models, preference, protocols, registry, scorecard
 from omniaudit.cli.common import DEPRECATED, Groups, Parser, console, progress_status, say, setup_logging
 from omniaudit.errors import InputError, ServiceError
 
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
-MODULES = (models, preference, interventions, protocols, composition, hub, registry)  # the order of the help
+# the order of the help
+MODULES = (scorecard, models, preference, interventions, protocols, composition, hub, registry)
 
 
 def build_parser() -> argparse.ArgumentParser:

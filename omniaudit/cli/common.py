@@ -233,17 +233,19 @@ def runner_kwargs(args: argparse.Namespace) -> dict:
     return kwargs
 
 
-def add_sampling(p, title: str, temperature: float = 0.0, seed: int | None = None):
-    """The sampling group (recorded in every predictions row); returns it for the command's runner options."""
+def add_sampling(p, title: str, temperature: float = 0.0, seed: int | None = None, runs: bool = True):
+    """The sampling group (recorded in every predictions row); returns it for the command's runner options.
+    ``runs=False``: no ``--runs`` (a command that decides its runs itself, such as the scorecard)."""
     g = p.add_argument_group(title)
     g.add_argument("--temperature", type=float, default=temperature,
                    help=f"sampling temperature; 0 = greedy (default {temperature:g})")
     g.add_argument("--top-p", type=float, help="nucleus sampling mass (default: the model's / server's)")
     g.add_argument("--seed", type=int, default=seed, help="sampling seed; run r uses SEED + r (default: " + (
         "none sent; scripted:random uses 0)" if seed is None else f"{seed})"))
-    g.add_argument("--runs", type=int, default=1,
-                   help="answers per item, e.g. 5 runs at --temperature 0.7 for a majority vote, 3 for a mean over "
-                        "runs; rows carry their run index (default 1)")
+    if runs:
+        g.add_argument("--runs", type=int, default=1,
+                       help="answers per item, e.g. 5 runs at --temperature 0.7 for a majority vote, 3 for a mean "
+                            "over runs; rows carry their run index (default 1)")
     return g
 
 

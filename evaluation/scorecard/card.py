@@ -1,0 +1,285 @@
+"""The card: ``scorecard.json`` (for machines), ``scorecard.md`` and a self-contained ``scorecard.html`` (figures
+inline as base64 PNG, no script, style or font loaded from anywhere), written from one list of blocks so the two
+say the same. Every measure is shown beside what the reference models (``scripted:``) score on the same items.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from pathlib import Path
+
+from omniaudit import __version__
+from omniaudit.evaluation.report import markdown_table
+from omniaudit.evaluation.scorecard import figures
+from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+from omniaudit.evaluation.scorecard.rules import RULES, SHORTCUTS
+from omniaudit.evaluation.scorecard.runner import REFERENCES
+
+KEY_FIGURES = 4  # the audits' own key figures shown per audit section (models under test first)
+REFERENCE_SPECS = set(REFERENCES.values())  # the calibration models: scripted:oracle and the planted ones
+
+
+def _value(value, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _cell(v: dict) -> str:
+    """One verdict cell: status, value and CI."""
+    if v["status"] in ("not measured", "not answering"):
+        return v["status"]
+    lo, hi = v["ci"]
+    mark = "FLAGGED" if v["flagged"] else "clear"
+    return f"{mark} {_value(v['value'])} [{_value(lo)}, {_value(hi)}]"
+
+
+def _relative(path: Path | str | None, out: Path) -> str | None:
+    if path is None:
+        return None
+    path = Path(path)
+    try:
+        return path.resolve().relative_to(out.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _headline(audit: str, folder: Path | None, name: str) -> dict:
+    """The registry's headline paths of ``audit.json`` that resolve (a per-judge dict: this judge's entry)."""
+    from omniaudit.audits import get
+
+    if folder is None or not (folder / "audit.json").is_file():
+        return {}
+    data = json.loads((folder / "audit.json").read_text(encoding="utf-8"))
+    out = {}
+    for path in get(audit).headline:
+        node = data
+        for part in path.split("."):
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and name in node:
+            node = node[name]
+        if node is not None:
+            out[path] = node
+    return out
+
+
+def _usage(run, items: dict[str, int]) -> dict:
+    """status, reason, n_items and parse_rate (the share of answers the audit could read) of one model's run."""
+    return {"status": run.status, "reason": run.reason, "n_items": sum(items.values()), "parse_rate": run.parse_rate}
+
+
+def _items(dataset, configs) -> dict[str, int]:
+    from omniaudit.data_builders.hub import load_config
+
+    return {c: len(load_config(dataset, c, columns=["id"])) for c in configs}
+
+
+def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
+    """The ``scorecard.json`` structure."""
+    from omniaudit.audits import get
+    from omniaudit.evaluation.runners.transport import redact
+
+    audits = {}
+    for audit in card.audits:
+        dataset = card.datasets.get(audit)
+        entry = {"title": get(audit).title, "paper": get(audit).paper, "dataset": _relative(dataset, out)}
+        if dataset is not None:
+            entry["source"] = ("--data" if audit in card.options.data
+                               else f"embedded default: {ADAPTERS[audit].default}")
+            entry["items"] = _items(dataset, card.needs(audit))
+            entry["runs"] = {c: ADAPTERS[audit].runs.get(c, 1) for c in entry["items"]}
+        audits[audit] = entry
+    references = [m for m, spec in card.models.items() if spec in REFERENCE_SPECS]
+    models = {}
+    for name, runs in results.items():
+        per_audit = {}
+        for audit, run in runs.items():
+            entry = _usage(run, audits[audit].get("items", {}))
+            if run.folder is not None and (run.folder / "audit.json").is_file():
+                entry["folder"] = _relative(run.folder, out)
+                entry["headline"] = _headline(audit, run.folder, name)
+            per_audit[audit] = entry
+        models[name] = {"spec": redact(card.models[name]), "reference": name in references, "audits": per_audit,
+                        "shortcuts": verdicts[name]}
+    for name in models:  # every number beside the reference models' on the same items
+        for shortcut, v in models[name]["shortcuts"].items():
+            v["reference"] = {r: verdicts[r][shortcut]["value"] for r in references}
+            for e in v["evidence"]:
+                e["reference"] = {r: next((x["value"] for x in verdicts[r][shortcut]["evidence"]
+                                           if x["measure"] == e["measure"]), None) for r in references}
+    return {"omniaudit": __version__, "shortcuts": list(SHORTCUTS), "rules": RULES,
+            "rules_doc": "omniaudit.evaluation.scorecard.rules", "references": references,
+            "flagged": {m: [s for s in SHORTCUTS if verdicts[m][s]["flagged"]] for m in models},
+            "audits": audits, "models": models}
+
+
+def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> list[tuple]:
+    """The card as blocks: ("h", level, text), ("p", text), ("table", headers, rows), ("img", file, alt),
+    ("ul", items), ("link", text, href)."""
+    models, audits = data["models"], data["audits"]
+    refs = data["references"]
+    out: list[tuple] = [("h", 1, "Shortcut scorecard"), (
+        "p", "Where each model answers by a shortcut instead of the evidence. A shortcut is FLAGGED when the 95% "
+             "bootstrap CI of one of its measures excludes the value a model without the shortcut has (the rule "
+             "of each is below); reference models (scripted) answer the same items as calibration: the oracle "
+             "must be clear everywhere, each planted model flagged for its own shortcut only.")]
+    out.append(("h", 2, "Verdicts"))
+    out.append(("table", ["model", *SHORTCUTS],
+                [[m + (" (reference)" if m in refs else ""), *(_cell(models[m]["shortcuts"][s]) for s in SHORTCUTS)]
+                 for m in models]))
+    if "verdicts" in figs:
+        out.append(("img", figs["verdicts"], "verdict heatmap"))
+    tested = [m for m in models if m not in refs]
+    if len(tested) > 1:  # several models under test: a leaderboard, fewest shortcuts first
+        board = sorted(tested, key=lambda m: (len(data["flagged"][m]), m))
+        out.append(("h", 3, "Leaderboard"))
+        out.append(("table", ["rank", "model", "shortcuts flagged", "not measured or not answering"],
+                    [[i, m, ", ".join(data["flagged"][m]) or "none",
+                      ", ".join(s for s in SHORTCUTS if models[m]["shortcuts"][s]["status"].startswith("not "))
+                      or "none"] for i, m in enumerate(board, start=1)]))
+    out.append(("h", 2, "Audits and items"))
+    rows = []
+    for audit, a in audits.items():
+        items = ", ".join(f"{c} {n}" + (f" x {a['runs'][c]} runs" if a["runs"].get(c, 1) > 1 else "")
+                          for c, n in a.get("items", {}).items()) or "not built (no model runs it)"
+        rows.append([audit, a["title"], a.get("source", "n/a"), items])
+    out.append(("table", ["audit", "what", "dataset", "items"], rows))
+    out.append(("table", ["model", *audits],
+                [[m, *(_status(models[m]["audits"][a]) for a in audits)] for m in models]))
+    out.append(("h", 2, "Rules"))
+    out.append(("ul", [f"{s}: {RULES[s]}" for s in SHORTCUTS]
+                + ["Reference values: the value each reference model (scripted) has on the same items. Full "
+                   "text: the docstring of omniaudit.evaluation.scorecard.rules."]))
+    for audit in audits:
+        out += _audit_section(audit, models, refs, figs, out_dir)
+    return out
+
+
+def _status(entry: dict) -> str:
+    rate = entry.get("parse_rate")
+    text = entry["status"] + (f", parsed {rate:.0%}" if rate is not None else "")
+    return text if entry["status"] != "skipped" else f"skipped: {entry['reason']}"
+
+
+def _audit_section(audit: str, models: dict, refs: list[str], figs: dict[str, str],
+                   out_dir: Path | None) -> list[tuple]:
+    out: list[tuple] = [("h", 2, f"Audit: {audit}")]
+    if audit in figs:
+        out.append(("img", figs[audit], f"{audit} evidence by model"))
+    measures: dict[str, dict[str, dict]] = {}
+    for m, entry in models.items():
+        for s in SHORTCUTS:
+            for e in entry["shortcuts"][s]["evidence"]:
+                if e["audit"] == audit:
+                    measures.setdefault(f"{s}: {e['measure']}", {})[m] = e
+    if measures:
+        headers = ["measure", "null", *models]
+        rows = []
+        for title, per_model in measures.items():
+            first = next(iter(per_model.values()))
+            shown = not any(e["counts"] for e in per_model.values())
+            row = [title + (" (shown, not used)" if shown else ""), f"{first['null']:g}"]
+            for m in models:
+                e = per_model.get(m)
+                if e is None or not e["measured"]:
+                    row.append(e["note"] if e is not None and e.get("note") else "")
+                    continue
+                text = f"{_value(e['value'])} [{_value(e['ci'][0])}, {_value(e['ci'][1])}]"
+                note = f" ({e['note']})" if e.get("note") and not shown else ""
+                row.append(f"**{text}**{note}" if e["flagged"] else text + ("" if e["counts"] or shown else note))
+            rows.append(row)
+        out.append(("table", headers, rows))
+    links = [(m, f"{e['folder']}/report.md") for m, x in models.items() if (e := x["audits"].get(audit))
+             and e.get("folder")]
+    if links:
+        out.append(("links", links))
+    key = ADAPTERS[audit].figure if audit in ADAPTERS else None
+    folders = {m: x["audits"][audit]["folder"] for m, x in models.items() if x["audits"].get(audit, {}).get("folder")}
+    shown = [m for m in folders if m not in refs][:KEY_FIGURES] or list(folders)[:1]
+    for m in shown:  # the audit's own key figure: of the models under test (else of the first reference)
+        if key and out_dir is not None and (out_dir / folders[m] / key).is_file():
+            out.append(("img", f"{folders[m]}/{key}", f"{audit}: {m}"))
+    return out
+
+
+def render_markdown(items: list[tuple]) -> str:
+    parts = []
+    for block in items:
+        kind = block[0]
+        if kind == "h":
+            parts.append("#" * block[1] + " " + block[2])
+        elif kind == "p":
+            parts.append(block[1])
+        elif kind == "table":
+            parts.append(markdown_table(block[1], block[2]))
+        elif kind == "img":
+            parts.append(f"![{block[2]}]({block[1]})")
+        elif kind == "ul":
+            parts.append("\n".join(f"- {x}" for x in block[1]))
+        elif kind == "links":
+            parts.append("Full audit folders: " + ", ".join(f"[{m}]({href})" for m, href in block[1]))
+    return "\n\n".join(parts) + "\n"
+
+
+STYLE = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;"
+         "margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}"
+         "img{max-width:100%}.flag{color:#b00;font-weight:bold}")
+
+
+def render_html(items: list[tuple], folder: Path) -> str:
+    """Self-contained HTML: the same blocks, images inline, links relative to the card's folder."""
+    parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Shortcut scorecard</title>",
+             f"<style>{STYLE}</style></head><body>"]
+    esc = html.escape
+    for block in items:
+        kind = block[0]
+        if kind == "h":
+            parts.append(f"<h{block[1]}>{esc(block[2])}</h{block[1]}>")
+        elif kind == "p":
+            parts.append(f"<p>{esc(block[1])}</p>")
+        elif kind == "table":
+            head = "".join(f"<th>{esc(h)}</th>" for h in block[1])
+            body = "".join("<tr>" + "".join(_td(str(c)) for c in row) + "</tr>" for row in block[2])
+            parts.append(f"<table><tr>{head}</tr>{body}</table>")
+        elif kind == "img":
+            data = base64.b64encode((folder / block[1]).read_bytes()).decode()
+            parts.append(f"<p><img alt=\"{esc(block[2])}\" src=\"data:image/png;base64,{data}\"></p>")
+        elif kind == "ul":
+            parts.append("<ul>" + "".join(f"<li>{esc(x)}</li>" for x in block[1]) + "</ul>")
+        elif kind == "links":
+            parts.append("<p>Full audit folders: " + ", ".join(f"<a href=\"{esc(h)}\">{esc(m)}</a>"
+                                                               for m, h in block[1]) + "</p>")
+    return "".join(parts) + "</body></html>\n"
+
+
+def _td(text: str) -> str:
+    flagged = text.startswith(("FLAGGED", "**"))
+    text = text.replace("**", "")
+    return f"<td class=\"flag\">{html.escape(text)}</td>" if flagged else f"<td>{html.escape(text)}</td>"
+
+
+def write_card(out: Path, card, results: dict, verdicts: dict) -> dict:
+    """Write figures/, scorecard.json, scorecard.md and scorecard.html (each file atomically); returns the JSON."""
+    from omniaudit.io import atomic_file, to_json
+
+    data = assemble(out, card, results, verdicts)
+    (out / "figures").mkdir(exist_ok=True)
+    figs = {}
+    with atomic_file(out / "figures" / "verdicts.png") as tmp:
+        figures.plot_verdicts(verdicts, tmp)
+    figs["verdicts"] = "figures/verdicts.png"
+    for audit in card.audits:
+        with atomic_file(out / "figures" / f"{audit}.png") as tmp:
+            drawn = figures.plot_evidence(audit, verdicts, tmp)
+            if not drawn:
+                tmp.write_bytes(b"")
+        if drawn:
+            figs[audit] = f"figures/{audit}.png"
+        else:
+            (out / "figures" / f"{audit}.png").unlink(missing_ok=True)
+    items = blocks(data, figs, out)
+    for name, text in (("scorecard.json", to_json(data)), ("scorecard.md", render_markdown(items)),
+                       ("scorecard.html", render_html(items, out))):
+        with atomic_file(out / name) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    return data

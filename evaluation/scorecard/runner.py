@@ -1,0 +1,294 @@
+"""Take every model through every registered audit whose item modalities it accepts, then write the card.
+
+The folder (``OUT``) is written in steps, each complete or absent, so a killed run resumes and a rerun reuses what is
+complete:
+
+- ``datasets/<audit>/``: the small embedded default of each audit (:mod:`.adapters`), built once (atomically); a
+  user's ``--data AUDIT=PATH`` is read where it is;
+- ``models/<NAME>/<config>.jsonl``: the predictions (``run_judge``: answers journaled as they come, the file written
+  whole at the end); a complete file whose provenance matches this run (dataset fingerprint, judge, sampling, model
+  identity for ``hf:``) is reused;
+- ``models/<NAME>/<audit>/``: the audit's own folder (``audit.json``, ``report.md``, figures), redone only when its
+  predictions changed; ``models/<NAME>/status.json`` records each audit's status and the predictions it read;
+- ``scorecard.json``, ``scorecard.md``, ``scorecard.html``, ``figures/``: written last (each file atomically) from the
+  statuses, with the folder's ``.omniaudit.json`` marker.
+
+``oracle`` (``scripted:oracle``) always runs: the calibration row every number is read against.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from omniaudit.errors import InputError
+from omniaudit.evaluation.runners.run import MIN_USABLE
+from omniaudit.evaluation.scorecard.adapters import ADAPTERS, dataset_modalities, model_accepts
+from omniaudit.evaluation.scorecard.rules import AuditRun, shortcuts
+
+REFERENCES = {"oracle": "scripted:oracle", "pos": "scripted:position-locked", "label": "scripted:label-follower",
+              "deaf": "scripted:deaf", "verbose": "scripted:verbose"}  # --references adds the planted ones
+NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+STATUS = "status.json"
+USABLE = re.compile(r"gave (\d+) usable answers of (\d+)")  # UnusableRun's message
+
+
+@dataclass(frozen=True)
+class ScorecardOptions:
+    """How the scorecard runs. ``runner``: the runner options of ``make_judge`` / ``run_judge`` (``batch_size``,
+    ``mode``, ``max_tokens``, ``dialect``, ``cache_dir``, ...); ``sampling``: ``temperature``, ``top_p``, ``seed``
+    (default greedy)."""
+
+    audits: tuple[str, ...] | None = None  # default: every registered audit
+    data: dict[str, str] = field(default_factory=dict)  # audit -> the user's built dataset
+    min_usable: float = MIN_USABLE  # a model with fewer usable answers is "not answering" on that audit
+    n_resamples: int = 1000
+    references: bool = False  # also run the four planted-shortcut reference models
+    runner: dict = field(default_factory=dict)
+    sampling: dict = field(default_factory=dict)
+
+
+def parse_models(specs: list[str] | dict[str, str], references: bool = False) -> dict[str, str]:
+    """``NAME=SPEC`` -> {name: spec}, ``oracle`` added (and the planted references with ``references``)."""
+    pairs = list(specs.items()) if isinstance(specs, dict) else []
+    for text in [] if isinstance(specs, dict) else specs:
+        name, sep, spec = str(text).partition("=")
+        if not sep or ":" in name or not spec:
+            raise InputError("a model must look like NAME=SPEC (hf:PATH, openai:MODEL@URL or scripted:NAME)",
+                             value=text)
+        pairs.append((name, spec))
+    models: dict[str, str] = {}
+    for name, spec in pairs:
+        if not NAME.match(name):
+            raise InputError("a model name is letters, digits, '.', '_' or '-' (it names a folder)", value=name)
+        if name in models:
+            raise InputError("two models have the same name", value=name)
+        models[name] = spec
+    wanted = REFERENCES if references else {"oracle": REFERENCES["oracle"]}
+    for name, spec in wanted.items():
+        if spec not in models.values():
+            models[name if name not in models else f"{name}-reference"] = spec
+    return models
+
+
+def _audits(options: ScorecardOptions) -> list[str]:
+    from omniaudit.audits import AUDITS, get
+
+    names = list(options.audits or AUDITS)
+    for name in [*names, *options.data]:
+        get(name)  # unknown: InputError listing the audits
+    unknown = sorted(set(options.data) - set(names))
+    if unknown:
+        raise InputError(f"--data for audits that are not run ({', '.join(unknown)})")
+    return names
+
+
+def _digest(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _file_digest(path: Path) -> str:
+    from omniaudit.data_builders.fingerprint import file_digest
+
+    return file_digest(path)
+
+
+class Scorecard:
+    """One scorecard run (see the module docstring)."""
+
+    def __init__(self, out: Path, models: dict[str, str], options: ScorecardOptions,
+                 progress: Callable[[str], None] | None = None) -> None:
+        self.out, self.models, self.options = out, models, options
+        self.say = progress or (lambda _m: None)
+        self.audits = _audits(options)
+        self.datasets: dict[str, Path | str] = {}  # audit -> the dataset its models answered
+        self._needs: dict[str, dict[str, tuple[str, ...]]] = {}
+
+    # ---- up front: modalities, datasets -------------------------------------------------------------------------
+    def needs(self, audit: str) -> dict[str, tuple[str, ...]]:
+        """config -> modalities of an audit's items (the user's dataset's, else the registry's)."""
+        from omniaudit.audits import get
+
+        if audit not in self._needs:
+            configs = get(audit).item_configs
+            self._needs[audit] = ({c: dataset_modalities(self.options.data[audit], c) for c in configs}
+                                  if audit in self.options.data else dict(configs))
+        return self._needs[audit]
+
+    def plan(self) -> dict[str, dict[str, str | None]]:
+        """model -> audit -> None (run it) or why it is skipped; checked before any model call."""
+        needs = {a: self.needs(a) for a in self.audits if a in ADAPTERS}
+        plan: dict[str, dict[str, str | None]] = {}
+        for name, spec in self.models.items():
+            self.say(f"{name}: checking what it takes")
+            accepts = model_accepts(spec, self.options.runner)
+            plan[name] = {}
+            for audit in self.audits:
+                if audit not in ADAPTERS:
+                    plan[name][audit] = "no scorecard adapter for this audit"
+                    continue
+                missing = sorted({m for mods in needs[audit].values() for m in mods} - accepts)
+                plan[name][audit] = (f"{spec} takes no {', '.join(missing)} input (it takes "
+                                     f"{', '.join(sorted(accepts))}); the {audit} items carry it" if missing else None)
+        return plan
+
+    def dataset(self, audit: str) -> Path | str:
+        if audit in self.options.data:
+            return self.options.data[audit]
+        folder = self.out / "datasets" / audit
+        from omniaudit.io import read_marker
+
+        if not (folder.is_dir() and read_marker(folder)):
+            self.say(f"building the {audit} default")
+            ADAPTERS[audit].build(folder, lambda m, a=audit: self.say(f"building the {a} default: {m}"))
+        return folder
+
+    # ---- one model ------------------------------------------------------------------------------------------------
+    def _reusable(self, path: Path, dataset, config: str, spec: str, runs: int) -> bool:
+        """A complete predictions file of this very run (dataset build, judge, sampling, model)."""
+        from omniaudit.data_builders.fingerprint import fingerprint_of
+        from omniaudit.evaluation.runners.identity import local_model_identity
+        from omniaudit.evaluation.runners.transport import redact
+
+        try:
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            record = rows[0]["provenance"]
+        except (OSError, ValueError, KeyError, IndexError, TypeError):
+            return False
+        kind, _, rest = spec.partition(":")
+        sampling = {**self._sampling(), "runs": runs, "max_tokens": self.options.runner.get("max_tokens", 32)}
+        same = (record.get("dataset", {}).get("fingerprint") == fingerprint_of(dataset, config)
+                and record.get("judge") == redact(spec) and record.get("sampling") == sampling
+                and len(rows) == record.get("selection", {}).get("items", -1) * runs)
+        if same and kind == "hf":
+            same = record.get("model") == local_model_identity(rest)
+        return bool(same)
+
+    def _sampling(self) -> dict:
+        s = self.options.sampling
+        return {"temperature": s.get("temperature", 0.0), "top_p": s.get("top_p"), "seed": s.get("seed")}
+
+    def predictions(self, name: str, spec: str, audit: str, dataset) -> dict[str, Path]:
+        """config -> predictions file of one model (run or reused); UnusableRun / InputError propagate."""
+        from omniaudit.evaluation.runners.run import run_judge
+
+        files = {}
+        for config in self.needs(audit):
+            path = self.out / "models" / name / f"{config}.jsonl"
+            runs = ADAPTERS[audit].runs.get(config, 1)
+            if not self._reusable(path, dataset, config, spec, runs):
+                self.say(f"{name}: {audit}: {config}")
+                run_judge(dataset, config, spec, path, progress=lambda m, c=config: self.say(
+                    f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=self.options.min_usable,
+                    **self._sampling(), **self.options.runner)
+            files[config] = path
+        return files
+
+    def run_model(self, name: str, spec: str, plan: dict[str, str | None]) -> dict[str, AuditRun]:
+        from omniaudit.io import atomic_file
+
+        folder = self.out / "models" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            kept = json.loads((folder / STATUS).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            kept = {}
+        runs: dict[str, AuditRun] = {}
+        for audit in self.audits:
+            if plan[audit] is not None:
+                runs[audit] = AuditRun("skipped", reason=plan[audit])
+                continue
+            dataset = self.dataset(audit)
+            key = _digest(spec, str(dataset), {c: self._fingerprint(dataset, c) for c in self.needs(audit)},
+                          self.options.min_usable, self._sampling(), self.options.n_resamples)
+            entry = kept.get(audit) or {}
+            if entry.get("key") == key and entry.get("status") == "not answering" and not entry.get("predictions"):
+                runs[audit] = AuditRun("not answering", dataset=dataset, name=name, reason=entry.get("reason"),
+                                       parse_rate=entry.get("parse_rate"))
+                continue
+            try:
+                files = self.predictions(name, spec, audit, dataset)
+            except InputError as exc:  # UnusableRun, or the runner refused the items (an option-picker on free-form)
+                match = USABLE.search(str(exc))
+                rate = int(match[1]) / int(match[2]) if match and int(match[2]) else None
+                runs[audit] = AuditRun("not answering", dataset=dataset, name=name, reason=str(exc), parse_rate=rate)
+            else:
+                runs[audit] = self._audit(name, audit, dataset, files, entry, key)
+            entry = {"status": runs[audit].status, "reason": runs[audit].reason, "key": key,
+                     "parse_rate": runs[audit].parse_rate,
+                     "predictions": {c: _file_digest(f) for c, f in runs[audit].files.items()}}
+            kept[audit] = entry
+            with atomic_file(folder / STATUS) as tmp:
+                tmp.write_text(json.dumps(kept, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        return runs
+
+    def _fingerprint(self, dataset, config: str) -> str | None:
+        from omniaudit.data_builders.fingerprint import fingerprint_of
+
+        return fingerprint_of(dataset, config)
+
+    def _audit(self, name: str, audit: str, dataset, files: dict[str, Path], entry: dict, key: str) -> AuditRun:
+        """Audit one model's predictions (reused when the folder was made from these very files)."""
+        from omniaudit.evaluation.runners.run import usable
+
+        folder = self.out / "models" / name / audit
+        digests = {c: _file_digest(f) for c, f in files.items()}
+        rows = [json.loads(line) for f in files.values() for line in f.read_text("utf-8").splitlines()]
+        run = AuditRun("ran", folder, dataset, files, name, parse_rate=sum(map(usable, rows)) / len(rows))
+        if not (entry.get("status") in ("ran", "not answering") and entry.get("key") == key
+                and entry.get("predictions") == digests and (folder / "audit.json").is_file()):
+            self.say(f"{name}: auditing {audit}")
+            try:
+                ADAPTERS[audit].audit(folder, dataset, name, files, self.options.n_resamples,
+                                      lambda m: self.say(f"{name}: {audit} audit: {m}"))
+            except InputError as exc:
+                return AuditRun("failed", dataset=dataset, files=files, name=name, reason=str(exc))
+        coverage = ADAPTERS[audit].coverage
+        read = coverage(folder) if coverage else None
+        if read is not None:
+            run.parse_rate = read
+            if read < self.options.min_usable:  # free text the audit cannot read: no answers, not a finding
+                run.status = "not answering"
+                run.reason = (f"the audit read {read:.0%} of {name}'s answers (at least "
+                              f"{self.options.min_usable:.0%} needed, --min-usable)")
+        return run
+
+
+def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
+                  options: ScorecardOptions | None = None, progress: Callable[[str], None] | None = None) -> Path:
+    """Run the scorecard into ``out_dir`` (see the module docstring); returns the folder.
+
+    ``models``: ``NAME=SPEC`` strings or {name: spec}. Refused before any work: a malformed or unknown spec, an
+    unknown audit, a folder omniaudit did not write (unless the output policy says overwrite, which empties it).
+    """
+    from omniaudit.evaluation.scorecard.card import write_card
+    from omniaudit.io import check_out_dir, current_policy, output_lock, remove_path, write_marker
+
+    options = options or ScorecardOptions()
+    if not 0 <= options.min_usable <= 1:
+        raise InputError("min_usable must be in [0, 1]", value=options.min_usable)
+    chosen = parse_models(models, options.references)
+    out = check_out_dir(out_dir)
+    if out == Path.cwd().resolve():
+        raise InputError("the scorecard needs a folder of its own; choose --out DIR", file=out_dir)
+    with output_lock(out):
+        card = Scorecard(out, chosen, options, progress)
+        plan = card.plan()  # before any dataset is built or any model answers
+        if current_policy().overwrite and out.exists():  # --overwrite: start afresh (once the inputs are checked)
+            remove_path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        # while it works, the marker covers whole folders: what a killed run leaves (journals, temporaries) stays
+        # omniaudit's, so the rerun that resumes it is not refused; the final marker lists every file
+        write_marker(out, files=["datasets", "models", "figures", "scorecard.json", "scorecard.md", "scorecard.html"])
+        for audit in card.audits:
+            if any(plan[m][audit] is None for m in chosen):
+                card.datasets[audit] = card.dataset(audit)
+        results = {name: card.run_model(name, spec, plan[name]) for name, spec in chosen.items()}
+        verdicts = {name: shortcuts(runs, options.n_resamples) for name, runs in results.items()}
+        write_card(out, card, results, verdicts)
+        write_marker(out)
+    return out

@@ -1,0 +1,260 @@
+"""The shortcut scorecard (issue 19): the planted-shortcut reference models are flagged for exactly their shortcut,
+modalities a model cannot take are skipped up front, degenerate models are not findings, a rerun reuses its work."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+import omniaudit.cli as cli
+from omniaudit.cli import scorecard as scorecard_cli
+from omniaudit.errors import InputError
+from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
+from omniaudit.evaluation.runners.scripted import ScriptedJudge
+from omniaudit.evaluation.scorecard import SHORTCUTS, ScorecardOptions, parse_models, run_scorecard
+
+HEADLINE = ["oracle=scripted:oracle", "pos=scripted:position-locked", "label=scripted:label-follower",
+            "deaf=scripted:deaf", "verbose=scripted:verbose"]
+EXPECTED = {"oracle": [], "pos": ["position"], "label": ["label_following"], "deaf": ["visual_inference"],
+            "verbose": ["style"]}
+
+
+def main(argv: list[str], monkeypatch) -> int:
+    """``omniaudit ARGV``, with the scorecard command registered whether or not the CLI package lists it yet."""
+    if scorecard_cli not in cli.MODULES:
+        monkeypatch.setattr(cli, "MODULES", (scorecard_cli, *cli.MODULES))
+    return cli.main(argv)
+
+
+@pytest.fixture(scope="module")
+def headline(tmp_path_factory) -> tuple[Path, float]:
+    """The issue's headline command, run once (datasets built, five models, four audits); (folder, seconds)."""
+    mp = pytest.MonkeyPatch()
+    out = tmp_path_factory.mktemp("scorecard") / "card"
+    start = time.perf_counter()
+    try:
+        assert main(["scorecard", "--model", *HEADLINE, "--out", str(out)], mp) == 0
+    finally:
+        mp.undo()
+    return out, time.perf_counter() - start
+
+
+def _card(out: Path) -> dict:
+    return json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+
+
+def test_headline_flags_exactly_the_planted_shortcuts(headline):
+    out, seconds = headline
+    card = _card(out)
+    assert card["flagged"] == EXPECTED
+    assert seconds < 180, f"the headline scorecard took {seconds:.0f} s"
+    for name, model in card["models"].items():
+        assert set(model["audits"]) == {"preference", "interventions", "protocols", "composition"}
+        for audit, entry in model["audits"].items():
+            assert entry["status"] == "ran", (name, audit, entry)
+            assert entry["parse_rate"] == 1.0 and entry["n_items"] > 0
+            assert (out / entry["folder"] / "audit.json").is_file()
+        for shortcut in SHORTCUTS:
+            verdict = model["shortcuts"][shortcut]
+            assert {"flagged", "value", "ci", "threshold", "evidence", "audit", "rule", "reference"} <= set(verdict)
+            assert verdict["reference"]["oracle"] == card["models"]["oracle"]["shortcuts"][shortcut]["value"]
+            for e in verdict["evidence"]:  # a flag always comes from a CI that excludes the null
+                if e["flagged"]:
+                    assert e["ci"][0] > e["null"] or e["ci"][1] < e["null"]
+    # the oracle is clear where it is measured; composition has no failure to decompose
+    assert card["models"]["oracle"]["shortcuts"]["position"]["status"] == "clear"
+    assert card["models"]["oracle"]["shortcuts"]["modality_dominance"]["status"] == "not measured"
+    assert card["audits"]["protocols"]["items"] == {"blueprint": 224, "reference": 256, "pairwise": 92,
+                                                    "cue_conflict": 128}
+
+
+def test_card_files_are_self_contained(headline):
+    out, _ = headline
+    page = (out / "scorecard.html").read_text(encoding="utf-8")
+    assert page.count("data:image/png;base64,") > len(list((out / "figures").glob("*.png"))) >= 2  # + audits' own
+    assert not re.search(r"(src|href)=\"(https?:)?//", page), "the page loads something from the network"
+    assert "<script" not in page and "<link" not in page and "@import" not in page
+    text = (out / "scorecard.md").read_text(encoding="utf-8")
+    assert "| pos (reference) | FLAGGED 1.00 [1.00, 1.00] |" in text
+    assert "embedded default" in text and "blueprint 224" in text
+    for href in re.findall(r"\]\((models/[^)]+)\)", text):  # links to the full audit folders resolve
+        assert (out / href).is_file(), href
+
+
+def test_rerun_reuses_datasets_predictions_and_audits(headline, monkeypatch):
+    out, _ = headline
+    before = _card(out)
+    files = sorted(out.glob("models/*/*.jsonl")) + sorted(out.glob("datasets/*/README.md"))
+    stamps = {f: f.stat().st_mtime_ns for f in files}
+    audit_stamp = (out / "models/pos/protocols/audit.json").stat().st_mtime_ns
+    # a killed run: one predictions file and one audit folder gone, the card not written
+    (out / "models/label/reference.jsonl").unlink()
+    (out / "scorecard.json").unlink()
+
+    import omniaudit.evaluation.runners.run as run_module
+
+    asked = []
+    real = run_module.run_judge
+    monkeypatch.setattr(run_module, "run_judge", lambda *a, **k: asked.append((a[1], a[2])) or real(*a, **k))
+    assert main(["scorecard", "--model", *HEADLINE, "--out", str(out)], monkeypatch) == 0
+    assert asked == [("reference", "scripted:label-follower")]  # only the missing file was asked again
+    kept = [f for f in files if f.name != "reference.jsonl" or f.parent.name != "label"]
+    assert {f: f.stat().st_mtime_ns for f in kept} == {f: stamps[f] for f in kept}
+    assert not list(out.glob("models/*/.*journal*"))  # the rewritten file's journal is gone
+    assert (out / "models/pos/protocols/audit.json").stat().st_mtime_ns == audit_stamp
+    after = _card(out)
+    assert after["flagged"] == before["flagged"] == EXPECTED
+    assert after["models"]["label"]["shortcuts"] == before["models"]["label"]["shortcuts"]
+
+
+def test_modality_skip_before_any_model_call(headline, monkeypatch, tmp_path):
+    out, _ = headline
+    import omniaudit.evaluation.runners.run as run_module
+    import omniaudit.evaluation.scorecard.runner as runner
+
+    text_only = frozenset({"text"})
+    monkeypatch.setattr(runner, "model_accepts", lambda spec, options: text_only if spec == "scripted:random"
+                        else frozenset({"text", "audio", "image", "video", "video+audio"}))
+    asked = []
+    real = run_module.run_judge
+    monkeypatch.setattr(run_module, "run_judge", lambda *a, **k: asked.append((a[1], a[2])) or real(*a, **k))
+    data = {a: str(out / "datasets" / a) for a in ("preference", "interventions")}
+    card = tmp_path / "card"
+    run_scorecard(card, ["txt=scripted:random"], ScorecardOptions(audits=("preference", "interventions"), data=data))
+    entry = _card(card)["models"]["txt"]["audits"]["interventions"]
+    assert entry["status"] == "skipped" and "takes no video+audio input" in entry["reason"]
+    assert ("diagnostic", "scripted:random") not in asked and ("judge", "scripted:random") in asked
+    assert not (card / "models/txt/diagnostic.jsonl").exists()
+    assert _card(card)["models"]["txt"]["shortcuts"]["visual_inference"]["status"] == "not measured"
+
+
+def test_degenerate_models_are_not_findings(headline, monkeypatch, tmp_path):
+    """A constant answer shows position (it is locked) and nothing else; "not answering" is never a finding."""
+    out, _ = headline
+    import omniaudit.evaluation.runners.run as run_module
+
+    real = run_module.run_judge
+
+    def refuse_some(dataset, config, spec, *args, **kwargs):  # a model whose protocol answers are unusable
+        if spec == "scripted:random" and config == "blueprint":
+            raise run_module.UnusableRun(f"{spec} gave 3 usable answers of 224 (at least 20% needed): ...")
+        return real(dataset, config, spec, *args, **kwargs)
+
+    monkeypatch.setattr(run_module, "run_judge", refuse_some)
+    data = {a: str(out / "datasets" / a) for a in ("preference", "interventions", "protocols", "composition")}
+    argv = ["scorecard", "--model", "const=scripted:always-a", "mute=scripted:random", "--out", str(tmp_path / "c")]
+    assert main([*argv, "--data", *(f"{a}={p}" for a, p in data.items())], monkeypatch) == 0
+    card = _card(tmp_path / "c")
+    const = card["models"]["const"]
+    assert card["flagged"]["const"] == ["position"]
+    assert const["audits"]["interventions"]["status"] == const["audits"]["composition"]["status"] == "not answering"
+    assert "free-form" in const["audits"]["interventions"]["reason"]
+    assert const["shortcuts"]["visual_inference"] == {**const["shortcuts"]["visual_inference"], "flagged": False,
+                                                      "status": "not answering"}
+    assert const["shortcuts"]["label_following"]["status"] == "clear"  # answers the cue as often with it as without
+    assert const["shortcuts"]["style"]["status"] == "clear"  # a tie on every pair
+    mute = card["models"]["mute"]
+    assert mute["audits"]["protocols"]["status"] == "not answering"
+    assert mute["audits"]["protocols"]["parse_rate"] == pytest.approx(3 / 224)
+    assert "label_following" not in card["flagged"]["mute"]
+    assert mute["shortcuts"]["label_following"]["status"] == "not answering"
+    assert "not answering" in (tmp_path / "c" / "scorecard.md").read_text(encoding="utf-8")
+
+
+def test_refusals_up_front(tmp_path, monkeypatch):
+    assert main(["scorecard", "--model", "x=scripted:nope", "--out", str(tmp_path / "a")], monkeypatch) == 2
+    assert main(["scorecard", "--model", "scripted:oracle", "--out", str(tmp_path / "b")], monkeypatch) == 2
+    assert main(["scorecard", "--model", "x=scripted:oracle", "--audits", "nope", "--out", str(tmp_path / "c")],
+                monkeypatch) == 2
+    assert not any((tmp_path / n).exists() for n in "abc")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    assert main(["scorecard", "--model", "x=scripted:oracle", "--audits", "preference", "--out", str(mine)],
+                monkeypatch) == 2  # a folder omniaudit did not write
+    assert [p.name for p in mine.iterdir()] == ["notes.txt"]
+
+
+def test_models_always_include_the_oracle():
+    assert parse_models(["m=hf:x"]) == {"m": "hf:x", "oracle": "scripted:oracle"}
+    assert parse_models(["oracle=hf:x"]) == {"oracle": "hf:x", "oracle-reference": "scripted:oracle"}
+    assert list(parse_models(["ref=scripted:oracle"], references=True)) == ["ref", "pos", "label", "deaf", "verbose"]
+    with pytest.raises(InputError, match="same name"):
+        parse_models(["a=scripted:oracle", "a=scripted:random"])
+    with pytest.raises(InputError, match="folder"):
+        parse_models(["../a=scripted:oracle"])
+
+
+# --------------------------------------------------------------------------------------- the reference models
+def _item(**kw) -> JudgeItem:
+    return JudgeItem(**{"id": "x", "prompt": "p", **kw})
+
+
+def test_planted_models_take_one_shortcut_each():
+    pair = _item(prompt="Description A: short.\n\nDescription B: a much longer description.\n\nWhich?",
+                 options=["A", "B"], order="ab", gold="A")
+    labelled = _item(options=["angry", "sad"], gold="sad", reference="angry")
+    av = [MediaPart("video", b"v", "video", with_audio=True)]
+    from omniaudit.data_builders.interventions.answers import QUESTIONS
+    from omniaudit.evaluation.interventions.extract import extract
+
+    sound = {d: _item(id=f"c/mute/{d}", prompt=q, media=av, gold="gold answer") for d, q in QUESTIONS.items()}
+    answers = {name: [ScriptedJudge(name).answer([x])[0] for x in (pair, labelled, *sound.values())]
+               for name in ("oracle", "position-locked", "label-follower", "deaf", "verbose")}
+    oracle = answers["oracle"]
+    assert oracle == ["A", "sad", "gold answer", "gold answer", "gold answer"]
+    assert answers["position-locked"] == ["A", *oracle[1:]]
+    assert answers["label-follower"] == ["A", "angry", *oracle[2:]]
+    assert answers["verbose"] == ["B", *oracle[1:]]
+    deaf = answers["deaf"]
+    assert deaf[:2] == oracle[:2]
+    assert extract("sync", deaf[2])["synced"] is True
+    assert extract("existence", deaf[3])["audio_state"] == "audio_described"
+    assert extract("consistency", deaf[4])["match"] == "match"
+    # where the shortcut has nothing to act on, the planted models are the oracle
+    plain = _item(options=["A", "B"], gold="B")
+    assert {ScriptedJudge(n).answer([plain])[0] for n in ("position-locked", "label-follower", "verbose")} == {"B"}
+
+
+# ------------------------------------------------------------------------------------------ local models (torch)
+@pytest.mark.slow
+def test_text_only_model_is_skipped_for_audio_audits(headline, tmp_path, monkeypatch):
+    """A real text-only model (tiny causal LM): its modalities are read before any call, audio audits skipped."""
+    pytest.importorskip("torch")
+    from omniaudit.tiny_models import tiny_causal_lm
+
+    out, _ = headline
+    model = tiny_causal_lm(tmp_path / "lm")
+    data = [f"{a}={out / 'datasets' / a}" for a in ("preference", "protocols")]
+    argv = ["scorecard", "--model", f"lm=hf:{model}", "--audits", "preference,protocols", "--data", *data]
+    assert main([*argv, "--out", str(tmp_path / "card")], monkeypatch) == 0
+    lm = _card(tmp_path / "card")["models"]["lm"]
+    assert lm["audits"]["preference"]["status"] == "ran"
+    assert lm["audits"]["protocols"]["status"] == "skipped"
+    assert "takes no audio input" in lm["audits"]["protocols"]["reason"]
+    assert not list((tmp_path / "card" / "models" / "lm").glob("blueprint*"))
+
+
+@pytest.mark.slow
+def test_tiny_omni_through_every_audit(headline, tmp_path, monkeypatch):
+    """The tiny random omni thinker answers all four audits in one command on CPU; what it cannot answer (free text
+    the interventions extractor cannot read) is "not answering", never a finding."""
+    pytest.importorskip("torch")
+    from omniaudit.tiny_models import tiny_omni
+
+    out, _ = headline
+    model = tiny_omni(tmp_path / "omni")
+    data = [f"{a}={out / 'datasets' / a}" for a in ("preference", "interventions", "protocols", "composition")]
+    start = time.perf_counter()
+    assert main(["scorecard", "--model", f"omni=hf:{model}", "--data", *data, "--out", str(tmp_path / "card")],
+                monkeypatch) == 0
+    assert time.perf_counter() - start < 300
+    omni = _card(tmp_path / "card")["models"]["omni"]
+    assert {a: e["status"] for a, e in omni["audits"].items()} == {
+        "preference": "ran", "interventions": "not answering", "protocols": "ran", "composition": "ran"}
+    assert omni["shortcuts"]["visual_inference"]["status"] == "not answering"
+    assert not omni["shortcuts"]["visual_inference"]["flagged"]
