@@ -102,7 +102,8 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
                   **judge_options) -> pd.DataFrame:
     """One row per (diagnostic row, run) of the predictions file: ``id``, ``run``, ``text`` (the answer), ``verdict``
     (correct / wrong / unparsed / empty / missing), scored exactly as the intervention audit scores answers."""
-    from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, _correct, _runs, read_predictions
+    from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, _correct, read_predictions
+    from omniaudit.evaluation.predictions import run_labels
     from omniaudit.tables import read_records
 
     path = Path(predictions)
@@ -114,7 +115,7 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
     pred = read_predictions(path, diagnostic, options.extractor, **judge_options)
     if "run" not in pred.columns:
         pred["run"] = "0"
-    runs = _runs(raw, path, rows) or ["0"] * len(raw)
+    runs = run_labels(raw, path, rows) or ["0"] * len(raw)
     texts = {(str(i), r): t for i, r, t in zip(raw["id"].astype(str), runs, raw[text_column].tolist(), strict=True)}
     merged = pred.merge(diagnostic, on="id", how="left")  # left merge keeps the predictions' (row, run) order
     correct = _correct(merged, merged)

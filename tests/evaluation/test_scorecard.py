@@ -47,6 +47,7 @@ def _card(out: Path) -> dict:
     return json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_headline_flags_exactly_the_planted_shortcuts(headline):
     out, seconds = headline
     card = _card(out)

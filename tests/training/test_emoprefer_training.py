@@ -183,6 +183,7 @@ def test_judge_sft_and_pairs_media_configs_carry_each_pairs_clip_in_both_orders(
     assert "`judge_sft`" in (ds / "README.md").read_text()
 
 
+@pytest.mark.slow
 def test_tiny_omni_judge_trains_on_chat_records_and_is_judged_in_both_orders(tiny_root, omni_preference,  # noqa: F811
                                                                              tmp_path):
     _, _, ds = omni_preference
@@ -222,6 +223,7 @@ def test_odin_single_head_loss_is_bradley_terry_on_the_content_head():
 
 
 @pytest.mark.parametrize(("recipe", "n_heads"), [("reward_odin_omni.yaml", 3), ("reward_odin_omni_control.yaml", 1)])
+@pytest.mark.slow
 def test_omni_odin_and_the_single_head_control_train_on_clips_and_reload(tiny_root, omni_preference,  # noqa: F811
                                                                         tmp_path, recipe, n_heads):
     import datasets

@@ -65,6 +65,7 @@ def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
 
 
 @pytest.mark.parametrize("recipe", list(SCRIPTS))
+@pytest.mark.slow
 def test_every_tiny_recipe_runs_through_accelerate_launch(tiny_root, tmp_path, recipe):
     out = tmp_path / recipe
     ok(launch(tiny_root, recipe, out))
@@ -84,6 +85,7 @@ def test_every_tiny_recipe_runs_through_accelerate_launch(tiny_root, tmp_path, r
         assert keys and all(".language_model." in k for k in keys), [k for k in keys if "language_model" not in k]
 
 
+@pytest.mark.slow
 def test_a_run_resumes_from_its_last_checkpoint(tiny_root, tmp_path):
     out = tmp_path / "sft"
     ok(launch(tiny_root, "sft", out))
@@ -132,6 +134,7 @@ def test_resume_point_is_the_runs_or_the_folds_own_checkpoint(tmp_path):
         resume_point(str(c2), folds, folds / "fold0")
 
 
+@pytest.mark.slow
 def test_the_lora_adapter_reloads(tiny_root, tmp_path):
     import torch
     from peft import PeftModel
@@ -159,6 +162,7 @@ def test_pairwise_judge_dual_order_is_order_invariant():
     np.testing.assert_allclose(p_a1 + p_a2, 1.0)
 
 
+@pytest.mark.slow
 def test_out_of_fold_predictions_feed_the_preference_audit(tiny_root, tmp_path):
     out = tmp_path / "judge"
     ok(launch(tiny_root, "pairwise_judge", out, "--eval_folds", "all", "--max_train_samples", "100000",
@@ -191,6 +195,7 @@ def length_dataset(root: Path) -> Path:
     return out
 
 
+@pytest.mark.slow
 def test_decorrelation_drives_the_content_head_off_length(tiny_root, tmp_path):
     data = length_dataset(tmp_path)
     rho = {}
@@ -229,6 +234,7 @@ def test_odin_correlations_under_two_processes_equal_one_process(tmp_path):
     assert check["max_grad_diff"] < 1e-5
 
 
+@pytest.mark.slow
 def test_reward_odin_runs_data_parallel_with_two_cpu_processes(tiny_root, tmp_path):
     out = tmp_path / "odin2"
     result = ok(launch(tiny_root, "reward_odin", out, "--save_strategy", "no", config="cpu_2proc.yaml",
@@ -243,12 +249,14 @@ def test_reward_odin_runs_data_parallel_with_two_cpu_processes(tiny_root, tmp_pa
     (["--dataset_name", "runs/tiny/data/chat", "--dataset_config", "dpo"], "lacks column(s) ['a1', 'a2'"),
     (["--dataset_config", "dpo"], "no config 'dpo' in this dataset; its card lists ['judge', 'pairs']"),
 ])
+@pytest.mark.slow
 def test_bad_input_fails_before_training_naming_it(tiny_root, tmp_path, extra, message):
     result = launch(tiny_root, "reward_odin", tmp_path / "bad", *extra)
     assert result.returncode != 0 and message in result.stderr, result.stderr[-2000:]
     assert not (tmp_path / "bad" / "checkpoint-3").exists()
 
 
+@pytest.mark.slow
 def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path):
     recipe = tmp_path / "bad.yaml"
     recipe.write_text((RECIPES / "sft.yaml").read_text() + "learning_rat: 0.1\n")
@@ -292,6 +300,7 @@ def wandb_records(path: Path):
             yield record
 
 
+@pytest.mark.slow
 def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
     out = tmp_path / "tracked"
     ok(launch(tiny_root, "reward_odin", out, "--report_to", "wandb", "--run_name", "tiny-odin", "--eval_folds", "0,1",
@@ -425,6 +434,7 @@ def odin_p_a1(model, tokenizer, pairs: list[dict]) -> np.ndarray:
     return torch.sigmoid(scores[: len(pairs), 0] - scores[len(pairs):, 0]).numpy()
 
 
+@pytest.mark.slow
 def test_odin_with_lora_saves_adapter_and_heads_reloads_and_resumes_per_fold(tiny_root, tmp_path):
     import datasets
     from safetensors.torch import load_file
