@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite, offline, in .venv (created and installed on first run). Extra args go to pytest.
-# `scripts/test.sh --quick [ARGS]` runs only the tests not marked slow (no training runs).
+# `scripts/test.sh --quick [ARGS]` runs only the tests not marked slow (the longer training and launch runs left out).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=()
