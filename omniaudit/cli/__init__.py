@@ -124,6 +124,12 @@ def _run(args: argparse.Namespace) -> int:
     except (InputError, HubUnavailable, ServiceError) as exc:
         say("error", str(exc), "bold red")
         return 2
+    except BrokenPipeError:  # `omniaudit ... | head`: the reader has all it wanted
+        import os
+        import sys
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error when Python flushes stdout
+        return 0
     except OSError as exc:  # disk full, permission denied, ...: one line, not a chained traceback
         say("error", _os_error(exc), "bold red")
         return 2
