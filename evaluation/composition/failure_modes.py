@@ -126,6 +126,21 @@ def _blank(answer: object) -> bool:
     return answer is None or (isinstance(answer, float) and answer != answer) or not str(answer).strip()
 
 
+def _no_answers(graded: pd.DataFrame, questions: pd.Series, ablated: pd.Series) -> pd.Series:
+    """Per sample: its answer says nothing about the inputs, so its failure is ``unanswered``: blank, the question
+    echoed back (the answer repeats it), or the one answer the run gives to every question and every ablation (a
+    constant model: at least 3 different questions, one answer, nothing ever moves). Such a wrong answer persists
+    under every ablation, which would otherwise read as text dominance."""
+    from omniaudit.evaluation.composition.grading import normalize
+
+    answers = graded["prediction"].map(lambda a: "" if _blank(a) else normalize(str(a)))
+    asked = questions.map(lambda q: normalize(str(q)) if isinstance(q, str) and q.strip() else "\0")
+    echoed = [bool(q) and q in a for a, q in zip(answers, asked, strict=True)]  # the prompt repeated (safe side)
+    every = set(answers) | {"" if _blank(a) else normalize(str(a)) for a in ablated}
+    constant = len(every) == 1 and questions.nunique() >= 3
+    return answers.eq("") | pd.Series(echoed, index=graded.index) | constant
+
+
 def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
               expected: dict[str, set[str]] | None = None, matcher: AnswerMatcher | None = None) -> dict:
     """Counts and rates of each failure mode, overall and per template.
@@ -133,8 +148,9 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
     ``graded``: one run's graded samples (``id``, ``template_name``, ``prediction``, ``correct``, and ``question``
     for the judge); ``ablation_answers``: ``sample_id``, ``ablation``, ``prediction`` of the same run; ``expected``:
     the ablations each sample has in the dataset; ``matcher``: how answers are compared (default: normalised exact
-    match). A failed sample with an empty answer is ``unanswered``; one whose ablations were not all answered
-    (missing, or an empty answer, which says nothing about what moved it) is ``unclassified`` (a dominance call on a
+    match). A failed sample with no answer (:func:`_no_answers`: blank, echoed, a constant) is ``unanswered``; one
+    whose ablations were not all answered (missing, or an empty answer, which says nothing about what moved it) is
+    ``unclassified`` (a dominance call on a
     partial set could be wrong). Each classified sample's record keeps ``moved`` (ablation -> moved).
     """
     matcher = matcher or AnswerMatcher()
@@ -142,11 +158,13 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
                  for sid, g in ablation_answers.groupby("sample_id")}
     modes, todo = [], []
     questions = graded["question"] if "question" in graded.columns else pd.Series("", index=graded.index)
-    for r, question in zip(graded[~graded["correct"]].itertuples(), questions[~graded["correct"]], strict=True):
+    no_answer = _no_answers(graded, questions, ablation_answers["prediction"])
+    for r, question, none in zip(graded[~graded["correct"]].itertuples(), questions[~graded["correct"]],
+                                 no_answer[~graded["correct"]], strict=True):
         ablated = by_sample.get(r.id, {})
         needed = expected.get(r.id, set()) if expected is not None else set(ablated)
         record = {"id": r.id, "template_name": r.template_name, "mode": None}
-        if _blank(r.prediction):
+        if none:
             record["mode"] = "unanswered"
         elif not ablated or not needed <= set(ablated) or any(_blank(a) for a in ablated.values()):
             record["mode"] = "unclassified"  # without every ablation answered, a dominance call could be wrong

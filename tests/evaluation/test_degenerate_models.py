@@ -1,0 +1,57 @@
+"""Degenerate models (a constant word, empty replies, the question echoed back) through every audit that reads
+free answers: each reads as no answer, never as a finding."""
+
+import json
+
+import pytest
+
+from omniaudit.cli import main
+from omniaudit.evaluation.runners.items import load_items
+
+REPLIES = {"constant": lambda item: "Audio", "empty": lambda item: "", "echo": lambda item: item.prompt}
+
+
+def _write(path, items, reply):
+    path.write_text("".join(json.dumps({"id": it.id, "order": it.order, "raw": reply(it), "label": None,
+                                        "parsed": False if it.options else None}) + "\n" for it in items))
+    return path
+
+
+@pytest.fixture(scope="module")
+def composition_dataset(tmp_path_factory):
+    from omniaudit.data_builders.composition import build_composition_dataset
+
+    return build_composition_dataset(tmp_path_factory.mktemp("comp") / "ds", n_synthetic=12)
+
+
+@pytest.mark.parametrize("kind", list(REPLIES))
+def test_interventions_no_gap_no_failure_mode(kind, intervention_dataset, tmp_path):
+    preds = _write(tmp_path / "p.jsonl", load_items(intervention_dataset, "diagnostic"), REPLIES[kind])
+    assert main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions", str(preds),
+                 "--n-resamples", "20", "--out", str(tmp_path / "r")]) == 0
+    audit = json.loads((tmp_path / "r" / "audit.json").read_text())
+    assert audit["avg_gap"] in (0.0, None)
+    assert not any(audit["failure_modes"].values())  # no audio dodge, no false alarm: nothing was read
+
+
+@pytest.mark.parametrize("kind", list(REPLIES))
+def test_composition_failures_are_unanswered_not_dominance(kind, composition_dataset, tmp_path):
+    files = [_write(tmp_path / f"{c}.jsonl", load_items(composition_dataset, c), REPLIES[kind])
+             for c in ("samples", "ablations")]
+    assert main(["audit", "composition", "--dataset", str(composition_dataset), "--predictions",
+                 *(f"m={f}" for f in files), "--out", str(tmp_path / "r")]) == 0
+    audit = json.loads((tmp_path / "r" / "audit.json").read_text())
+    overall = audit["failure_decomposition"]["models"]["m"]["overall"]
+    assert overall["n_classified"] == 0 and overall["dominance_share"] is None
+
+
+@pytest.mark.parametrize("kind", list(REPLIES))
+def test_protocol_judge_modes_say_not_answering(kind, protocol_dataset, tmp_path):
+    files = [_write(tmp_path / f"{c}.jsonl", load_items(protocol_dataset, c), REPLIES[kind])
+             for c in ("blueprint", "reference", "pairwise", "cue_conflict")]
+    assert main(["audit", "protocols", "--dataset", str(protocol_dataset), "--predictions",
+                 *(f"j={f}" for f in files), "--n-resamples", "20", "--out", str(tmp_path / "r")]) == 0
+    text = (tmp_path / "r" / "report.md").read_text()
+    assert "not answering" in text
+    modes = json.dumps(json.loads((tmp_path / "r" / "audit.json").read_text()).get("modes", {}))
+    assert "engaged" not in modes and "label-following" not in modes and "locked" not in modes
