@@ -322,6 +322,23 @@ def predictions_metrics(frame: pd.DataFrame) -> dict[str, float]:
 SCHEMA_VERSION = 1
 
 
+def scorecard_verdicts(card: dict) -> tuple[dict[str, float], pd.DataFrame]:
+    """The card's verdicts as summary metrics (``scorecard/<model>/<shortcut>`` its value, ``.../flagged`` 0 / 1)
+    and as one table row per model and shortcut."""
+    metrics: dict[str, float] = {}
+    rows = []
+    for model, entry in card["models"].items():
+        for shortcut, v in entry["shortcuts"].items():
+            if v["status"] in ("flagged", "clear"):
+                _put(metrics, f"scorecard/{model}/{shortcut}", v["value"])
+                metrics[f"scorecard/{model}/{shortcut}/flagged"] = float(v["flagged"])
+            lo, hi = v["ci"]
+            rows.append({"model": model, "reference": entry["reference"], "shortcut": shortcut,
+                         "status": v["status"], "value": v["value"], "ci_low": lo, "ci_high": hi,
+                         "threshold": v["threshold"], "measure": v["measure"], "audit": v["audit"]})
+    return metrics, pd.DataFrame(rows)
+
+
 def schema(audit: str, dataset: object = None, predictions: object = None) -> dict:
     """The record that opens every ``audit.json``: which audit wrote it, with which omniaudit and command, on which
     inputs (their provenance is in the file's ``provenance``). Readers check ``version`` before reading on."""

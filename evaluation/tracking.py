@@ -44,6 +44,7 @@ from omniaudit.evaluation.audit_outputs import (  # noqa: F401 - re-exported: th
     predictions_metrics,
     read_audit,
     read_predictions,
+    scorecard_verdicts,
 )
 
 REPORT_TO = ("none", "wandb")
@@ -174,6 +175,27 @@ class TrackingRun:
     def _log_predictions_artifact(self, path: Path) -> None:
         if path.is_file():
             self.run.log_artifact(self._predictions_artifact(path))
+
+    def log_scorecard(self, folder: str | Path) -> None:
+        """Log a scorecard folder: per model and shortcut the verdict's value and flag (summary), the verdict table,
+        the card's figures, the card (``scorecard.json`` / ``.md`` / ``.html``) as an artifact of type ``scorecard``
+        and every model's predictions as ``predictions`` artifacts. A shard run (no card yet) logs its predictions."""
+        import wandb
+
+        folder = Path(folder)
+        answers = sorted((folder / "models").glob("*/*.jsonl"))
+        if (folder / "scorecard.json").is_file():
+            card = json.loads((folder / "scorecard.json").read_text(encoding="utf-8"))
+            metrics, rows = scorecard_verdicts(card)
+            artifact = wandb.Artifact(artifact_name("scorecard", folder), type="scorecard",
+                                      description="omniaudit scorecard: one verdict per model and shortcut",
+                                      metadata={"flagged": card["flagged"], "references": card["references"]})
+            for name in ("scorecard.json", "scorecard.md", "scorecard.html"):
+                artifact.add_file(str(folder / name), name=name)
+            self._log(metrics, {"verdicts": rows}, sorted((folder / "figures").glob("*.png")))
+            self.run.log_artifact(artifact)
+        for path in answers:
+            self._log_predictions_artifact(path)
 
     def finish(self, exit_code: int = 0) -> None:
         self.run.finish(exit_code=exit_code)

@@ -73,7 +73,9 @@ AUDITS: dict[str, Audit] = {a.name: a for a in (
           f"{_D}.composition:build_composition_dataset",
           {"samples": ("text", "audio", "image", "video"), "ablations": ("text", "audio", "image", "video")},
           f"{_E}.composition.audit:run_composition_audit", ("accuracy.overall.mean", "failure_decomposition"),
-          ("modality_dominance",), {"oracle": "the gold answer", "random": "the gold answer or \"I don't know.\""}),
+          ("modality_dominance",), {"oracle": "the gold answer", "random": "the gold answer or \"I don't know.\"",
+                                    "audio-dominant": "a wrong answer while the audio is there, the gold answer "
+                                    "without it: modality_dominance"}),
 )}
 
 

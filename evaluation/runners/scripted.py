@@ -19,11 +19,14 @@ from omniaudit.evaluation.runners.items import JudgeItem, Sampling
 
 # the planted-shortcut reference models of the scorecard: name -> the one shortcut it takes
 PLANTED = {"position-locked": "position", "label-follower": "label_following", "deaf": "visual_inference",
-           "verbose": "style"}
+           "verbose": "style", "audio-dominant": "modality_dominance"}
 SCRIPTED = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random", *PLANTED)
 # a preference item shows its two descriptions in these words (data_builders/preference/judge.py PROMPTS)
 _DESCRIPTIONS = re.compile(r"Description A: (?P<a>.*?)\n\nDescription B: (?P<b>.*?)\n\n", re.DOTALL)
 _DIMENSIONS = ("sync", "existence", "consistency")
+# the short answers of the composition defaults (data_builders/composition/synthetic.py): audio-dominant's wrong ones
+_ABLATIONS = ("mute_", "drop_", "blank_", "swap_", "text_only")  # composition ablation ids: SAMPLE/ABLATION
+_DISTRACTORS = ("one", "two", "three", "four", "five", "six", "red", "green", "blue")
 
 
 class ScriptedJudge:
@@ -44,9 +47,13 @@ class ScriptedJudge:
       existence and consistency questions) is answered from the picture, as on the unaltered clip: "synchronized",
       the sound the visible event would make, "the sound matches", whatever Shift / Mute / Swap did to the audio;
     - ``verbose``: a pairwise preference item (its prompt shows "Description A: ..." and "Description B: ...") gets
-      the longer description (characters, as the builder's ``len1`` / ``len2``); equal lengths: the oracle's answer.
-    The scripted models read item metadata (``gold``, ``reference``, ``specialist``, ``order``) and, for ``verbose``,
-    the two descriptions in the prompt, as a length-biased judge reads them.
+      the longer description (characters, as the builder's ``len1`` / ``len2``); equal lengths: the oracle's answer;
+    - ``audio-dominant``: a free-form question with a gold answer over media that include sound (a composition sample,
+      C3PO) is answered wrongly with what "the audio says" (a wrong answer fixed per sample), as long as its audio is
+      there; where an ablation removes or replaces the audio (id ending ``/mute_audio``, ``/text_only`` or any other
+      ablation naming audio) it answers the gold answer. Its failures move only without the audio: audio dominance.
+    The scripted models read item metadata (``gold``, ``reference``, ``specialist``, ``order``, the ablation an id
+    names) and, for ``verbose``, the two descriptions in the prompt, as a length-biased judge reads them.
     """
 
     def __init__(self, name: str, seed: int = 0, sampling: Sampling | None = None) -> None:
@@ -105,11 +112,28 @@ class ScriptedJudge:
             from omniaudit.data_builders.interventions.answers import Event, correct_answer
 
             return correct_answer(Event(), "original", dimension)  # the answer on the clip as the picture shows it
+        if self.name == "audio-dominant":
+            return _audio_led(item)
         descriptions = _DESCRIPTIONS.search(item.prompt) if item.closed and len(item.options) == 2 else None
         if descriptions is None:
             return None
         a, b = len(descriptions["a"].strip()), len(descriptions["b"].strip())
         return None if a == b else item.options[0 if a > b else 1]
+
+
+def _audio_led(item: JudgeItem) -> str | None:
+    """``audio-dominant``'s answer to a free-form question over sound (see :class:`ScriptedJudge`), else None."""
+    if item.closed or not item.gold or sound_question(item) is not None:
+        return None
+    sample, _, ablation = item.id.rpartition("/")
+    ablation = ablation if sample and ablation.startswith(_ABLATIONS) else ""
+    if "audio" in ablation or ablation == "text_only":
+        return item.gold  # the audio is gone or not its own: the answer moves
+    if not any(part.kind == "audio" or part.modality == "video+audio" for part in item.media):
+        return None
+    wrong = [w for w in _DISTRACTORS if w != item.gold.strip().lower()]
+    key = sample if ablation else item.id  # the same wrong answer for a sample and its ablations that keep the audio
+    return wrong[int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(wrong)]
 
 
 def sound_question(item: JudgeItem) -> str | None:

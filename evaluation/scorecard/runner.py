@@ -14,6 +14,12 @@ complete:
   statuses, with the folder's ``.omniaudit.json`` marker.
 
 ``oracle`` (``scripted:oracle``) always runs: the calibration row every number is read against.
+
+Across machines: ``shard=(I, N)`` answers only shard I of N of every item config (``run_judge`` shards: whole trials,
+dealt round-robin) into its own folder and writes ``shard.json`` instead of the card; a run with ``from_shards`` (the
+N shard folders) merges each model's answers (``merge_predictions``: every shard once, one run, byte-identical to the
+unsharded file) and audits and writes the card as an unsharded run would. The embedded defaults are deterministic,
+so every machine builds the same dataset (the merge checks the fingerprints).
 """
 
 from __future__ import annotations
@@ -30,11 +36,16 @@ from omniaudit.evaluation.runners.run import MIN_USABLE
 from omniaudit.evaluation.scorecard.adapters import ADAPTERS, dataset_modalities, model_accepts
 from omniaudit.evaluation.scorecard.rules import AuditRun, shortcuts
 
+# --references adds the planted ones
 REFERENCES = {"oracle": "scripted:oracle", "pos": "scripted:position-locked", "label": "scripted:label-follower",
-              "deaf": "scripted:deaf", "verbose": "scripted:verbose"}  # --references adds the planted ones
+              "deaf": "scripted:deaf", "verbose": "scripted:verbose", "dominant": "scripted:audio-dominant"}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 STATUS = "status.json"
 USABLE = re.compile(r"gave (\d+) usable answers of (\d+)")  # UnusableRun's message
+
+
+class MissingShard(InputError):
+    """A merge of shard runs that lacks a shard's answers (or holds another run's)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,8 @@ class ScorecardOptions:
     references: bool = False  # also run the four planted-shortcut reference models
     runner: dict = field(default_factory=dict)
     sampling: dict = field(default_factory=dict)
+    shard: tuple[int, int] | None = None  # answer only shard I of N of every item config; no audit, no card
+    from_shards: tuple[str | Path, ...] = ()  # the OUT folders of the N shard runs, merged before the audits
 
 
 def parse_models(specs: list[str] | dict[str, str], references: bool = False) -> dict[str, str]:
@@ -89,6 +102,17 @@ def _audits(options: ScorecardOptions) -> list[str]:
 
 def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def default_key(audit: str) -> str:
+    """What an embedded default is: its adapter's build code and description and the omniaudit version (a folder
+    built by another key is rebuilt, so a changed size or builder never reuses a stale dataset)."""
+    import inspect
+
+    from omniaudit import __version__
+
+    adapter = ADAPTERS[audit]
+    return _digest(inspect.getsource(adapter.build), adapter.default, __version__)
 
 
 def _file_digest(path: Path) -> str:
@@ -139,12 +163,25 @@ class Scorecard:
     def dataset(self, audit: str) -> Path | str:
         if audit in self.options.data:
             return self.options.data[audit]
-        folder = self.out / "datasets" / audit
-        from omniaudit.io import read_marker
+        from omniaudit.io import atomic_file, read_marker, remove_path
 
-        if not (folder.is_dir() and read_marker(folder)):
-            self.say(f"building the {audit} default")
-            ADAPTERS[audit].build(folder, lambda m, a=audit: self.say(f"building the {a} default: {m}"))
+        folder = self.out / "datasets" / audit
+        stamp = folder.with_name(f"{audit}.default.json")  # which default the folder holds
+        key = default_key(audit)
+        try:
+            built = json.loads(stamp.read_text(encoding="utf-8")).get("key")
+        except (OSError, ValueError, AttributeError):
+            built = None
+        if folder.is_dir() and read_marker(folder) and built == key:
+            return folder
+        if folder.exists():  # another default (its sizes or its builder changed): built afresh, never reused
+            self.say(f"the {audit} default changed: rebuilding it")
+            remove_path(folder)
+        self.say(f"building the {audit} default")
+        ADAPTERS[audit].build(folder, lambda m, a=audit: self.say(f"building the {a} default: {m}"))
+        with atomic_file(stamp) as tmp:
+            tmp.write_text(json.dumps({"audit": audit, "default": ADAPTERS[audit].default, "key": key}) + "\n",
+                           encoding="utf-8")
         return folder
 
     # ---- one model ------------------------------------------------------------------------------------------------
@@ -161,9 +198,12 @@ class Scorecard:
             return False
         kind, _, rest = spec.partition(":")
         sampling = {**self._sampling(), "runs": runs, "max_tokens": self.options.runner.get("max_tokens", 32)}
-        same = (record.get("dataset", {}).get("fingerprint") == fingerprint_of(dataset, config)
-                and record.get("judge") == redact(spec) and record.get("sampling") == sampling
-                and len(rows) == record.get("selection", {}).get("items", -1) * runs)
+        shard = rows[0].get("shard")
+        complete = (shard is not None and (shard.get("index"), shard.get("count")) == self.options.shard
+                    if self.options.shard else
+                    shard is None and len(rows) == record.get("selection", {}).get("items", -1) * runs)
+        same = (complete and record.get("dataset", {}).get("fingerprint") == fingerprint_of(dataset, config)
+                and record.get("judge") == redact(spec) and record.get("sampling") == sampling)
         if same and kind == "hf":
             same = record.get("model") == local_model_identity(rest)
         return bool(same)
@@ -180,13 +220,47 @@ class Scorecard:
         for config in self.needs(audit):
             path = self.out / "models" / name / f"{config}.jsonl"
             runs = ADAPTERS[audit].runs.get(config, 1)
+            if not self._reusable(path, dataset, config, spec, runs) and self.options.from_shards:
+                self._merge(name, audit, config, path)
+                if not self._reusable(path, dataset, config, spec, runs):
+                    raise MissingShard(f"the merged shards of {name}'s {config} answers are not answers of this run "
+                                       "(another dataset build, judge, sampling or model): run the shards with the "
+                                       "same models, options and --data", file=path)
             if not self._reusable(path, dataset, config, spec, runs):
                 self.say(f"{name}: {audit}: {config}")
                 run_judge(dataset, config, spec, path, progress=lambda m, c=config: self.say(
                     f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=self.options.min_usable,
-                    **self._sampling(), **self.options.runner)
+                    shard=self.options.shard, **self._sampling(), **self.options.runner)
             files[config] = path
         return files
+
+    def _merge(self, name: str, audit: str, config: str, path: Path) -> None:
+        """Join the shard runs' answers of one model and config into ``path`` (``merge_predictions``: every shard
+        once, all from one run); a shard run that found the model not answering makes it not answering here."""
+        from omniaudit.evaluation.runners.run import UnusableRun
+        from omniaudit.evaluation.runners.shards import merge_predictions
+
+        files, missing = [], []
+        for folder in map(Path, self.options.from_shards):
+            file = folder / "models" / name / f"{config}.jsonl"
+            if file.is_file():
+                files.append(file)
+                continue
+            try:
+                entry = json.loads((file.parent / STATUS).read_text(encoding="utf-8")).get(audit) or {}
+            except (OSError, ValueError):
+                entry = {}
+            if entry.get("status") == "not answering":
+                raise UnusableRun(f"{entry.get('reason')} (shard run {folder})")
+            missing.append(str(folder))
+        if missing:
+            raise MissingShard(f"no answers of {name} to {config} in the shard run(s) {', '.join(missing)}: did "
+                               "they finish (scorecard --shard I/N with the same models)?")
+        self.say(f"{name}: merging {len(files)} shards of {config}")
+        try:
+            merge_predictions(path, files)
+        except InputError as exc:  # a shard missing or given twice, shards of different runs: not the model's doing
+            raise MissingShard(str(exc)) from exc
 
     def run_model(self, name: str, spec: str, plan: dict[str, str | None]) -> dict[str, AuditRun]:
         from omniaudit.io import atomic_file
@@ -212,12 +286,15 @@ class Scorecard:
                 continue
             try:
                 files = self.predictions(name, spec, audit, dataset)
+            except MissingShard:
+                raise
             except InputError as exc:  # UnusableRun, or the runner refused the items (an option-picker on free-form)
                 match = USABLE.search(str(exc))
                 rate = int(match[1]) / int(match[2]) if match and int(match[2]) else None
                 runs[audit] = AuditRun("not answering", dataset=dataset, name=name, reason=str(exc), parse_rate=rate)
             else:
-                runs[audit] = self._audit(name, audit, dataset, files, entry, key)
+                runs[audit] = (AuditRun("answered", dataset=dataset, files=files, name=name) if self.options.shard
+                               else self._audit(name, audit, dataset, files, entry, key))
             entry = {"status": runs[audit].status, "reason": runs[audit].reason, "key": key,
                      "parse_rate": runs[audit].parse_rate,
                      "predictions": {c: _file_digest(f) for c, f in runs[audit].files.items()}}
@@ -258,6 +335,17 @@ class Scorecard:
         return run
 
 
+def write_shard_summary(out: Path, shard: tuple[int, int], results: dict[str, dict[str, AuditRun]]) -> None:
+    """``shard.json``: which shard this folder answered, and each model's status per audit."""
+    from omniaudit.io import atomic_file
+
+    summary = {"shard": {"index": shard[0], "count": shard[1]},
+               "models": {m: {a: {"status": r.status, "reason": r.reason} for a, r in runs.items()}
+                          for m, runs in results.items()}}
+    with atomic_file(out / "shard.json") as tmp:
+        tmp.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+
+
 def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
                   options: ScorecardOptions | None = None, progress: Callable[[str], None] | None = None) -> Path:
     """Run the scorecard into ``out_dir`` (see the module docstring); returns the folder.
@@ -272,6 +360,11 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
     if not 0 <= options.min_usable <= 1:
         raise InputError("min_usable must be in [0, 1]", value=options.min_usable)
     chosen = parse_models(models, options.references)
+    if options.shard and options.from_shards:
+        raise InputError("a shard run (--shard) and a merge of shard runs (--from-shards) are separate runs")
+    for folder in options.from_shards:
+        if not (Path(folder) / "models").is_dir():
+            raise InputError("not the folder of a scorecard shard run (no models/ inside)", file=folder)
     out = check_out_dir(out_dir)
     if out == Path.cwd().resolve():
         raise InputError("the scorecard needs a folder of its own; choose --out DIR", file=out_dir)
@@ -283,11 +376,16 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
         out.mkdir(parents=True, exist_ok=True)
         # while it works, the marker covers whole folders: what a killed run leaves (journals, temporaries) stays
         # omniaudit's, so the rerun that resumes it is not refused; the final marker lists every file
-        write_marker(out, files=["datasets", "models", "figures", "scorecard.json", "scorecard.md", "scorecard.html"])
+        write_marker(out, files=["datasets", "models", "figures", "scorecard.json", "scorecard.md", "scorecard.html",
+                                 "shard.json"])
         for audit in card.audits:
             if any(plan[m][audit] is None for m in chosen):
                 card.datasets[audit] = card.dataset(audit)
         results = {name: card.run_model(name, spec, plan[name]) for name, spec in chosen.items()}
+        if options.shard:  # answers only: the audits need every shard (--from-shards merges them)
+            write_shard_summary(out, options.shard, results)
+            write_marker(out)
+            return out
         verdicts = {name: shortcuts(runs, options.n_resamples) for name, runs in results.items()}
         write_card(out, card, results, verdicts)
         write_marker(out)

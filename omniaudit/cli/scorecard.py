@@ -42,9 +42,14 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     options = ScorecardOptions(audits=audits, data=_named(args.data, "--data"), min_usable=args.min_usable,
                                n_resamples=args.n_resamples, references=args.references,
                                runner=common.runner_kwargs(args),
-                               sampling={"temperature": args.temperature, "top_p": args.top_p, "seed": args.seed})
+                               sampling={"temperature": args.temperature, "top_p": args.top_p, "seed": args.seed},
+                               shard=args.shard, from_shards=tuple(args.from_shards or ()))
     with common.progress_status("scorecard") as progress:
         out = run_scorecard(args.out, args.model, options, progress)
+    if args.shard:
+        print(f"shard {args.shard[0]}/{args.shard[1]}: answers in {out / 'models'}; when every shard is done, run "
+              "the same command with --from-shards SHARD_OUT ... (and no --shard) to merge them and write the card")
+        return
     card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
     for name, entry in card["models"].items():
         flagged = card["flagged"][name]
@@ -75,12 +80,19 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
                    help="a model with fewer usable answers than this share on an item config is 'not answering' on "
                         "that audit: listed, never a finding (default 0.2)")
+    p.add_argument("--shard", type=common.shard, metavar="I/N",
+                   help="answer only shard I of N of every item config (one machine of N; orders of one trial stay "
+                        "together) into this --out; no audit, no card")
+    p.add_argument("--from-shards", nargs="+", metavar="SHARD_OUT",
+                   help="the --out folders of the N shard runs (copied here from their machines): their answers are "
+                        "merged (checked to be one run, every shard once) and the audits and card follow")
     p.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples of every CI (default 1000)")
     common.add_sampling(p, "sampling (every model; default greedy)", runs=False)
     g = p.add_argument_group("runners: local models (hf) and servers (openai)")
     common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "concurrency",
                               "max_retries", "timeout", "max_reply_mb", "top_logprobs", "cache", "no_cache",
                               "api_key_env", "allow_insecure_key")
+    common.add_tracking(p)
     common.add_out(p, "output folder: datasets/, models/, scorecard.{json,md,html}; a rerun reuses what is "
                       "complete", "empty --out first and start afresh (also replaces a folder omniaudit did not "
                       "write)")

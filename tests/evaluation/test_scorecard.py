@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -18,9 +19,9 @@ from omniaudit.evaluation.runners.scripted import ScriptedJudge
 from omniaudit.evaluation.scorecard import SHORTCUTS, ScorecardOptions, parse_models, run_scorecard
 
 HEADLINE = ["oracle=scripted:oracle", "pos=scripted:position-locked", "label=scripted:label-follower",
-            "deaf=scripted:deaf", "verbose=scripted:verbose"]
+            "deaf=scripted:deaf", "verbose=scripted:verbose", "dominant=scripted:audio-dominant"]
 EXPECTED = {"oracle": [], "pos": ["position"], "label": ["label_following"], "deaf": ["visual_inference"],
-            "verbose": ["style"]}
+            "verbose": ["style"], "dominant": ["modality_dominance"]}
 
 
 def main(argv: list[str], monkeypatch) -> int:
@@ -183,7 +184,8 @@ def test_refusals_up_front(tmp_path, monkeypatch):
 def test_models_always_include_the_oracle():
     assert parse_models(["m=hf:x"]) == {"m": "hf:x", "oracle": "scripted:oracle"}
     assert parse_models(["oracle=hf:x"]) == {"oracle": "hf:x", "oracle-reference": "scripted:oracle"}
-    assert list(parse_models(["ref=scripted:oracle"], references=True)) == ["ref", "pos", "label", "deaf", "verbose"]
+    assert list(parse_models(["ref=scripted:oracle"], references=True)) == ["ref", "pos", "label", "deaf", "verbose",
+                                                                            "dominant"]
     with pytest.raises(InputError, match="same name"):
         parse_models(["a=scripted:oracle", "a=scripted:random"])
     with pytest.raises(InputError, match="folder"):
@@ -218,7 +220,72 @@ def test_planted_models_take_one_shortcut_each():
     assert extract("consistency", deaf[4])["match"] == "match"
     # where the shortcut has nothing to act on, the planted models are the oracle
     plain = _item(options=["A", "B"], gold="B")
-    assert {ScriptedJudge(n).answer([plain])[0] for n in ("position-locked", "label-follower", "verbose")} == {"B"}
+    names = ("position-locked", "label-follower", "verbose", "audio-dominant")
+    assert {ScriptedJudge(n).answer([plain])[0] for n in names} == {"B"}
+    assert ScriptedJudge("audio-dominant").answer([pair, labelled, *sound.values()]) == oracle
+
+
+def test_audio_dominant_moves_only_without_the_audio():
+    """A composition sample: wrong while its audio is there (the same wrong answer with the image dropped), the gold
+    answer when the audio is muted or gone: every failure is audio dominance."""
+    from omniaudit.evaluation.composition.failure_modes import classify
+
+    media = [MediaPart("image", b"i", "image"), MediaPart("audio", b"a", "audio")]
+    judge = ScriptedJudge("audio-dominant")
+    for sample, gold in (("s000", "five"), ("s001", "green"), ("clip/7", "red")):
+        full = _item(id=sample, prompt="How many?", media=media, gold=gold)
+        ablated = {"mute_audio": media, "drop_image": media[1:], "text_only": []}
+        answers = judge.answer([full, *(_item(id=f"{sample}/{k}", prompt="How many?", media=m, gold=gold)
+                                        for k, m in ablated.items())])
+        assert answers[0] != gold and answers[2] == answers[0] and answers[1] == answers[3] == gold
+        assert classify(answers[0], dict(zip(ablated, answers[1:], strict=True))) == "audio_dominance"
+    assert judge.answer([_item(id="t", prompt="How many?", gold="two")]) == ["two"]  # no sound: the oracle
+
+
+def test_a_changed_default_is_rebuilt_not_reused(headline, monkeypatch, tmp_path):
+    """The embedded default a folder holds is stamped; another default (its size changed) is rebuilt."""
+    import omniaudit.evaluation.scorecard.runner as runner
+    from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+
+    out = tmp_path / "card"
+    argv = ["scorecard", "--model", "x=scripted:oracle", "--audits", "preference", "--n-resamples", "50"]
+    assert main([*argv, "--out", str(out)], monkeypatch) == 0
+    first = (out / "datasets/preference/pairs/train-00000-of-00001.parquet")
+    stamp = json.loads((out / "datasets/preference.default.json").read_text())
+    assert stamp["key"] == runner.default_key("preference") and "120 synthetic" in stamp["default"]
+    built = first.stat().st_mtime_ns
+    assert main([*argv, "--out", str(out)], monkeypatch) == 0
+    assert first.stat().st_mtime_ns == built  # the same default: reused
+    monkeypatch.setitem(ADAPTERS, "preference", replace(ADAPTERS["preference"], default="60 pairs"))
+    assert main([*argv, "--out", str(out)], monkeypatch) == 0
+    assert json.loads((out / "datasets/preference.default.json").read_text())["default"] == "60 pairs"
+    assert first.stat().st_mtime_ns != built
+
+
+def test_shards_merge_into_the_unsharded_card(headline, monkeypatch, tmp_path):
+    """--shard I/N on two "machines", then --from-shards: the merged answers are byte for byte the unsharded run's and
+    the card is the same; a missing shard is refused with the folder named, and no card is written."""
+    out, _ = headline
+    data = ["--data", *(f"{a}={out / 'datasets' / a}" for a in ("protocols", "composition"))]
+    models = ["pos=scripted:position-locked", "dominant=scripted:audio-dominant"]
+    base = ["scorecard", "--model", *models, "--audits", "protocols,composition", *data, "--n-resamples", "200"]
+    shards = [tmp_path / f"shard{i}" for i in range(2)]
+    for i, folder in enumerate(shards):
+        assert main([*base, "--shard", f"{i}/2", "--out", str(folder)], monkeypatch) == 0
+        assert json.loads((folder / "shard.json").read_text())["shard"] == {"index": i, "count": 2}
+        assert not (folder / "scorecard.json").exists() and not (folder / "models/pos/protocols").exists()
+    sizes = [len((f / "models/pos/pairwise.jsonl").read_text().splitlines()) for f in shards]
+    assert all(sizes) and sum(sizes) == 92
+    assert main([*base, "--from-shards", str(shards[0]), "--out", str(tmp_path / "half")], monkeypatch) == 2
+    assert not (tmp_path / "half" / "scorecard.json").exists()
+    assert main([*base, "--from-shards", *map(str, shards), "--out", str(tmp_path / "merged")], monkeypatch) == 0
+    assert main([*base, "--out", str(tmp_path / "whole")], monkeypatch) == 0
+    merged, whole = tmp_path / "merged", tmp_path / "whole"
+    for file in sorted(whole.glob("models/*/*.jsonl")):
+        assert (merged / file.relative_to(whole)).read_bytes() == file.read_bytes(), file.name
+    a, b = _card(merged), _card(whole)
+    assert a["flagged"] == b["flagged"] == {"pos": ["position"], "dominant": ["modality_dominance"], "oracle": []}
+    assert a["models"] == b["models"]
 
 
 # ------------------------------------------------------------------------------------------ local models (torch)
