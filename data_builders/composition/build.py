@@ -3,8 +3,9 @@
 Configs (split ``train``): ``samples`` (the selected samples, media embedded) and ``ablations`` (per sample, one copy
 per grounded modality with that modality removed: ``mute_audio`` (digital silence of the same length, for the audio
 file and for a video's own soundtrack alike, so no audio is left playing), ``drop_image``, ``blank_video`` (black
-frames, audio kept), plus ``text_only``). A model that still answers an ablated copy correctly did not need the
-removed modality: the sample fails the bypass test for that model.
+frames, audio kept), plus ``text_only``; with ``swap``, ``swap_audio`` / ``swap_image``: the audio file or image
+of another sample of the same template, ``donor_id`` naming it, see :mod:`.swap`). A model that still answers an
+ablated copy correctly did not need the removed modality: the sample fails the bypass test for that model.
 Without ``--samples`` an embedded synthetic set is built offline: a picture of coloured squares and a spoken
 instruction (espeak-ng), whose answer needs both.
 
@@ -28,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.data_builders.composition.samples import MEDIA, media_path, read_samples, select
+from omniaudit.data_builders.composition.swap import check_swap, choose_donors, swap_name
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.errors import InputError
 from omniaudit.hub_cards import dataset_card
@@ -57,6 +59,10 @@ class CompositionBuildOptions:
     seed: int = 0
     templates: str | None = None  # table of known templates (template_id, template_name[, category]); None: any
     min_confidence: int = 1  # lowest generation_confidence (1-5) kept
+    swap: tuple[str, ...] = ()  # modalities (audio, image) also swapped for another sample's of the same template
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "swap", check_swap(self.swap))
 
 
 def features(ablations: bool) -> object:
@@ -68,7 +74,8 @@ def features(ablations: bool) -> object:
             "answer": s, "evidence_modality": s, "generation_confidence": i, "auditor_decision": s, "difficulty": i,
             "answer_vocabulary": List(s), "video": Video(), "audio": Audio(), "image": Image()}
     if ablations:
-        cols = {"id": s, "sample_id": s, "ablation": s, **{k: v for k, v in cols.items() if k != "id"}}
+        cols = {"id": s, "sample_id": s, "ablation": s, "donor_id": s,
+                **{k: v for k, v in cols.items() if k != "id"}}
     return Features(cols)
 
 
@@ -127,12 +134,17 @@ def _muted_video(path: str, out: Path) -> bytes:
     return out.with_suffix(media.output_suffix(info)).read_bytes()
 
 
-def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = None) -> tuple[list[dict], list[dict]]:
+def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = None, swap: tuple[str, ...] = (),
+                seed: int = 0) -> tuple[list[dict], list[dict]]:
     """Rows of both configs, each a free-form model item (``system``, ``prompt``, ``media``, ``video_audio``,
     ``gold``; no ``options``: answers are generated and graded, never picked from a list). ``answer_vocabulary`` (the
     answers of the sample's template) is metadata for analysis; no runner reads it. A media problem met while
-    ablating names ``source`` (the samples file) and the sample's ``row``."""
+    ablating names ``source`` (the samples file) and the sample's ``row``. ``swap``: modalities also swapped for a
+    donor's (:mod:`.swap`, seeded by ``seed``); ``gold`` stays the sample's own answer."""
     samples, ablations = [], []
+    swap = check_swap(swap)
+    donors = choose_donors(chosen, swap, seed) if swap else {}
+    donor_paths = {r["id"]: {m: media_path(r.get(m)) for m in MEDIA} for r in chosen.to_dict("records")}
     keys = ("template_id", "template_name", "category", "tier", "bucket", "question", "answer", "evidence_modality",
             "generation_confidence", "auditor_decision", "difficulty")
     vocabulary = chosen.groupby("template_id")["answer"].apply(lambda a: sorted(set(a))).to_dict()
@@ -147,9 +159,15 @@ def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = No
             raise InputError(f"while ablating sample '{r['id']}': {exc}", file=source, row=r["row"]) from exc
         base = {k: r[k] for k in keys} | {"answer_vocabulary": vocabulary[r["template_id"]]}
         samples.append({"id": r["id"], **_item(r, sample, video_audio), **base, **sample})
+        donor_of = {}
+        for m in swap:
+            if (r["id"], m) in donors:
+                donor_of[swap_name(m)] = donors[(r["id"], m)]
+                variants[swap_name(m)] = sample | {m: _cell(donor_paths[donor_of[swap_name(m)]][m])}
         for name, media_cells in variants.items():
             ablations.append({"id": f"{r['id']}/{name}", "sample_id": r["id"], "ablation": name,
-                              **_item(r, media_cells, video_audio), **base, **media_cells})
+                              "donor_id": donor_of.get(name), **_item(r, media_cells, video_audio), **base,
+                              **media_cells})
     return samples, ablations
 
 
@@ -210,13 +228,19 @@ def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = 
         if chosen.empty:
             raise InputError(f"no sample is auditor-accepted with a difficulty score, a passed self-audit and a "
                              f"generation confidence >= {options.min_confidence}", file=samples_path)
-        rows, ablation_rows = sample_rows(chosen, Path(tmp), samples_path)
+        rows, ablation_rows = sample_rows(chosen, Path(tmp), samples_path, options.swap, options.seed)
         summary = {
             "read": len(table), "accepted": int((table["auditor_decision"] == "ACCEPT").sum()),
             "min_confidence": options.min_confidence,
             "below_min_confidence": int((table["generation_confidence"] < options.min_confidence).sum()),
             "self_audit_failed": int((~table["self_audit_passed"]).sum()),
+            "base_media_misfit": int((~table["base_media_fits"]).sum()),
             "selected": len(chosen), "ablations": len(ablation_rows),
+            "per_ablation": {k: int(v) for k, v in
+                             pd.Series([r["ablation"] for r in ablation_rows]).value_counts().sort_index().items()},
+            **({"swap_without_donor": {swap_name(m): int(sum(chosen[m].map(media_path).notna())
+                                                         - sum(r["ablation"] == swap_name(m) for r in ablation_rows))
+                                       for m in options.swap}} if options.swap else {}),
             "per_bucket": {f"{c}/bucket {b}": int(n) for (c, b), n in chosen.groupby(["category", "bucket"]).size()
                            .items()},
             "per_template": {t: int(n) for t, n in chosen["template_name"].value_counts().sort_index().items()},
@@ -231,7 +255,8 @@ def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = 
                         "tags": ["omniaudit", "omni", "composition", "counterfactual", "c3po"],
                         "configs": configs_metadata({"samples": [SPLIT], "ablations": [SPLIT]})}
             card = dataset_card("composition.md.j2", metadata, source=source, summary=summary,
-                                options={"target": options.target, "seed": options.seed})
+                                options={"target": options.target, "seed": options.seed,
+                                         "swap": list(options.swap)})
             (dest / "README.md").write_text(card, encoding="utf-8")
             (dest / "build_info.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     if push_repo:

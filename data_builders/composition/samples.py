@@ -6,7 +6,8 @@ composition, CC: counterfactual conflict), ``tier`` (1-4, the number of grounded
 ``answer``, ``evidence_modality``, ``generation_confidence`` (1-5), ``auditor_decision`` (ACCEPT / REJECT),
 ``difficulty`` (1-10, or -1 when the media are too poor to judge). Empty media cells (None / NaN / "") are absent.
 Optional: the generator's ``self_audit`` (an object, or flat columns, of ``mute_test_passed``, ``blind_test_passed``,
-``prior_test_passed``, ``ambiguity_check_passed``); a sample with a false flag is never selected.
+``prior_test_passed``, ``ambiguity_check_passed``); a sample with a false flag is never selected. Optional
+``base_media_fits`` (false when the generator said its base media does not fit the template): never selected.
 
 Refused, naming the row: for a selectable sample (accepted, difficulty not -1), a media file that is not what its
 column says or does not decode (``media_check``; a missing file is refused for every row) or a tier above the
@@ -167,6 +168,7 @@ def read_samples(path: str | Path, templates: str | Path | pd.DataFrame | None =
             "difficulty", raw["difficulty"])
     out["difficulty"] = difficulty.astype(int)
     out["self_audit_passed"] = _self_audit(raw, path, rows)
+    out["base_media_fits"] = _flag(raw, "base_media_fits", path, rows)
     given = {m: [media_path(v) for v in (raw[m] if m in raw.columns else [None] * len(raw))] for m in MEDIA}
     for m in MEDIA:
         # object dtype: pandas 3 would infer its string dtype and turn an absent medium (None) into NaN
@@ -201,6 +203,18 @@ def read_samples(path: str | Path, templates: str | Path | pd.DataFrame | None =
                          f"media give {streams[i]} ({', '.join(has)}); a missing medium or a wrong tier?", file=path,
                          row=rows[i], column="tier", value=raw.at[i, "tier"])
     return out
+
+
+def _flag(raw: pd.DataFrame, column: str, path: Path, rows: list[int]) -> pd.Series:
+    """An optional true / false column; True where absent or empty."""
+    values = []
+    for i, r in enumerate(rows):
+        value = raw.at[i, column] if column in raw.columns else ""
+        try:
+            values.append(parse_bool(value) is not False)
+        except ValueError:
+            raise InputError("expected true or false", file=path, row=r, column=column, value=value) from None
+    return pd.Series(values, index=raw.index, dtype=bool)
 
 
 def _self_audit(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.Series:
@@ -243,8 +257,9 @@ def select(samples: pd.DataFrame, target: int = 25, seed: int = 0, min_confidenc
         raise InputError("expected a minimum generation confidence in 1-5", value=min_confidence)
     keep = ((samples["auditor_decision"] == "ACCEPT") & (samples["difficulty"] != -1)
             & (samples["generation_confidence"] >= min_confidence))
-    if "self_audit_passed" in samples.columns:
-        keep &= samples["self_audit_passed"].astype(bool)
+    for flag in ("self_audit_passed", "base_media_fits"):
+        if flag in samples.columns:
+            keep &= samples[flag].astype(bool)
     kept = samples[keep].copy()
     kept["bucket"] = kept["difficulty"].map(bucket)
     rng = np.random.default_rng(seed)

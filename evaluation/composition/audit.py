@@ -21,20 +21,23 @@ failed one: the noise floor of "an ablation moved the answer"; :mod:`.failure_mo
 answers by the grader's rule and flags a decomposition whose moves do not clear the floor); across models, each
 mode's share of the classified failures and the combined dominance share, the mean over models (Table 12).
 
+Every answered ablated copy is graded like the samples (:mod:`.ablation_accuracy`): ``ablation_accuracy`` per model
+and ablation kind, with its CI and the paired drop from the intact accuracy on the same samples.
+
 Writes ``audit.json`` (``accuracy`` over all runs (one model: its accuracy; per model: ``models.<m>.accuracy``),
-``accuracy_by_run``, ``failure_modes``, ``models``, ``failure_decomposition``,
-``runs``, ``run_files``, ``sampling``, ``n_unparsed_verdicts`` and, with attention models, ``entropy_gap`` with
-``routing`` and ``probe_inputs``), ``graded.csv`` (every graded row with its run, model and the judge's prompt and
-verdict), ``attention_samples.csv`` (per model and probed sample: alpha per modality, H_mid, commit depth),
-``report.md`` and figures.
+``accuracy_by_run``, ``ablation_accuracy`` and ``ablation_judging``, ``failure_modes``, ``models``,
+``failure_decomposition``, ``runs``, ``run_files``, ``sampling``, ``n_unparsed_verdicts`` and, with attention models,
+``entropy_gap`` with ``routing`` and ``probe_inputs``), ``graded.csv`` (every graded row with its run, model and the
+judge's prompt and verdict), ``graded_ablations.csv`` (every graded ablated copy), ``attention_samples.csv`` (per model
+and probed sample: alpha per modality, H_mid, commit depth), the per-layer attention tables and figures of
+:mod:`.figures`, ``failure_decomposition.csv``, ``report.md`` and figures.
 
 Attention models are probed against their own answers: ``attention`` lists ``MODEL=FILE`` (repeat ``MODEL=`` for
-several runs of one model; its correctness is the strict majority over them) or a bare ``MODEL`` whose answers are
-the ``predictions`` runs (at most one such model, and only when those runs are one model's: two models never share
-one correctness). Every attention model is loaded, its layers checked against ``depth_range`` and its inputs against
-the modalities of the samples it probes before any judge call. The probe reads the graded item's own
-``system`` and ``prompt`` with its image and audio; samples with a video are left out (counted in
-``probe_inputs``).
+several runs of one model; its correctness is the strict majority over them) or a bare ``MODEL`` whose answers are the
+``predictions`` runs (at most one such model, and only when those runs are one model's: two models never share one
+correctness). Every attention model is loaded, its layers checked against ``depth_range`` and its inputs against the
+modalities of the samples it probes before any judge call. The probe reads the graded item's own ``system`` and
+``prompt`` with its image and audio; samples with a video are left out (counted in ``probe_inputs``).
 """
 
 from __future__ import annotations
@@ -47,6 +50,12 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.audit_outputs import schema
+from omniaudit.evaluation.composition.ablation_accuracy import (
+    ablation_accuracy,
+    ablation_frame,
+    grade_ablations,
+    judging,
+)
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
 from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
 from omniaudit.evaluation.predictions import (
@@ -282,13 +291,16 @@ def probe_modalities(rows: list[dict]) -> dict[str, str]:
     return out
 
 
-def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -> tuple[dict, pd.DataFrame]:
+def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series],
+                   config) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     """Per model and sample: mid-layer entropy, alpha per modality and commit depth, probed on the graded item's own
     texts (``system`` + ``prompt``) with its image and audio; samples with a video are left out (as in the paper:
     the attention over a video's frames is not split into the three modalities). dH (correct - incorrect) per model
     and category, and pooled, each model's entropies split by its own correctness (``correct``: model -> bool per
-    sample id); routing tables (``routing_tables``). Returns the summary and the per-sample table."""
+    sample id); routing tables (``routing_tables``). Returns the summary, the per-sample table and the per-layer
+    table (:func:`.figures.layer_rows`)."""
     from omniaudit.evaluation.composition.attention import AttentionProbe, entropy_gaps, routing_tables
+    from omniaudit.evaluation.composition.figures import layer_rows
 
     rows, left_out = probe_samples(dataset)  # media stay encoded ({"bytes", "path"} cells)
     ids = [r["id"] for r in rows]
@@ -300,7 +312,7 @@ def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -
                              f"'{values.index[values.isna()][0]}'", file=dataset)
         ok[model] = values.to_numpy(bool)
     category = np.array([r["category"] for r in rows])
-    h_mid, per_sample = {}, []
+    h_mid, per_sample, layers = {}, [], []
     for model in correct:
         probe = AttentionProbe(model, config)
         results = [probe.sample(r["id"], r["prompt"], r["image"] and r["image"]["bytes"],
@@ -311,6 +323,8 @@ def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -
                         "modalities": x["modalities"], "correct": bool(good), "h_mid": x["h_mid"],
                         "commit_depth": x["commit_depth"], **{f"alpha_{m}": v for m, v in x["alpha_mean"].items()}}
                        for r, x, good in zip(rows, results, ok[model], strict=True)]
+        layers += [row for r, x, good in zip(rows, results, ok[model], strict=True)
+                   for row in layer_rows(model, r, x, good)]
     frame = pd.DataFrame(per_sample)
     out = entropy_gaps(h_mid, ok, category, config.n_resamples, config.seed)
     out["routing"] = routing_tables(frame, config.n_resamples, config.seed)
@@ -320,7 +334,7 @@ def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series], config) -
                            "n_probed": len(rows), "n_left_out": len(left_out),
                            "left_out": "samples with a video (or without image and audio)",
                            "left_out_ids": left_out}
-    return out, frame
+    return out, frame, pd.DataFrame(layers)
 
 
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
@@ -337,7 +351,9 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         floor_check,
         move_rates,
         stability_floor,
+        swap_agreement,
     )
+    from omniaudit.evaluation.composition.figures import write_attention_tables, write_decomposition
     from omniaudit.evaluation.composition.report import write_report
 
     config = ProbeConfig(depth_range=tuple(depth_range))
@@ -362,6 +378,9 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     for path, extra_runs in extra.items():
         by_file[path] = [grade(samples, r.answers, judge, **judge_options).assign(run=r.name) for r in extra_runs]
     accuracy = accuracy_table(graded)
+    copies = ablation_frame(samples, ablations)  # every answered ablated copy, graded like the samples
+    graded_ablations = [grade_ablations(copies, run.answers, judge, **judge_options).assign(run=run.name)
+                        for run in runs]
     expected = ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
     matcher = AnswerMatcher(judge, **judge_options)  # "the answer moved": not the same answer by the grader's rule
     per_run = [decompose(g, ablations.merge(run.answers, on="id"), expected, matcher)
@@ -377,24 +396,29 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         floor = stability_floor({runs[k].name: graded[k].set_index("id")["prediction"] for k in idx},
                                 {runs[k].name: set(graded[k].loc[~graded[k]["correct"], "id"]) for k in idx},
                                 samples.set_index("id")["question"], matcher)
-        moves = move_rates([s for k in idx for s in per_run[k]["samples"]])
+        records = [s for k in idx for s in per_run[k]["samples"]]
+        moves = move_rates(records)
         models[m] = {"runs": [runs[k].name for k in idx], "accuracy": accuracy_table([graded[k] for k in idx]),
                      "failure_modes": rates_by_template(model_modes[m]), "stability_floor": floor,
-                     "move_rates": moves, "floor_check": floor_check(moves, floor)}
+                     "move_rates": moves, "floor_check": floor_check(moves, floor),
+                     "swap_agreement": swap_agreement(records),
+                     "ablation_accuracy": ablation_accuracy([graded[k] for k in idx],
+                                                            [graded_ablations[k] for k in idx], ablations,
+                                                            config.n_resamples, config.seed)}
     decomposition = cohort_decomposition(model_modes)
     for m, entry in decomposition["models"].items():
-        entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check")})
+        entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check", "swap_agreement")})
     decomposition["answer_comparison"] = {
         "rule": "an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised "
                 "exact match, then the judge when one is given (the grader's rule)",
         "judge": judge, "n_judged": matcher.n_judged}
-    entropy, probed = None, None
+    entropy, probed, layers = None, None, None
     if model_runs:
         correct = {}
         for m, model_files in model_runs.items():
             frames = list({id(g): g for f in model_files for g in by_file[Path(f).resolve()]}.values())
             correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
-        entropy, probed = attention_gaps(dataset, correct, config)
+        entropy, probed, layers = attention_gaps(dataset, correct, config)
         for m, model_files in model_runs.items():
             entropy["models"][m]["runs"] = [str(f) for f in model_files]
     unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
@@ -402,8 +426,11 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     result = {"dataset": str(dataset), "runs": [run.name for run in runs],
               "run_files": {run.name: [str(f) for f in run.files] for run in runs}, "judge": judge,
               **({"sampling": sampling} if sampling else {}),
-              "accuracy": accuracy, "accuracy_by_run": {run.name: float(100 * g["correct"].mean())
-                                                        for run, g in zip(runs, graded, strict=True)},
+              "accuracy": accuracy,
+              "ablation_accuracy": {m: models[m].pop("ablation_accuracy") for m in models},
+              "ablation_judging": judging(graded_ablations),
+              "accuracy_by_run": {run.name: float(100 * g["correct"].mean())
+                                  for run, g in zip(runs, graded, strict=True)},
               "failure_modes": failure_modes, "models": models, "failure_decomposition": decomposition,
               **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
               "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])),
@@ -418,9 +445,12 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
                                  ).to_csv(tmp / "graded.csv", index=False)
+        pd.concat(graded_ablations).to_csv(tmp / "graded_ablations.csv", index=False)
+        figures = {"failure_decomposition": write_decomposition(tmp, decomposition)}
         if probed is not None:
             probed.to_csv(tmp / "attention_samples.csv", index=False)
-        write_report(tmp, result, runs, len(samples))
+            figures["attention"] = write_attention_tables(tmp, layers, probed)
+        write_report(tmp, result, runs, len(samples), figures)
         files_seen = list({p.file: p for run in runs for p in run.provenance}.values())
         with (tmp / "report.md").open("a", encoding="utf-8") as fh:
             fh.write(provenance_section(files_seen))

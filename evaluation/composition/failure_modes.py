@@ -17,6 +17,13 @@ given, the judge's Yes / No on whether the two pick out the same entity or conce
 Failures that say nothing about fusion are not classified: ``unanswered`` (empty answer), ``unclassified`` (an
 ablation unanswered), ``unstable``.
 
+**Swaps** (``swap_audio`` / ``swap_image``: the modality replaced by another sample's of the same template) do not
+classify: a failure needs only the removal ablations and ``text_only`` answered, and its mode is read off them
+alone. Where a swap was answered, it *corroborates* the call (:func:`swap_agreement`): an ``m`` dominance failure
+follows ``m`` and ignores the rest, so swapping ``m`` should move it and swapping another modality should not; a
+text-dominance failure ignores the media, so no swap should.
+Swap moves are reported beside the others (:func:`move_rates`) but are not held against the stability floor.
+
 **Stability floor.** A move is only evidence of modality dependence where ablations move answers more often than
 re-running the intact sample does. Per model, :func:`stability_floor` is how often another sampled run's answer to
 the same full input is not the same answer (graded equivalence, as above) as a failed answer, and
@@ -36,6 +43,7 @@ import pandas as pd
 from omniaudit.evaluation.composition.grading import grade, normalize
 
 ABLATION_OF = {"mute_audio": "audio", "drop_image": "image", "blank_video": "video"}
+CLASSIFYING = (*ABLATION_OF, "text_only")  # the ablations a failure mode is read off (swaps only corroborate)
 UNCLASSIFIED = ("unanswered", "unclassified", "unstable")
 Z95 = 1.959963984540054
 FLOOR_RULE = ("an ablation's moves clear the stability floor when the Wilson 95% lower bound of its move rate "
@@ -161,12 +169,14 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
     no_answer = _no_answers(graded, questions, ablation_answers["prediction"])
     for r, question, none in zip(graded[~graded["correct"]].itertuples(), questions[~graded["correct"]],
                                  no_answer[~graded["correct"]], strict=True):
-        ablated = by_sample.get(r.id, {})
+        # swaps corroborate, never classify: only the removal ablations and text_only must be answered
+        ablated = {k: a for k, a in by_sample.get(r.id, {}).items() if k in CLASSIFYING or not _blank(a)}
         needed = expected.get(r.id, set()) if expected is not None else set(ablated)
+        needed = {k for k in needed if k in CLASSIFYING}
         record = {"id": r.id, "template_name": r.template_name, "mode": None}
         if none:
             record["mode"] = "unanswered"
-        elif not ablated or not needed <= set(ablated) or any(_blank(a) for a in ablated.values()):
+        elif not needed & set(ablated) or not needed <= set(ablated) or any(_blank(a) for a in ablated.values()):
             record["mode"] = "unclassified"  # without every ablation answered, a dominance call could be wrong
         else:
             todo.append((record, str(question), str(r.prediction), ablated))
@@ -270,9 +280,31 @@ def move_rates(samples: list[dict]) -> dict:
     return {name: {"n": n, "n_moved": k, "rate": k / n, "ci": wilson(k, n)} for name, (n, k) in sorted(counts.items())}
 
 
+def swap_agreement(samples: list[dict]) -> dict:
+    """Per swap ablation, how often it agrees with the failure mode read off the removals (decompose's records with
+    ``moved``): an ``m`` dominance failure follows ``m`` and ignores the rest, so it agrees when ``swap_m`` moved it
+    and another modality's swap did not; a text-dominance failure agrees when a swap did not move it; incomplete
+    fusion predicts nothing and is not counted. ``{swap: {n, n_agree, rate, ci}}`` (Wilson 95%)."""
+    counts: dict[str, list[int]] = {}
+    for record in samples:
+        moved, mode = record.get("moved") or {}, str(record.get("mode"))
+        if not (mode == "text_dominance" or mode.endswith("_dominance")):
+            continue
+        for name, did_move in moved.items():
+            if not name.startswith("swap_"):
+                continue
+            agree = bool(did_move) == (mode == f"{name.removeprefix('swap_')}_dominance")
+            c = counts.setdefault(name, [0, 0])
+            c[0] += 1
+            c[1] += agree
+    return {name: {"n": n, "n_agree": k, "rate": k / n, "ci": wilson(k, n)} for name, (n, k) in sorted(counts.items())}
+
+
 def floor_check(rates: dict, floor: dict) -> dict:
     """Whether each ablation's moves clear the stability floor, and the decomposition's status (``cleared``,
-    ``flagged`` or ``unchecked``): see :data:`FLOOR_RULE`."""
+    ``flagged`` or ``unchecked``): see :data:`FLOOR_RULE`. Only the classifying ablations are checked (a swap's
+    moves corroborate, they decide no mode)."""
+    rates = {name: r for name, r in rates.items() if name in CLASSIFYING}
     high = floor.get("ci", [None, None])[1] if floor.get("floor") is not None else None
     clears = {name: (None if high is None or r["ci"][0] is None else bool(r["ci"][0] > high))
               for name, r in rates.items()}

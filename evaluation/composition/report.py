@@ -1,7 +1,8 @@
 """The composition audit's report for people (``report.md`` + figures), from ``audit.json``'s result.
 
 Sections: accuracy per model (the headline; runs of different models are never pooled) and runs; accuracy by
-category, tier and template, one column per model; with several models, the model x template heatmap (C3PO Fig. 1)
+category, tier and template, one column per model; accuracy under each ablation kind with its CI and the paired
+drop from the intact accuracy; with several models, the model x template heatmap (C3PO Fig. 1)
 and the model x category/tier table (Table 3); failure modes per model, the decomposition across models with the
 combined dominance share (Table 12) beside each model's stability floor and each ablation's move rate, flagged where
 the moves do not clear the floor; and, with attention models, the entropy gap and the routing analyses (alpha by
@@ -214,8 +215,68 @@ def _template_figure(models: dict, folder: Path, plt) -> None:
     save_figure(fig, folder / "template_accuracy.png")
 
 
-def write_report(folder: Path, result: dict, runs: list, n_samples: int) -> None:
-    """``report.md``, ``template_accuracy.png`` and the other figures into ``folder``."""
+def _ablation_section(result: dict) -> list[str]:
+    from omniaudit.evaluation.report import fmt, markdown_table
+
+    table = result.get("ablation_accuracy") or {}
+    rows = []
+    for model, kinds in table.items():
+        for kind, e in kinds.items():
+            drop, survival = e["drop"], e["survival"]
+            rows.append([model, kind, e["n_samples"], e["runs"], fmt(e["intact"]),
+                         f"{fmt(e['accuracy'])} [{fmt(e['ci'][0])}, {fmt(e['ci'][1])}]",
+                         f"**{fmt(drop['value'])}** [{fmt(drop['ci'][0])}, {fmt(drop['ci'][1])}]",
+                         "-" if survival["rate"] is None else
+                         f"{_pct(survival['rate'])} ({survival['kept']}/{survival['n_intact_correct']})",
+                         e["n_unanswered"]])
+    judged = result.get("ablation_judging", {})
+    lines = ["## Accuracy under ablations", "",
+             "Every answered ablated copy graded like the samples (normalised exact match, then the judge"
+             + (f"; {judged.get('n_judged', 0)} copies judged, {judged.get('n_unparsed_verdicts', 0)} verdicts "
+                "unparsed, counted wrong" if result.get("judge") else ": none given, exact matches only")
+             + "). Accuracy (%) with its 95% CI (Wilson for one run; with repeated runs a bootstrap over samples, "
+             "runs clustered); *intact*: the accuracy on the same samples and runs; *drop* = intact - ablated "
+             "(points) with a paired bootstrap 95% CI over samples; *survival*: the intact-correct answers still "
+             "correct under the ablation (the bypass test); *unanswered*: copies without an answer or with a blank "
+             "one, left out (no answer is no evidence). Per-copy grades: graded_ablations.csv.", ""]
+    if not rows:
+        return lines + ["_no ablation answers were given (pass each run's `--config ablations` predictions under "
+                        "the run's NAME)_", ""]
+    return lines + [markdown_table(["Model", "ablation", "samples", "runs", "intact (%)", "ablated (%) [95% CI]",
+                                    "drop (points) [95% CI]", "survival", "unanswered copies"], rows), ""]
+
+
+def _swap_lines(result: dict) -> list[str]:
+    rows = [[m, name, f"{_pct(e['rate'])} [{_pct(e['ci'][0])}-{_pct(e['ci'][1])}] ({e['n_agree']}/{e['n']})"]
+            for m, v in result["models"].items() for name, e in v.get("swap_agreement", {}).items()]
+    if not rows:
+        return []
+    from omniaudit.evaluation.report import markdown_table
+
+    return ["Swaps corroborate the removal-based modes (they classify nothing): an m-dominance failure should move "
+            "when m is swapped for another sample's, a text-dominance failure should not. Agreement with Wilson 95% "
+            "intervals:", "", markdown_table(["Model", "swap", "agrees with the mode"], rows), ""]
+
+
+def _figure_lines(figures: dict) -> list[str]:
+    lines = []
+    if figures.get("failure_decomposition"):
+        lines += ["![Dominance vs incomplete fusion per model (C3PO Fig. 6)](failure_decomposition.png)", "",
+                  "Shares per model: failure_decomposition.csv.", ""]
+    if figures.get("attention"):
+        lines += ["## Per-layer attention", "",
+                  "Per-layer alpha and entropy against relative depth (C3PO Fig. 5; dashed: the mean entropy's "
+                  "minimum) and the CC - IC attention share by tier (Fig. 9). Tables: attention_layers.csv (per "
+                  "model, sample and layer), attention_depth_profile.csv, attention_delta_alpha.csv.", "",
+                  "![Per-layer attention profile](attention_depth_profile.png)", "",
+                  "![CC - IC attention share by tier](attention_delta_alpha.png)", ""]
+    return lines
+
+
+def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures: dict | None = None) -> None:
+    """``report.md``, ``template_accuracy.png`` and the other figures into ``folder`` (``figures``: what the audit
+    already wrote, see :mod:`.figures`)."""
+    figures = figures or {}
     from omniaudit.evaluation.report import markdown_table, plt
 
     judge, models = result["judge"], result["models"]
@@ -257,6 +318,7 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int) -> None
                                           for k in keys]), ""]
     lines += ["![Accuracy per template](template_accuracy.png)", ""]
     lines += _models_section(result, folder)
+    lines += _ablation_section(result)
     lines += ["## Failure modes", "",
               "Failed samples per model (its runs pooled), classified from the answers to the bypass-test ablations: "
               "text / audio / image / video dominance (the wrong answer follows one input and ignores the others) "
@@ -270,6 +332,8 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int) -> None
             for name, v in [("all templates", fm["overall"]), *fm["by_template"].items()]]
     lines += [markdown_table(["Model", "Template", "failures", *modes], rows) if modes else "_no failures_", ""]
     lines += _decomposition_section(result)
+    lines += _swap_lines(result) + _figure_lines({k: v for k, v in figures.items() if k != "attention"})
     if "entropy_gap" in result:
         lines += _entropy_section(result["entropy_gap"], folder)
+    lines += _figure_lines({"attention": figures.get("attention")})
     (folder / "report.md").write_text("\n".join(lines), encoding="utf-8")

@@ -7,6 +7,7 @@ import argparse
 import json
 
 from omniaudit.cli import common
+from omniaudit.errors import InputError
 
 
 def cmd_build_composition(args: argparse.Namespace) -> None:
@@ -21,9 +22,26 @@ def cmd_build_composition(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.composition import CompositionBuildOptions, build_composition_dataset
 
     options = CompositionBuildOptions(target=args.target, seed=args.seed, templates=args.templates,
-                                      min_confidence=args.min_confidence)
+                                      min_confidence=args.min_confidence, swap=tuple(args.swap or ()))
+    if args.from_generator is None:
+        for flag in ("media", "auditor_results", "imported"):
+            if getattr(args, flag) is not None:
+                raise InputError(f"--{flag.replace('_', '-')} goes with --from-generator")
+    elif args.samples is not None:
+        raise InputError("give either --samples or --from-generator, not both")
     with common.console.status("building composition dataset"):
-        out = build_composition_dataset(args.out, args.samples, options, args.synthetic, args.push_to_hub)
+        if args.from_generator is not None:
+            from omniaudit.data_builders.composition.generator import build_from_generator
+
+            out = build_from_generator(args.out, args.from_generator, args.media, options, args.auditor_results,
+                                       args.imported, args.push_to_hub)
+        else:
+            out = build_composition_dataset(args.out, args.samples, options, args.synthetic, args.push_to_hub)
+    if out is None:
+        print(f"imported samples written to {args.imported}; they have no auditor decisions yet. Next: omniaudit "
+              f"composition-auditor --samples {args.imported} --auditor SPEC --out AUDITED.jsonl, then omniaudit "
+              f"build composition --samples AUDITED.jsonl")
+        return
     print(f"dataset written to {out} (configs samples, ablations: free-form items for `omniaudit judge`)")
 
 
@@ -87,6 +105,22 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--min-confidence", type=int, default=1, choices=range(1, 6), metavar="K",
                    help="keep samples whose generation_confidence is at least K (1-5; default 1: all). Samples whose "
                         "generator self-audit (self_audit.*_passed) has a false flag are always left out")
+    p.add_argument("--swap", nargs="+", choices=["audio", "image"], metavar="MODALITY",
+                   help="also write swap_audio / swap_image ablations: the sample's audio file or image replaced by "
+                        "another sample's of the same template (donor seeded by --seed, preferring a different "
+                        "answer; donor_id names it)")
+    p.add_argument("--from-generator", metavar="FILE",
+                   help="C3PO generator output (the paper's generation JSON: .json object / list, or .jsonl) instead "
+                        "of --samples: validated and imported into the samples schema. The media are yours to make "
+                        "(TTS speech / AudioLDM2 sound / text-to-image): paths in the JSON or files in --media")
+    p.add_argument("--media", metavar="DIR", help="with --from-generator: folder of the media files (base media by "
+                                                  "source_file; generated audio / image as <sample_id>.wav|.png, "
+                                                  "<sample_id>_audio.*, <sample_id>_image.*)")
+    p.add_argument("--auditor-results", metavar="FILE", help="with --from-generator: the auditor's JSON answers "
+                                                             "(decision, difficulty_score), each with its sample_id")
+    p.add_argument("--imported", metavar="FILE", help="with --from-generator: also write the imported samples "
+                                                      "(JSONL); without auditor decisions, stop there (input of "
+                                                      "`omniaudit composition-auditor`)")
 
     p = common.command(groups.top, "composition-auditor", cmd_composition_auditor)
     p.add_argument("--samples", required=True, help="generated samples (JSONL/CSV/Parquet): id, template_id, "

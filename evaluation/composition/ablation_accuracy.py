@@ -1,0 +1,138 @@
+"""Accuracy under the bypass-test ablations (C3PO §3's grading applied to every ablated copy) and its drop.
+
+Every answered ablated copy (``mute_audio``, ``blank_video``, ``drop_image``, ``text_only``, ``swap_audio``,
+``swap_image``: whatever kinds the build wrote) is graded against its sample's ground truth exactly as the intact
+samples are (:func:`.grading.grade`: normalised exact match, then the judge), so a copy's accuracy says how often
+the model still reaches the answer without (or with a wrong) modality, and the *drop* (intact - ablated accuracy, in
+percentage points, on the same samples) how much the model needed it.
+
+Per model and ablation kind, over the graded copies (a run that answered none of a kind's copies adds nothing to
+it; a partly answered kind counts only its answered copies, and a blank answer is no answer: ``n_unanswered``
+says how many copies were left out):
+
+- ``accuracy``: correct / graded copies (%), its 95% CI: Wilson when each sample has one graded copy (one run),
+  else a percentile bootstrap over *samples* (a sample's copies in every run resampled together: the runs of one
+  sample are not independent); ``by_run``: each run's accuracy;
+- ``intact``: the intact accuracy on the same (run, sample) pairs; ``survival``: of those answered right intact,
+  the share still right under the ablation (the paper's bypass test, per sample);
+- ``drop``: intact - ablated accuracy (points), with a *paired* percentile bootstrap 95% CI over samples (each
+  resampled sample brings its intact and ablated answers of every run), vectorised.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from omniaudit.evaluation.composition.failure_modes import wilson
+from omniaudit.evaluation.composition.grading import grade
+
+GRADED = ["id", "template_name", "category", "tier", "question", "answer"]
+CHUNK = 4_000_000  # bootstrap draws x samples per block (bounded memory for large sets)
+
+
+def ablation_frame(samples: pd.DataFrame, ablations: pd.DataFrame) -> pd.DataFrame:
+    """One gradable row per ablated copy: its ``id``, ``sample_id``, ``ablation`` and its sample's template,
+    category, tier, question and ground-truth answer."""
+    fields = samples[GRADED].rename(columns={"id": "sample_id"})
+    return ablations[["id", "sample_id", "ablation"]].merge(fields, on="sample_id", how="inner")
+
+
+def grade_ablations(frame: pd.DataFrame, answers: pd.DataFrame, judge: str | None = None,
+                    **judge_options) -> pd.DataFrame:
+    """The run's answered copies graded like the samples (:func:`.grading.grade`), with ``sample_id`` and
+    ``ablation``; copies the run did not answer, or answered blank, are left out: no answer is no evidence (ablations
+    may be partial, and a blank answer reads as none, never as a drop)."""
+    given = answers.loc[answers["prediction"].fillna("").astype(str).str.strip() != "", "id"]
+    answered = frame[frame["id"].isin(given)]
+    if answered.empty:
+        return pd.DataFrame(columns=[*GRADED, "prediction", "exact", "judge_prompt", "judge_raw", "judge_says",
+                                     "correct", "sample_id", "ablation"])
+    graded = grade(answered[GRADED], answers, judge, **judge_options)
+    return graded.merge(answered[["id", "sample_id", "ablation"]], on="id", how="left")
+
+
+def _blocks(n_resamples: int, n: int) -> list[int]:
+    size = max(1, CHUNK // max(n, 1))
+    return [min(size, n_resamples - s) for s in range(0, n_resamples, size)]
+
+
+def cluster_bootstrap(numerators: list[np.ndarray], counts: np.ndarray, n_resamples: int = 2000,
+                      seed: int = 0) -> np.ndarray:
+    """Percentile bootstrap over clusters (samples) of ratio statistics: for each draw of ``len(counts)`` clusters
+    with replacement, ``sum(numerator[draw]) / sum(counts[draw])`` for every numerator (one row per numerator,
+    one column per draw). The same draws serve every numerator, so differences of the rows are paired."""
+    counts = np.asarray(counts, float)
+    nums = np.stack([np.asarray(x, float) for x in numerators])
+    rng = np.random.default_rng(seed)
+    out = []
+    for size in _blocks(n_resamples, counts.size):
+        idx = rng.integers(0, counts.size, (size, counts.size))
+        out.append(nums[:, idx].sum(axis=2) / counts[idx].sum(axis=1))
+    return np.concatenate(out, axis=1)
+
+
+def _ci(draws: np.ndarray) -> list[float]:
+    lo, hi = np.percentile(draws, [2.5, 97.5])
+    return [float(lo), float(hi)]
+
+
+def kind_accuracy(rows: pd.DataFrame, n_resamples: int = 2000, seed: int = 0) -> dict:
+    """One ablation kind's accuracy, intact accuracy on the same pairs, survival and paired drop (see the module
+    docstring). ``rows``: one row per graded copy with ``run``, ``sample_id``, ``correct`` (ablated) and
+    ``intact`` (the same run's intact correctness of the sample)."""
+    per = rows.groupby("sample_id", sort=True).agg(ablated=("correct", "sum"), intact=("intact", "sum"),
+                                                   n=("correct", "size"))
+    n, k, k_intact = len(rows), int(rows["correct"].sum()), int(rows["intact"].sum())
+    kept = int((rows["correct"] & rows["intact"]).sum())
+    draws = cluster_bootstrap([per["ablated"].to_numpy(), per["intact"].to_numpy()], per["n"].to_numpy(),
+                              n_resamples, seed)
+    clustered = bool((per["n"] > 1).any())
+    by_run = {str(r): float(100 * g["correct"].mean()) for r, g in rows.groupby("run", sort=False)}
+    acc_ci = [100 * v for v in _ci(draws[0])] if clustered else [100 * v for v in wilson(k, n)]
+    return {"n_samples": len(per), "n_copies": n, "runs": len(by_run),
+            "accuracy": 100 * k / n, "ci": acc_ci,
+            "ci_method": "percentile bootstrap over samples (runs clustered)" if clustered else "Wilson 95%",
+            "sd_over_runs": float(pd.Series(list(by_run.values())).std(ddof=1)) if len(by_run) > 1 else 0.0,
+            "by_run": by_run, "intact": 100 * k_intact / n,
+            "survival": {"rate": kept / k_intact if k_intact else None, "kept": kept, "n_intact_correct": k_intact},
+            "drop": {"value": 100 * (k_intact - k) / n, "ci": [100 * v for v in _ci(draws[1] - draws[0])],
+                     "method": "paired percentile bootstrap over samples (intact and ablated answers of a sample "
+                               "resampled together, runs clustered)", "n_resamples": n_resamples, "seed": seed}}
+
+
+def paired_rows(intact: list[pd.DataFrame], ablated: list[pd.DataFrame]) -> pd.DataFrame:
+    """The graded copies of a model's runs, each with its run's intact correctness of the sample (``intact``).
+    ``intact`` / ``ablated``: per run (same order), the graded samples and the graded copies (with ``run``)."""
+    frames = []
+    for g, a in zip(intact, ablated, strict=True):
+        if a.empty:
+            continue
+        ok = g.set_index("id")["correct"].astype(bool)
+        frames.append(a.assign(intact=a["sample_id"].map(ok).fillna(False).astype(bool),
+                               correct=a["correct"].astype(bool)))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["run", "sample_id", "ablation", "category", "correct", "intact"])
+
+
+def ablation_accuracy(intact: list[pd.DataFrame], ablated: list[pd.DataFrame], expected: pd.DataFrame,
+                      n_resamples: int = 2000, seed: int = 0) -> dict:
+    """Per ablation kind the model answered: :func:`kind_accuracy` overall and per category, with ``n_unanswered``
+    (the kind's copies in the dataset times the model's runs, minus the graded copies).
+    ``expected``: the dataset's ablation rows (``id``, ``ablation``)."""
+    rows = paired_rows(intact, ablated)
+    copies = expected.groupby("ablation").size()
+    out = {}
+    for kind, g in rows.groupby("ablation", sort=True):
+        entry = kind_accuracy(g, n_resamples, seed)
+        entry["n_unanswered"] = int(copies.get(kind, 0) * len(intact) - entry["n_copies"])
+        entry["by_category"] = {c: kind_accuracy(s, n_resamples, seed) for c, s in g.groupby("category", sort=True)}
+        out[str(kind)] = entry
+    return out
+
+
+def judging(ablated: list[pd.DataFrame]) -> dict:
+    """How many ablated answers the judge was asked about, and how many verdicts could not be read."""
+    asked = sum(int(a["judge_prompt"].notna().sum()) for a in ablated)
+    unparsed = sum(int((a["judge_prompt"].notna() & a["judge_says"].isna()).sum()) for a in ablated)
+    return {"n_graded": int(sum(len(a) for a in ablated)), "n_judged": asked, "n_unparsed_verdicts": unparsed}
