@@ -24,7 +24,15 @@ from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
 from omniaudit.errors import InputError
 from omniaudit.evaluation.audit_outputs import schema
-from omniaudit.evaluation.preference import consensus, controls, length_control, odin_report, probes, report
+from omniaudit.evaluation.preference import (
+    consensus,
+    controls,
+    length_control,
+    odin_report,
+    probes,
+    report,
+    style_control,
+)
 from omniaudit.evaluation.preference.judge_files import (
     ORDERS,
     JudgeScores,
@@ -64,6 +72,7 @@ class PreferenceAuditConfig:
     judged_only: bool = False  # audit only the binary pairs every judge covers (e.g. predictions for some folds)
     compare: list[str] = field(default_factory=list)  # "A:B" predictor pairs: McNemar + paired WAF-difference CI
     length_control: bool = True  # per-generator mean length, wordiest-generator check, LC win rates
+    style_control: bool = True  # Chatbot Arena style control: strengths with length and markdown/prose style fixed
     annotations: Path | str | None = None  # per-annotator labels (name|id, annotator, label): consensus remedy
     odin_runs: list[Path | str] = field(default_factory=list)  # ODIN runs ([NAME=]PATH): Fig. 2a correlations
     # the built dataset whose `judge` config the runner's prediction files must have answered (its fingerprint is
@@ -375,6 +384,14 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         audit["length_controlled"] = length_control.length_controlled_win_rates(
             full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object), full["len1"].to_numpy(),
             full["len2"].to_numpy(), y_all, n_resamples=min(config.n_resamples, length_control.LC_RESAMPLES),
+            seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
+    if config.style_control:
+        step("style-controlled generator strengths")
+        full = pairs[pairs["is_binary"].astype(bool)]
+        audit["style_controlled"] = style_control.style_controlled_strengths(
+            full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object),
+            full["a1"].to_numpy(dtype=object), full["a2"].to_numpy(dtype=object), full["len1"].to_numpy(),
+            full["len2"].to_numpy(), y_all, n_resamples=min(config.n_resamples, style_control.SC_RESAMPLES),
             seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
     if annotations is not None:
         step("multi-annotator consensus")

@@ -26,6 +26,8 @@ blocks of resamples so memory stays bounded.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 import pandas as pd
 from scipy import stats as _sps
@@ -113,15 +115,20 @@ def lc_design(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.nda
     ``theta + c``; the L2 penalty on every column picks the sum-to-zero solution, the same whatever the order of
     ``generators``.
     """
+    diff = np.asarray(len1, dtype=np.float64) - np.asarray(len2, dtype=np.float64)
+    scale = float(diff.std()) or 1.0
+    return np.column_stack([generator_columns(gen1, gen2, generators), np.tanh(diff / scale)]), scale
+
+
+def generator_columns(gen1: np.ndarray, gen2: np.ndarray, generators: list[str]) -> np.ndarray:
+    """(pairs, generators): ``+1`` for the slot-1 generator, ``-1`` for the slot-2 one (the Bradley-Terry design)."""
     index = {g: i for i, g in enumerate(generators)}
     n, k = len(gen1), len(generators)
     ident = np.zeros((n, k))
     rows = np.arange(n)
     np.add.at(ident, (rows, [index[g] for g in gen1]), 1.0)
     np.add.at(ident, (rows, [index[g] for g in gen2]), -1.0)
-    diff = np.asarray(len1, dtype=np.float64) - np.asarray(len2, dtype=np.float64)
-    scale = float(diff.std()) or 1.0
-    return np.column_stack([ident, np.tanh(diff / scale)]), scale
+    return ident
 
 
 def sparse_design(x: np.ndarray):
@@ -180,9 +187,10 @@ def fit_logistic_resamples(x: np.ndarray, y: np.ndarray, weights: np.ndarray, ri
     return beta
 
 
-def _lc_rates(theta: np.ndarray, c1: np.ndarray, c2: np.ndarray, k: int, weights: np.ndarray | None = None):
-    """LC win rate per generator (k,) or per resample and generator (B, k): mean of P(g beats its opponent) over
-    g's pairs (each pair counted by its weight)."""
+def controlled_win_rates(theta: np.ndarray, c1: np.ndarray, c2: np.ndarray, k: int,
+                         weights: np.ndarray | None = None):
+    """Modelled win rate per generator (k,) or per resample and generator (B, k) from the strengths alone (every
+    other term zeroed): mean of P(g beats its opponent) over g's pairs (each pair counted by its weight)."""
     th = np.atleast_2d(theta)
     p_lc = _sigmoid(th[:, c1] - th[:, c2])  # (B, n): P(slot 1 preferred), length and slot terms zeroed
     w = np.ones((1, c1.size)) if weights is None else np.atleast_2d(weights).astype(np.float64)
@@ -192,6 +200,32 @@ def _lc_rates(theta: np.ndarray, c1: np.ndarray, c2: np.ndarray, k: int, weights
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = wins / count
     return rates if weights is not None else rates[0]
+
+
+def resampled_fits(x: np.ndarray, y: np.ndarray, start: np.ndarray, n_resamples: int, seed: int,
+                   clusters: np.ndarray | None = None,
+                   ridge: float = RIDGE) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """The GLM refitted on bootstrap resamples of the pairs, block by block: ``(weights, fits)`` with the pair
+    multiplicities (resamples x pairs) and the fits (resamples x (1 + columns)) of the resamples kept.
+
+    Resamples are the seeded draws of :func:`~omniaudit.evaluation.stats.resample_weight_chunks` over pairs, or over
+    ``clusters`` (one key per pair: its rows go together); a resample whose labels are all one class has no finite
+    slot intercept and is skipped. Blocks hold at most ``LC_CHUNK_ELEMENTS`` resample x pair cells, so memory stays
+    bounded; every fit is warm-started at ``start`` (the full-data fit).
+    """
+    codes = pd.factorize(np.asarray(clusters))[0] if clusters is not None else np.arange(y.size)
+    if codes.size != y.size:
+        raise ValueError(f"clusters and y differ in length: {codes.size} vs {y.size}")
+    m = int(codes.max()) + 1 if codes.size else 0
+    per_block = max(1, LC_CHUNK_ELEMENTS // max(y.size, 1))
+    design = sparse_design(x)
+    for block in resample_weight_chunks(m, n_resamples, seed):
+        for s0 in range(0, len(block), per_block):
+            w = block[s0:s0 + per_block][:, codes].astype(np.float64)
+            pos = w @ y
+            both = (pos > 0) & (pos < w.sum(axis=1))
+            if both.any():
+                yield w[both], fit_logistic_resamples(x, y, w[both], ridge, start=start, design=design)
 
 
 def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.ndarray, len2: np.ndarray,
@@ -221,28 +255,13 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
     theta = beta[1:k + 1]
     index = {g: i for i, g in enumerate(generators)}
     c1, c2 = np.array([index[g] for g in gen1], int), np.array([index[g] for g in gen2], int)
-    lc_point = _lc_rates(theta, c1, c2, k)
+    lc_point = controlled_win_rates(theta, c1, c2, k)
     lo = hi = np.full(k, np.nan)
     used = 0
     if n_resamples and y.size:
-        codes = (pd.factorize(np.asarray(clusters))[0] if clusters is not None else np.arange(y.size))
-        if codes.size != y.size:
-            raise ValueError(f"clusters and y differ in length: {codes.size} vs {y.size}")
-        m = int(codes.max()) + 1
-        samples = []
-        per_block = max(1, LC_CHUNK_ELEMENTS // max(y.size, 1))
-        design = sparse_design(x)
-        for block in resample_weight_chunks(m, n_resamples, seed):
-            for s0 in range(0, len(block), per_block):
-                w = block[s0:s0 + per_block][:, codes].astype(np.float64)
-                rates = np.full((len(w), k), np.nan)
-                pos = w @ y
-                both = (pos > 0) & (pos < w.sum(axis=1))  # a one-class resample has no finite slot intercept: skipped
-                if both.any():
-                    fits = fit_logistic_resamples(x, y, w[both], ridge, start=beta, design=design)
-                    rates[both] = _lc_rates(fits[:, 1:k + 1], c1, c2, k, w[both])
-                samples.append(rates)
-        samples = np.concatenate(samples)
+        samples = [controlled_win_rates(fits[:, 1:k + 1], c1, c2, k, w)
+                   for w, fits in resampled_fits(x, y, beta, n_resamples, seed, clusters, ridge)]
+        samples = np.concatenate(samples) if samples else np.zeros((0, k))
         samples = samples[np.isfinite(samples).any(axis=1)]
         used = int(samples.shape[0])
         lo, hi = percentile_ci(samples, confidence)

@@ -147,6 +147,7 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
                 "how often the win-rate rule is right. Lopsided pairings are where a style prior pays off.", "",
                 markdown_table(["Pairing", "n", "First wins", "Win-rate rule accuracy"], rows), ""]
     out += _win_rate_lines(audit, figures)
+    out += _style_lines(audit)
     out += _consensus_lines(audit)
     if "odin" in audit:
         from omniaudit.evaluation.preference.odin_report import odin_section
@@ -239,8 +240,10 @@ def _win_rate_lines(audit: dict, figures: dict[str, str]) -> list[str]:
         return ["## Generator win rates", "", markdown_table(["Generator", "Win rate"], rows), "",
                 f"![Generator win rates]({figures['win_rates']})", ""]
     gens = lengths["generators"]
+    sc = (audit.get("style_controlled") or {}).get("generators")
     rows = [[g, f"{gens[g]['mean_length']:.0f}", f"{100 * w:.1f}%",
-             _lc_cell(lc["generators"][g]) if lc and g in lc["generators"] else "n/a"] for g, w in order]
+             _lc_cell(lc["generators"][g]) if lc and g in lc["generators"] else "n/a"]
+            + ([_sc_cell(sc.get(g))] if sc else []) for g, w in order]
     w, top = lengths["wordiest"], lengths["most_winning"]
     verdict = ("and it is also the generator that wins most: length and identity are not separated here"
                if lengths["wordiest_wins_most"] else
@@ -263,9 +266,53 @@ def _win_rate_lines(audit: dict, figures: dict[str, str]) -> list[str]:
                 "is not verbosity." + _lc_ci_note(lc), ""]
     out += [markdown_table(["Generator", "Mean length (chars)", "Win rate",
                             "LC win rate [95% CI]" if lc and lc.get("bootstrap", {}).get("n_resamples") else
-                            "LC win rate"], rows), "",
+                            "LC win rate"] + (["Style-controlled win rate [95% CI]"] if sc else []), rows), "",
             f"![Generator win rates]({figures['win_rates']})", ""]
     return out
+
+
+def _sc_cell(entry: dict | None) -> str:
+    if not entry or entry.get("sc_win_rate") is None:
+        return "n/a"
+    lo, hi = entry.get("sc_ci") or (None, None)
+    return _pct(entry["sc_win_rate"]) + (f" [{100 * lo:.1f}, {100 * hi:.1f}]" if lo is not None and hi is not None
+                                         else "")
+
+
+def _signed_ci(value: float | None, ci: list | None) -> str:
+    if value is None:
+        return "n/a"
+    lo, hi = ci or (None, None)
+    return f"{value:+.2f}" + (f" [{lo:+.2f}, {hi:+.2f}]" if lo is not None and hi is not None else "")
+
+
+def _style_lines(audit: dict) -> list[str]:
+    """Chatbot Arena style control: style-controlled strengths beside the uncontrolled ones, and the style
+    coefficients, each with its bootstrap CI."""
+    sc = audit.get("style_controlled")
+    if not sc:
+        return []
+    gens = sorted(sc["generators"].items(), key=lambda kv: -kv[1]["strength"])
+    rows = [[g, f"{e['strength_uncontrolled']:+.2f}", _signed_ci(e["strength"], e["strength_ci"]), _sc_cell(e)]
+            for g, e in gens]
+    style = [[name, _signed_ci(f["coefficient"], f["ci"]) if not f["absent"] else "absent (no variation)",
+              fmt(f["mean_per_description"], 2), f"{100 * (f['share_of_descriptions_with_any'] or 0):.0f}%"]
+             for name, f in sc["style"].items()]
+    boot = sc["bootstrap"]
+    return ["## Style control (Chatbot Arena)", "",
+            "A Bradley-Terry logistic regression on the binary pairs with generator strengths, a slot intercept "
+            f"({sc['slot_intercept']:+.2f}) and style features, each the normalised pair difference (f1 - f2) / "
+            "(f1 + f2 + 1) standardised over the pairs, as Chatbot Arena's style control: length, sentences and "
+            "markdown header, list-item, bold and emphasis counts; a feature no description varies in is absent. "
+            "L2 as the probes, on every strength and coefficient (strengths sum to zero). A strength that falls "
+            "towards 0 once style is held fixed was style; a style coefficient is the logit effect of one standard "
+            f"deviation of that difference (> 0: the description with more of it wins). CIs: "
+            f"{int(100 * boot['confidence'])}% percentile bootstrap, {boot['n_resamples']} resamples of the "
+            f"{boot['unit']} (seed {boot['seed']}).", "",
+            markdown_table(["Generator", "Strength (no style control)", "Style-controlled strength [95% CI]",
+                            "Style-controlled win rate [95% CI]"], rows), "",
+            markdown_table(["Style feature", "Coefficient [95% CI]", "Mean per description", "Descriptions with any"],
+                           style), ""]
 
 
 def _consensus_lines(audit: dict) -> list[str]:
@@ -311,5 +358,5 @@ def _judged_only_lines(audit: dict) -> list[str]:
     return [f"**Judged-only audit: every number below covers the {jo['n_pairs']} of {jo['n_binary']} binary pairs "
             f"that every judge scored** ({folds}; pairs judged per judge: {per_judge}). The probes were fitted out-of-"
             "fold on all binary pairs and are scored on the same judged pairs; the source classifier, the controls, "
-            "generator lengths and length-controlled win rates use the whole dataset. Numbers are not comparable with "
-            "a full audit of the benchmark.", ""]
+            "generator lengths, length-controlled win rates and style control use the whole dataset. Numbers are not "
+            "comparable with a full audit of the benchmark.", ""]

@@ -14,12 +14,14 @@ Metrics per judge, each with a 95% cluster-bootstrap CI (clusters: clips, or pai
   wrong_audio).
 
 Paired differences, each bootstrapped on one resample matrix of the same clusters (so the CI is a paired test, not
-two overlapping marginal CIs): ``rf_spread`` (RF at the most- minus the least-following placement, chosen at the
-point estimate), ``spec_minus_ref`` (follow-cue conf_spec - conf_ref) and ``concat_minus_native`` (lock, g and
-p_A; pairwise clusters are trials across both formats).
+two overlapping marginal CIs): ``rf_spread`` (RF at the most- minus the least-following placement, its CI
+re-choosing the extreme placements in every resample: :mod:`~omniaudit.evaluation.protocols.spread`),
+``spec_minus_ref`` (follow-cue conf_spec - conf_ref) and ``concat_minus_native`` (lock, g and p_A; pairwise clusters
+are trials across both formats).
 
 Sampled runs (``omniaudit judge --runs N``, the ``run`` column) pool into every cell, and the stability table and
-judge modes of :mod:`~omniaudit.evaluation.protocols.modes` are added.
+judge modes of :mod:`~omniaudit.evaluation.protocols.modes` are added. ``tables`` repeats the cells of the paper's
+Tables II-V, each with its CI, n and parse rate (:mod:`~omniaudit.evaluation.protocols.tables`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,9 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
+from omniaudit.evaluation.protocols.modes import MIN_STABILITY_N
+from omniaudit.evaluation.protocols.spread import rf_spread
+from omniaudit.evaluation.protocols.tables import paper_tables
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.specs import parse_named_files
 from omniaudit.tables import fail_at, read_records
@@ -53,6 +58,11 @@ class ProtocolAuditConfig:
     n_resamples: int = stats.N_RESAMPLES
     seed: int = stats.BOOTSTRAP_SEED
     partial: bool = False  # accept one shard or an incomplete run (--partial)
+    min_stability_n: int = MIN_STABILITY_N  # stability cells with fewer items read "too few" (modes.py says why)
+
+    def __post_init__(self) -> None:
+        if self.min_stability_n < 1:
+            raise InputError("--min-stability-n: a cell needs at least 1 item", value=self.min_stability_n)
 
 
 def rf_normalized(rf: float | None, k: int) -> float | None:
@@ -310,6 +320,12 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
                 cells.add(("rf", attribute, placement), parsed & (label == cue), mask)
             if name == "cue_conflict":
                 cells.add(("follow_cue", attribute, condition), parsed & (label == cue), mask)
+        if name == "reference":  # Table III's match and parse columns, pooled over the placements
+            for attribute in sorted(set(group[0])):
+                mask = group[0] == attribute
+                cells.add(("reference_parse_rate", attribute), parsed, mask)
+                if (mask & (group[1] == "match")).any():
+                    cells.add(("match_accuracy", attribute), correct, mask & (group[1] == "match"))
         k_of = part.groupby("attribute")["k"].first().to_dict()
         est, point, samples = _estimates(cells, config, runs)
         for key, e in est.items():
@@ -321,11 +337,10 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
                        "n": e["n"], "k": k})
         for attribute in sorted(k_of):
             if name == "reference":
-                rf = {k[2]: v for k, v in point.items() if k[:2] == ("rf", attribute) and np.isfinite(v)}
-                if len(rf) >= 2:
-                    most, least = max(rf, key=rf.get), min(rf, key=rf.get)
-                    _nest(result, ("rf_spread", attribute), _difference(
-                        point, samples, ("rf", attribute, most), ("rf", attribute, least), most=most, least=least))
+                keys = [k for k in point if k[:2] == ("rf", attribute)]
+                spread = rf_spread({k[2]: point[k] for k in keys}, {k[2]: samples[k] for k in keys})
+                if spread:
+                    _nest(result, ("rf_spread", attribute), spread)
             if name == "cue_conflict":
                 diff = _difference(point, samples, ("follow_cue", attribute, "conf_spec"),
                                    ("follow_cue", attribute, "conf_ref"))
@@ -373,8 +388,9 @@ def _pairwise(part: pd.DataFrame, label: np.ndarray, parsed: np.ndarray, correct
                     _nest(result, ("concat_minus_native", metric, t), diff)
 
 
-METRICS = ("accuracy", "parse_rate", "copy", "rf", "rf_normalized", "rf_spread", "lock", "gold_aligned", "p_a",
-           "follow_cue", "spec_minus_ref", "concat_minus_native")
+METRICS = ("accuracy", "parse_rate", "copy", "rf", "rf_normalized", "rf_spread", "match_accuracy",
+           "reference_parse_rate", "lock", "gold_aligned", "p_a", "follow_cue", "spec_minus_ref",
+           "concat_minus_native")
 
 
 def _points_only(config: ProtocolAuditConfig) -> ProtocolAuditConfig:
@@ -405,7 +421,9 @@ def audit_protocols(items: pd.DataFrame, predictions: dict[str, pd.DataFrame],
             quick = _points_only(config)
             per_run = {int(r): audit_judge(items, pred[pred["run"] == r], quick) for r in sorted(pred["run"].unique())}
             majority = audit_judge(items, protocol_modes.majority_vote(pred), quick)
-            out["stability"][name] = protocol_modes.stability_table(per_judge[name], per_run, majority)
+            out["stability"][name] = protocol_modes.stability_table(per_judge[name], per_run, majority,
+                                                                    config.min_stability_n)
+    out["tables"] = paper_tables(out)
     out["bootstrap"] = {"n_resamples": config.n_resamples, "seed": config.seed, "confidence": 0.95,
                         "unit": "clip (pairwise: trial, both formats together)",
                         "differences": "paired: both cells on the same resamples of the same clusters"}

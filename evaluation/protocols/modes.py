@@ -28,7 +28,12 @@ parses nothing, or gives one label to everything, has no lock, no gold alignment
 Run stability (§V-B "a T = 0.7 seed sweep ... the maximum per-cell range is 0.038, and 5-run majority vote shifts
 any cell by at most 0.008"): every cell of the audit is recomputed per sampled run and on the per-item majority
 vote over runs; a cell's ``range`` is max - min over runs, its ``shift`` the majority-vote value minus the pooled
-value over runs (the audit's own cell).
+value over runs (the audit's own cell). Only cells of at least ``MIN_STABILITY_N`` (30) items are read: a rate
+over n items moves in steps of 1/n, so below 27 items a single changed answer already exceeds the paper's largest
+per-cell range (0.038), and at 30 it is 0.033; a smaller cell cannot tell a stable judge from an unstable one, and
+its range would decide the "max range" alone. Smaller cells stay in the table with their n, marked too few
+(``adequate`` false), and are left out of the maxima. The paper's cells are far above it (240 emotion clips, 60
+language clips per condition).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ ENGAGED_G = 0.65
 FOLLOWING = 0.30
 MIN_PARSE_RATE = 0.5  # a cell whose answers are parsed less often than this is "not answering"
 MIN_LABEL_ENTROPY = 0.2  # an attribute whose labels have a lower normalised entropy, H / log2(K), is "constant"
+MIN_STABILITY_N = 30  # items a stability cell needs for its range and shift to be read (module docstring)
 MODES = ("engaged", "intermediate", "locked", "fully locked")
 NOT_ANSWERING, CONSTANT = "not answering", "constant"
 LABEL_CONFIGS = ("blueprint", "reference", "cue_conflict")
@@ -186,38 +192,48 @@ def majority_vote(pred: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"id": best["id"].to_numpy(), "label": pd.Series(label, dtype=object), "run": 0})
 
 
-def flatten(result: dict, path: tuple = ()) -> dict[tuple, float | None]:
+def leaves(result: dict, path: tuple = ()) -> dict[tuple, dict]:
     """Every estimate leaf ({value, ci, n}) of an audit result, keyed by its path."""
     out = {}
     for key, value in result.items():
         if isinstance(value, dict) and "value" in value and "n" in value:
-            out[(*path, key)] = value["value"]
+            out[(*path, key)] = value
         elif isinstance(value, dict):
-            out.update(flatten(value, (*path, key)))
+            out.update(leaves(value, (*path, key)))
     return out
 
 
-def stability_table(pooled: dict, per_run: dict[int, dict], majority: dict) -> dict:
-    """Per cell (``/``-joined path): values per run, range, pooled value, majority value and shift; and the
-    largest range and shift with their cells."""
-    pooled_f = flatten(pooled)
+def flatten(result: dict, path: tuple = ()) -> dict[tuple, float | None]:
+    """Every estimate leaf's value, keyed by its path."""
+    return {key: entry["value"] for key, entry in leaves(result, path).items()}
+
+
+def stability_table(pooled: dict, per_run: dict[int, dict], majority: dict, min_n: int = MIN_STABILITY_N) -> dict:
+    """Per cell (``/``-joined path): values per run, range, pooled value, majority value and shift, its ``n``
+    (items) and whether it is ``adequate`` (n >= ``min_n``); and the largest range and shift over the adequate cells
+    with their cells. ``too_few`` counts the cells below ``min_n``."""
+    pooled_f = leaves(pooled)
     runs_f = {r: flatten(res) for r, res in per_run.items()}
     major_f = flatten(majority)
     cells = {}
-    for key, value in pooled_f.items():
+    for key, entry in pooled_f.items():
+        value = entry["value"]
         vals = [runs_f[r].get(key) for r in sorted(runs_f)]
         finite = [v for v in vals if v is not None]
         rng = max(finite) - min(finite) if len(finite) > 1 else None
         maj = major_f.get(key)
         shift = None if maj is None or value is None else maj - value
+        n = entry.get("n")
         cells["/".join(map(str, key))] = {"runs": vals, "range": rng, "pooled": value, "majority": maj,
-                                          "shift": shift}
+                                          "shift": shift, "n": n, "adequate": bool(n is not None and n >= min_n)}
 
     def worst(field: str) -> dict:
-        scored = [(abs(c[field]), k) for k, c in cells.items() if c[field] is not None]
+        scored = [(abs(c[field]), k) for k, c in cells.items() if c[field] is not None and c["adequate"]]
         if not scored:
             return {"value": None, "cell": None}
         top = max(scored)
         return {"value": top[0], "cell": top[1]}
 
-    return {"runs": len(per_run), "cells": cells, "max_range": worst("range"), "max_abs_shift": worst("shift")}
+    return {"runs": len(per_run), "cells": cells, "max_range": worst("range"), "max_abs_shift": worst("shift"),
+            "min_n": min_n, "adequate": sum(c["adequate"] for c in cells.values()),
+            "too_few": sum(not c["adequate"] for c in cells.values())}

@@ -1,25 +1,18 @@
-"""The judge-protocol report: the layouts of the paper's Tables II-V, one row per judge, CIs in audit.json."""
+"""The judge-protocol report: the layouts of the paper's Tables II-V, one row per judge; every cell of Tables II,
+III and V shows its 95% CI, n and parse rate (``audit.json["tables"]``), Table IV its n and parse rate."""
 
 from __future__ import annotations
 
 from omniaudit.evaluation.predictions import label_sources_sentence
+from omniaudit.evaluation.protocols.tables import BLUEPRINT, CUES, PLACEMENTS
 from omniaudit.evaluation.report import fmt, markdown_table
 
-BLUEPRINT = ("audio", "skeleton", "descriptors", "true", "wrong", "no_frame", "wrong_audio")
-PLACEMENTS = ("before", "after", "system", "rubric")
-CUES = ("none", "conf_spec", "conf_ref", "conf_both")
+CELL_NOTE = ("Each cell: rate [95% CI; n items, parse rate of those items]; CIs resample clips. Unparseable "
+             "answers count as misses (and as not following).")
 
 
 def _v(entry: dict | None, digits: int = 2) -> str:
     return "—" if not entry else fmt(entry.get("value"), digits)
-
-
-def _attributes(result: dict, metric: str, config: str | None = None) -> list[str]:
-    names = set()
-    for per_judge in result[metric].values():
-        node = per_judge.get(config, {}) if config else per_judge
-        names |= set(node)
-    return sorted(names)
 
 
 def _cell(entry: dict | None, parse: dict | None) -> str:
@@ -29,16 +22,26 @@ def _cell(entry: dict | None, parse: dict | None) -> str:
     return f"{_v(entry)} [n={entry.get('n')}, parse {_v(parse)}]"
 
 
+def _full(entry: dict | None, extra: str = "") -> str:
+    """A Table II / III / V cell from ``audit.json["tables"]``: rate (extra) [CI; n, parse rate]."""
+    if not entry or entry.get("value") is None:
+        return "—"
+    lo, hi = entry.get("ci") or (None, None)
+    parse = entry.get("parse_rate")
+    detail = f"n={entry.get('n')}" + ("" if not parse else f", parse {_v(parse)}")
+    return f"{fmt(entry['value'], 2)}{extra} [{fmt(lo, 2)}–{fmt(hi, 2)}; {detail}]"
+
+
+def _rf_cell(entry: dict | None) -> str:
+    norm = (entry or {}).get("normalized") or {}
+    return _full(entry, f" ({fmt(norm.get('value'), 2)})" if norm else "")
+
+
 def _ci(entry: dict | None) -> str:
     if not entry or entry.get("value") is None:
         return "—"
     lo, hi = entry["ci"]
     return f"{entry['value']:+.2f} [{fmt(lo, 2)}, {fmt(hi, 2)}]"
-
-
-def _mean(entries: list[dict | None]) -> float | None:
-    vals = [e["value"] for e in entries if e and e.get("value") is not None]
-    return sum(vals) / len(vals) if vals else None
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> str:
@@ -50,31 +53,32 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 def protocols_report(result: dict) -> str:
     judges = result["judges"]
     out = ["# Judge-protocol audit", "",
-           f"Dataset `{result['dataset']}`; judges: {', '.join(f'`{j}`' for j in judges)}. Cells are point estimates; "
-           "95% bootstrap CIs (clips or trials resampled) are in `audit.json`. Unparseable answers count as misses.",
+           f"Dataset `{result['dataset']}`; judges: {', '.join(f'`{j}`' for j in judges)}. Cells of Tables II, III "
+           "and V show their 95% bootstrap CI (clips resampled), n and parse rate, Table IV its n and parse rate (CIs "
+           "in `audit.json`, which repeats every cell under `tables`). Unparseable answers count as misses.",
            ""] + _label_sources(result)
-    acc = result["accuracy"]
-    for attribute in _attributes(result, "accuracy", "blueprint"):
-        rows = [[j] + [_v(acc[j].get("blueprint", {}).get(attribute, {}).get(c)) for c in BLUEPRINT] for j in judges]
+    tables = result.get("tables", {})
+    ii = tables.get("II", {})
+    for attribute in sorted({a for t in ii.values() for a in t}):
+        rows = [[j] + [_full(ii.get(j, {}).get(attribute, {}).get(c)) for c in BLUEPRINT] for j in judges]
         out += [f"## RQ1 specialist copy: {attribute} (Table II layout, accuracy)", "",
                 "`wrong_audio` is decisive: the wrong specialist label next to the audio. A listening judge stays "
-                "near its `audio` accuracy; a copying judge falls towards 0.", "",
+                "near its `audio` accuracy; a copying judge falls towards 0. " + CELL_NOTE, "",
                 _table(["Judge", *BLUEPRINT], rows), ""]
-    rf, rfn = result["rf"], result["rf_normalized"]
-    for attribute in _attributes(result, "rf"):
+    iii, rfn = tables.get("III", {}), result["rf_normalized"]
+    for attribute in sorted({a for t in iii.values() for a in t}):
         k = next((e["k"] for j in judges for e in rfn[j].get(attribute, {}).values()), None)
         chance = f", chance {1 / (k - 1):.2f}" if k and k > 2 else ""
         rows = []
         for j in judges:
-            ref_acc = acc[j].get("reference", {}).get(attribute, {})
-            parse = result["parse_rate"][j].get("reference", {}).get(attribute, {})
-            match = _mean([ref_acc.get(f"match/{p}") for p in PLACEMENTS])
-            cells = [f"{_v(rf[j].get(attribute, {}).get(p))} ({_v(rfn[j].get(attribute, {}).get(p))})"
-                     for p in PLACEMENTS]
-            rows.append([j, fmt(match, 2), fmt(_mean(list(parse.values())), 2), *cells])
+            row = iii.get(j, {}).get(attribute, {})
+            rows.append([j, _full(row.get("match")), _full(row.get("parse")), *(_rf_cell(row.get(p))
+                                                                              for p in PLACEMENTS)])
         out += [f"## RQ2 reference placement: {attribute} (Table III layout, K={k}{chance})", "",
-                "`match`: accuracy with the true label as reference (mean over placements). Other cells: "
-                "reference-follow rate on wrong references (eq. 1), chance-normalised (eq. 2) in parentheses.", "",
+                "`match`: accuracy with the true label as reference, pooled over the placements (equal n: their "
+                "mean); `parse`: parse rate over every reference item of the attribute. Other cells: "
+                "reference-follow rate on wrong references (eq. 1), chance-normalised (eq. 2) in parentheses, its CI "
+                "that of the raw rate. " + CELL_NOTE, "",
                 _table(["Judge", "match", "parse", *PLACEMENTS], rows), ""]
     lock, gold, p_a = result["lock"], result["gold_aligned"], result["p_a"]
     tasks = sorted({t for j in judges for f in lock[j].values() for t in f})
@@ -95,14 +99,14 @@ def protocols_report(result: dict) -> str:
                 "gold clip (eq. 4, all ordered trials); p_A: slot-A rate on identical clips (parsed answers). Each "
                 "cell: rate [n, parse rate of that task and format]; n counts trials (lock) or ordered items.", "",
                 _table(headers, rows), ""]
-    follow = result["follow_cue"]
-    for attribute in _attributes(result, "follow_cue"):
-        rows = [[j, _v(acc[j].get("cue_conflict", {}).get(attribute, {}).get("none"))]
-                + [_v(follow[j].get(attribute, {}).get(c)) for c in CUES[1:]] for j in judges]
+    v = tables.get("V", {})
+    for attribute in sorted({a for t in v.values() for a in t}):
+        rows = [[j] + [_full(v.get(j, {}).get(attribute, {}).get(c)) for c in CUES] for j in judges]
         out += [f"## Cue conflict: {attribute} (Table V layout, follow-cue)", "",
                 "The audio keeps its true label; the wrong label is given by the specialist block (conf_spec), the "
                 "verbal reference (conf_ref) or both. `none` is the audio-only baseline (accuracy with no cue); "
-                "`follow_cue.none` in audit.json is the rate of the would-be wrong label without a cue.", "",
+                "`follow_cue.none` in audit.json is the rate of the would-be wrong label without a cue. "
+                + CELL_NOTE, "",
                 _table(["Judge", *CUES], rows), ""]
     out += _differences(result) + _modes(result) + _stability(result)
     return "\n".join(out)
@@ -126,7 +130,9 @@ def _differences(result: dict) -> list[str]:
     rows = []
     for j in judges:
         for attribute, e in sorted(result.get("rf_spread", {}).get(j, {}).items()):
-            rows.append([j, f"RF spread, {attribute} ({e['most']} - {e['least']})", _ci(e)])
+            again = e.get("same_pair_share")
+            note = "" if again is None else f"; the same pair is the extreme one in {again:.0%} of resamples"
+            rows.append([j, f"RF spread, {attribute} ({e['most']} - {e['least']}{note})", _ci(e)])
         for attribute, e in sorted(result.get("spec_minus_ref", {}).get(j, {}).items()):
             rows.append([j, f"follow-cue conf_spec - conf_ref, {attribute}", _ci(e)])
         for metric, tasks in sorted(result.get("concat_minus_native", {}).get(j, {}).items()):
@@ -138,7 +144,11 @@ def _differences(result: dict) -> list[str]:
     return ["## Paired differences", "",
             "Each difference is bootstrapped on one resample matrix of the same clusters (clips; pairwise: trials "
             "across both formats), so its 95% CI is a paired test: overlapping marginal CIs are not one. RF spread "
-            "takes the most- and least-following placements at the point estimate.", "",
+            "is the most- minus the least-following placement; since those two are picked after looking at the "
+            "data, its CI re-picks them in every resample: [S - c, S + c], c the 95% quantile of the largest "
+            "deviation of any placement-pair difference from its point value (a simultaneous interval; the "
+            "fixed-pair interval and the percentile interval of the re-picked spread are too narrow for a picked "
+            "maximum, both in audit.json `rf_spread`).", "",
             markdown_table(["Judge", "difference", "value [95% CI]"], rows), ""]
 
 
@@ -178,19 +188,34 @@ def _modes(result: dict) -> list[str]:
 
 
 def _stability(result: dict) -> list[str]:
+    from omniaudit.evaluation.protocols.modes import MIN_STABILITY_N
+
     stability = result.get("stability", {})
     if not stability:
         return []
-    rows = []
+    rows, cells = [], []
+    min_n = next(iter(stability.values())).get("min_n", MIN_STABILITY_N)
     for j, st in stability.items():
         sampling = result.get("sampling", {}).get(j, {})
         settings = ", ".join(f"{k} {'/'.join(v)}" for k, v in sampling.items())
-        rows.append([j, str(st["runs"]), settings or "—", fmt(st["max_range"]["value"], 3),
-                     st["max_range"]["cell"] or "—", fmt(st["max_abs_shift"]["value"], 3),
-                     st["max_abs_shift"]["cell"] or "—"])
+        rows.append([j, str(st["runs"]), settings or "—", f"{st.get('adequate', '—')} / {st.get('too_few', 0)}",
+                     fmt(st["max_range"]["value"], 3), st["max_range"]["cell"] or "—",
+                     fmt(st["max_abs_shift"]["value"], 3), st["max_abs_shift"]["cell"] or "—"])
+        ranked = sorted(st["cells"].items(), key=lambda kv: (not kv[1].get("adequate", True),
+                                                             -(kv[1]["range"] or 0), kv[0]))
+        for name, c in ranked:
+            if c.get("adequate", True):
+                cells.append([j, name, str(c.get("n")), fmt(c["range"], 3), fmt(c["shift"], 3)])
+            else:
+                cells.append([j, name, str(c.get("n")), f"too few (n < {min_n})", "too few"])
     return ["## Run stability (§V-B)", "",
             "Every cell recomputed per sampled run and on the per-item majority vote over runs (an unparseable "
             "answer is a vote; ties go to the earliest run). Range: max - min over runs; shift: majority vote minus "
             "the pooled cell. The paper: T = 0.7, maximum per-cell range 0.038, 5-run majority vote shifts any cell "
-            "by at most 0.008. Per-cell values in audit.json (`stability`).", "",
-            markdown_table(["Judge", "runs", "sampling", "max range", "cell", "max |shift|", "cell"], rows), ""]
+            f"by at most 0.008. Only cells of at least {min_n} items are read: a rate over n items moves in steps "
+            f"of 1/n, so in a smaller cell one changed answer is a range near or above the paper's 0.038 and would "
+            "decide the maximum alone; smaller cells are listed as too few, not read.", "",
+            markdown_table(["Judge", "runs", "sampling", "cells read / too few", "max range", "cell", "max |shift|",
+                            "cell"], rows), "",
+            "<details><summary>Every cell (n items, range, shift)</summary>", "",
+            markdown_table(["Judge", "cell", "n", "range", "shift"], cells), "", "</details>", ""]

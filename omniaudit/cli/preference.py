@@ -73,6 +73,7 @@ def cmd_audit_preference(args: argparse.Namespace) -> None:
                                    source_classifier=not args.no_source_classifier, controls=not args.no_controls,
                                    judges=list(args.predictions or []), judged_only=args.judged_only,
                                    compare=list(args.compare or []), length_control=not args.no_length_control,
+                                   style_control=not args.no_style_control,
                                    annotations=args.annotations, odin_runs=list(args.odin or []))
     data = _pairs_input(args)
     with common.progress_status("auditing preference benchmark") as progress:
@@ -147,6 +148,9 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--no-length-control", action="store_true",
                    help="skip per-generator mean length, the wordiest-generator check and length-controlled win "
                         "rates")
+    p.add_argument("--no-style-control", action="store_true",
+                   help="skip the style-controlled Bradley-Terry fit (Chatbot Arena style control: generator "
+                        "strengths with length, sentence and markdown counts held fixed, bootstrap CIs)")
     p.add_argument("--annotations", metavar="FILE",
                    help="per-annotator labels (CSV/JSONL/Parquet: name or id, annotator, label a1|a2|same): "
                         "Fleiss' kappa, majority vote, Dawid-Skene, and every predictor scored against consensus")

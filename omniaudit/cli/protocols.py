@@ -80,7 +80,8 @@ def cmd_audit_protocols(args: argparse.Namespace) -> None:
     """
     from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, run_protocols_audit
 
-    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed, partial=args.partial)
+    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed, partial=args.partial,
+                                 **_stability_options(args))
     with common.progress_status("auditing judge protocols") as progress:
         out = run_protocols_audit(args.out, args.dataset, args.predictions, config, progress, args.extractor,
                                   cache_dir=args.cache)
@@ -98,7 +99,7 @@ def cmd_run_protocols(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig
     from omniaudit.evaluation.protocols.run import run_protocols
 
-    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed)
+    config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed, **_stability_options(args))
     with common.progress_status("judging and auditing the protocol probes") as progress:
         done = run_protocols(args.out, args.dataset, args.models, args.configs, args.conditions, args.formats,
                              audit=not args.no_audit, audit_config=config, extractor=args.extractor,
@@ -161,6 +162,17 @@ def _corpus_commands(groups: common.Groups) -> None:
     _add_corpus_options(p)
 
 
+def _add_min_stability_n(p) -> None:
+    p.add_argument("--min-stability-n", type=int, metavar="N",
+                   help="run stability: cells with fewer items are listed as too few and not read (default 30: "
+                        "below ~27 items one changed answer exceeds the paper's largest per-cell range, 0.038)")
+
+
+def _stability_options(args: argparse.Namespace) -> dict:
+    """The --min-stability-n override, if given (the default lives in the audit, not in the parser)."""
+    return {} if args.min_stability_n is None else {"min_stability_n": args.min_stability_n}
+
+
 def register(groups: common.Groups) -> None:
     _corpus_commands(groups)
     p = common.command(groups.audit, "protocols", cmd_audit_protocols)
@@ -174,6 +186,7 @@ def register(groups: common.Groups) -> None:
                                               "option are unparseable")
     common.add_partial(p)
     common.add_bootstrap(p)
+    _add_min_stability_n(p)
     common.add_out(p)
     common.add_tracking(p)
 
@@ -192,5 +205,6 @@ def register(groups: common.Groups) -> None:
     g = p.add_argument_group("audit")
     g.add_argument("--extractor", metavar="SPEC", help="judge that reads free-text answers naming no option")
     common.add_bootstrap(g, old_seed=())
+    _add_min_stability_n(g)
     g.add_argument("--no-audit", action="store_true", help="only write the predictions")
     common.add_out(p)

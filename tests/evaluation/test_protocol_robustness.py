@@ -116,7 +116,8 @@ def test_stability_table_and_majority_vote_by_hand():
     answers["cc/1/conf_spec"] = ["happy", "happy", "sad"]
     answers["cc/2/conf_spec"] = [None, "sad", "sad"]
     pred = preds(answers)
-    res = audit_protocols(items[items["config"] == "cue_conflict"], {"j": pred}, FAST)
+    res = audit_protocols(items[items["config"] == "cue_conflict"], {"j": pred},
+                          ProtocolAuditConfig(n_resamples=300, seed=3, min_stability_n=1))  # cells of 3 clips
     st = res["stability"]["j"]
     cell = st["cells"]["follow_cue/emotion/conf_spec"]
     # per run: run0 follows on clip0 (happy = cue of angry) -> 1/3; run1 1/3; run2 clip1 says sad = its cue -> 1/3
