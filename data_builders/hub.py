@@ -159,6 +159,11 @@ def load_hub_dataset(path_or_repo: str | Path, config: str | None, split: str = 
         configs = card_configs(folder)
         if config not in configs:
             raise InputError(f"no config '{config}' in this dataset; its card lists {sorted(configs)}", file=folder)
+        if any(e.get("config_name") == config and e.get("metadata_filenames") for e in _card_entries(folder)):
+            from omniaudit.data_builders.media_store import load_paths_config  # media by path: one copy per clip
+
+            check_sealed(folder, config)
+            return load_paths_config(folder, config, split)
         patterns = [p for s, p in configs[config] if s == split]
         files = sorted({str(f.resolve()) for p in patterns for f in folder.glob(p) if f.suffix == ".parquet"})
         if not files:
@@ -262,9 +267,10 @@ def check_dataset_folder(folder: str | Path) -> list[str]:
         raise InputError(f"no README.md dataset card: not a dataset folder written by omniaudit{hint}", file=folder)
     names = []
     for name, specs in card_configs(folder).items():
-        for _, pattern in specs:
-            if not [f for f in folder.glob(pattern) if f.suffix == ".parquet"]:
-                raise InputError(f"config '{name}': no Parquet file matches the card's data file {pattern!r}; "
+        for split in {s for s, _ in specs}:  # a split's table (its media by path may sit beside it: media/*.mp4)
+            patterns = [p for s, p in specs if s == split]
+            if not [f for p in patterns for f in folder.glob(p) if f.suffix == ".parquet"]:
+                raise InputError(f"config '{name}': no Parquet file matches the card's data files {patterns!r}; "
                                  f"the folder is incomplete", file=folder)
         names.append(name)
     text = card.read_text(encoding="utf-8", errors="replace")

@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from omniaudit.data_builders.interventions import media
+from omniaudit.data_builders.interventions import frame_units, media
 from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, read_manifest, read_rows
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
@@ -67,8 +67,8 @@ VISUAL_PROMPT = (
 )
 TARGET_NAMED = 'Locate this visual event: "{event}".'
 TARGET_ANY = "Find the single most salient physical event that should make a sound."
-ROLES = ("av", "visual")
-FIELDS = {"av": ("visual", "audio"), "visual": ("visual",)}
+ROLES = ("av", "visual", "units")
+FIELDS = {"av": ("visual", "audio"), "visual": ("visual",), "units": ("visual",)}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
 BATCH = 32  # clips whose video bytes are held at once
 NONE_WORDS = {"none", "null", "n/a", "na", "nil", "no", "absent", "no sound", "silence", "silent", "not audible",
@@ -79,7 +79,8 @@ NONE_WORDS = {"none", "null", "n/a", "na", "nil", "no", "absent", "no sound", "s
 class Annotator:
     name: str
     spec: str
-    role: str = "av"  # av: video with its soundtrack, whole tuple; visual: pictures only, visual time
+    role: str = "av"  # av: video with its soundtrack, whole tuple; visual: pictures only, visual time;
+    # units: appendix B frame units (frame_units.py), representative frames per window, the unit + refined time
 
     @property
     def fields(self) -> tuple[str, ...]:
@@ -87,12 +88,13 @@ class Annotator:
 
 
 def parse_annotator(text: str) -> Annotator:
-    """``NAME=SPEC`` or ``NAME:visual=SPEC`` (``NAME:av=SPEC`` is the default role spelled out)."""
+    """``NAME=SPEC``, ``NAME:visual=SPEC`` or ``NAME:units=SPEC`` (``NAME:av=SPEC`` is the default role)."""
     head, sep, spec = str(text).partition("=")
     name, _, role = head.partition(":")
     name, role, spec = name.strip(), (role.strip() or "av"), spec.strip()
     if not sep or not spec or not NAME.match(name):
-        raise InputError("an annotator must look like NAME=SPEC or NAME:visual=SPEC (NAME: letters, digits, _ or -), "
+        raise InputError("an annotator must look like NAME=SPEC, NAME:visual=SPEC or NAME:units=SPEC (NAME: letters, "
+                         "digits, _ or -), "
                          "e.g. gemini=openai:gemini-2.5-pro@https://HOST/v1", value=text)
     if role not in ROLES:
         raise InputError(f"annotator role must be one of {', '.join(ROLES)}", value=text)
@@ -284,9 +286,38 @@ def _prompt(annotator: Annotator, duration: float, visual_event: str) -> str:
     return ANNOTATION_PROMPT.format(duration=duration)
 
 
+def _item(a: Annotator, clip_id: str, video: str, duration: float, visual_event: str,
+          units: list[frame_units.FrameUnit], per_unit: int) -> JudgeItem:
+    """The question to one annotator about one clip: the video (with its soundtrack for ``av``), or the frame units'
+    representative frames in temporal order (``units``)."""
+    if a.role != "units":
+        return JudgeItem(id=clip_id, prompt=_prompt(a, duration, visual_event),
+                         media=[MediaPart("video", Path(video).read_bytes(), "video", with_audio=a.role == "av")])
+    target = TARGET_NAMED.format(event=visual_event) if visual_event else TARGET_ANY
+    frames = frame_units.unit_frames(video, units, per_unit)
+    return JudgeItem(id=clip_id, prompt=frame_units.units_prompt(units, duration, target, per_unit),
+                     media=[MediaPart("image", jpeg, f"unit{u.index}_{k + 1}") for u, picks in zip(units, frames,
+                                                                                                   strict=True)
+                            for k, jpeg in enumerate(picks)])
+
+
+def _record_unit(rec: dict, a: Annotator, raw: str, units: list[frame_units.FrameUnit]) -> list[str]:
+    """A frame-unit verifier's answer: ``visual_unit_NAME`` (START-END) and, when its refined time lies in the unit,
+    ``visual_time_NAME``; no unit -> a reason to discard."""
+    rec[f"annotation_{a.name}"] = raw
+    unit, value, problem = frame_units.read_unit_answer(parse_annotation(raw), raw, units)
+    rec[f"visual_unit_{a.name}"] = unit.label if unit else None
+    rec[f"visual_event_{a.name}"] = str(rec.get("visual_event") or "").strip() or None
+    seconds = parse_time(value).seconds if value is not None else None
+    inside = unit is not None and seconds is not None and unit.start <= seconds <= unit.end
+    rec[f"visual_time_{a.name}"] = seconds if inside else None
+    return [f"{a.name}: no usable visual unit ({problem})"] if problem else []
+
+
 def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[Annotator | str],
                       primary: str | None = None, eps_visual: float = EPS_VISUAL, eps_audio: float = EPS_AUDIO,
-                      progress: Callable[[str], None] | None = None, **judge_options) -> AnnotateResult:
+                      progress: Callable[[str], None] | None = None, n_units: int = frame_units.DEFAULT_UNITS,
+                      frames_per_unit: int = frame_units.FRAMES_PER_UNIT, **judge_options) -> AnnotateResult:
     """Ask every annotator about every clip of ``manifest`` and write the annotated manifest ``out`` (JSONL,
     atomically; never the input). ``judge_options`` go to the runner factory (``max_tokens``, ``concurrency``...).
 
@@ -309,7 +340,8 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
     check_out_file(out, _is_annotated_manifest)
     raw, rows, ids, videos = read_rows(path)
     for a in annotators:
-        taken = [c for c in (f"visual_time_{a.name}", f"audio_time_{a.name}", f"annotation_{a.name}")
+        taken = [c for c in (f"visual_time_{a.name}", f"audio_time_{a.name}", f"annotation_{a.name}",
+                             f"visual_unit_{a.name}")
                  if c in raw.columns]
         if taken:
             raise InputError(f"the manifest already has column(s) {taken}: annotator '{a.name}' would overwrite them; "
@@ -335,21 +367,22 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
                                 for rec in records]
     options = {"max_tokens": 256, **judge_options}
     problems: dict[str, int] = {}
-    for a in sorted(annotators, key=lambda a: a.role == "visual"):  # visual verifiers see the named event
+    units = [frame_units.frame_units(d, n_units) for d in durations]
+    for a in sorted(annotators, key=lambda a: a.role != "av"):  # visual verifiers see the named event
         runner = _runner(a, raw, ids, path, options)
         problems[a.name] = 0
         for start in range(0, len(records), BATCH):
             chunk = range(start, min(start + BATCH, len(records)))
-            items = [JudgeItem(id=ids.iloc[k], prompt=_prompt(a, durations[k], str(records[k]["visual_event"])),
-                               media=[MediaPart("video", Path(videos[k]).read_bytes(), "video",
-                                                with_audio=a.role == "av")]) for k in chunk]
+            items = [_item(a, ids.iloc[k], videos[k], durations[k], str(records[k]["visual_event"]), units[k],
+                           frames_per_unit) for k in chunk]
             say(f"{a.name}: clips {start + 1}-{chunk.stop} of {len(records)}")
             answers = runner.answer(items, None)
             if len(answers) != len(items):
                 raise InputError(f"annotator '{a.name}' ({a.spec}) returned {len(answers)} answers for "
                                  f"{len(items)} clips")
             for k, answer in zip(chunk, answers, strict=True):
-                bad = _record(records[k], a, _text(answer), durations[k], a.name == primary)
+                bad = (_record_unit(records[k], a, _text(answer), units[k]) if a.role == "units"
+                       else _record(records[k], a, _text(answer), durations[k], a.name == primary))
                 discard[k].extend(bad)
                 problems[a.name] += any("no usable" in b for b in bad)
     moved = out.parent.resolve() != path.parent.resolve()  # relative video paths would point elsewhere: absolute

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
+from omniaudit.data_builders import media_store
 from omniaudit.data_builders.fingerprint import file_digest
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.data_builders.interventions import answers, media
@@ -48,6 +49,7 @@ from omniaudit.data_builders.interventions.plan import (  # noqa: F401  (re-expo
     validate_shifts,
 )
 from omniaudit.data_builders.interventions.synthetic import SyntheticClipSpec, synthesize_clips
+from omniaudit.data_builders.media_store import MediaStore, config_shards, shard_path
 from omniaudit.errors import InputError
 from omniaudit.hub_cards import dataset_card
 from omniaudit.io import atomic_dir, atomic_file, local_name, redact_paths
@@ -121,17 +123,15 @@ def _messages(role: str, text: str, video: bool = False) -> list[dict]:
     return [{"role": role, "content": content}]
 
 
-def _video_cell(path: str, name: str) -> dict:
-    return {"bytes": Path(path).read_bytes(), "path": name}
-
-
-def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) -> dict[str, list[dict]]:
-    """The diagnostic, sft and dpo rows of one clip (video bytes included)."""
+def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int,
+              store: MediaStore | None = None) -> dict[str, list[dict]]:
+    """The diagnostic, sft and dpo rows of one clip: video bytes embedded, or (path mode) the clip's file name."""
     rng = np.random.default_rng([seed, int(clip_key(plan.id), 16) % 2**32])
     out: dict[str, list[dict]] = {c: [] for c in CONFIGS}
     ev = plan.event
     suffix = media.output_suffix(plan.info)
-    cells = {name: _video_cell(path, f"{clip_key(plan.id)}_{name}{suffix}") for name, (path, _) in files.items()}
+    store = store or MediaStore(Path("."), "embed")
+    cells = {name: store.cells(path, f"{clip_key(plan.id)}_{name}{suffix}") for name, (path, _) in files.items()}
     for v in plan.variants:
         video_id = f"{plan.id}/{v.name}"
         for dim in v.dimensions:
@@ -149,12 +149,12 @@ def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) ->
                 "category": plan.category, "visual_event": ev.visual_event, "visual_time": ev.visual_time,
                 "audio_event": ev.audio_event, "audio_time": ev.audio_time, "duration_s": plan.info.duration,
                 "audio_pad_s": files[v.name][1], "variable_frame_rate": plan.info.variable_frame_rate,
-                "video": cells[v.name]})
+                **cells[v.name]})
             out["sft"].append({"id": row_id, "source_id": plan.id, "intervention": v.intervention,
                                "offset_s": v.offset_s, "dimension": dim, "visual_time": ev.visual_time,
                                "audio_time": ev.audio_time,  # the collator warns when its window misses them
                                "messages": _messages("user", answers.QUESTIONS[dim], video=True)
-                               + _messages("assistant", answer), "video": cells[v.name]})
+                               + _messages("assistant", answer), **cells[v.name]})
     for kind, v, chosen, rejected, tag in _preference_pairs(plan, rng):
         out["dpo"].append({
             "id": f"{plan.id}/{v.name}/{kind}" + (f"/{tag}" if tag else ""), "source_id": plan.id,
@@ -164,7 +164,7 @@ def clip_rows(plan: ClipPlan, files: dict[str, tuple[str, float]], seed: int) ->
             "prompt": _messages("user", answers.QUESTIONS[answers.INTERVENTION_DIMENSION.get(
                 v.intervention, "sync") if kind != "op" else "sync"], video=True),
             "chosen": _messages("assistant", chosen), "rejected": _messages("assistant", rejected),
-            "video": cells[v.name]})
+            **cells[v.name]})
     return out
 
 
@@ -261,21 +261,23 @@ def write_card(folder: Path, info: dict) -> None:
     """Write ``build_info.json`` and the README card of a built folder, counting rows from its Parquet files (no
     absolute local path in either: they are published with the dataset)."""
     info = redact_paths(info)
-    tables = {name: pq.read_table(sorted((folder / name).glob("*.parquet")), columns=cols).to_pandas()
+    tables = {name: pq.read_table(config_shards(folder, name), columns=cols).to_pandas()
               for name, cols in SUMMARY_COLUMNS.items()}
+    paths_mode = info["options"].get("media_mode") == "paths"
     summary = summarize(tables, tuple(info["options"]["shifts"]) if info["options"].get("shift_ranges") else None)
     summary["shard"] = info["shard"]
     metadata = {
         "pretty_name": "omniaudit audio-visual intervention dataset",
         "tags": ["omniaudit", "audio-visual", "shortcut-audit", "thud", "dpo"],
         "task_categories": ["video-text-to-text"],
-        "configs": configs_metadata({name: [SPLIT] for name in CONFIGS}, default="diagnostic"),
+        "configs": media_store.card_configs(folder, CONFIGS, "diagnostic", SPLIT) if paths_mode
+        else configs_metadata({name: [SPLIT] for name in CONFIGS}, default="diagnostic"),
     }
     card = dataset_card("interventions.md.j2", metadata, summary=summary, questions=answers.QUESTIONS,
                         media_info=info.get("media"),
                         **{k: info[k] for k in ("source", "options", "manifest", "skipped_shifts", "spec")})
     (folder / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
-    (folder / "README.md").write_text(card, encoding="utf-8")
+    (folder / "README.md").write_text(card + (media_store.CARD_NOTE if paths_mode else ""), encoding="utf-8")
 
 
 def merge_shards(out_dir: str | Path, shards: list[str | Path]) -> Path:
@@ -299,7 +301,10 @@ def merge_shards(out_dir: str | Path, shards: list[str | Path]) -> Path:
                              file=shard)
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
-        merge_shard_files(tmp, [Path(s) for s in shards], CONFIGS)
+        if infos[0]["options"].get("media_mode") == "paths":
+            media_store.merge_paths_shards(tmp, [Path(s) for s in shards], CONFIGS)
+        else:
+            merge_shard_files(tmp, [Path(s) for s in shards], CONFIGS)
         info = dict(infos[0], shard="0/1")
         info["options"] = dict(info["options"], shard_index=0, shard_count=1)
         info["skipped_shifts"] = {}
@@ -364,14 +369,15 @@ def build_interventions_dataset(out_dir: str | Path, manifest: str | Path | None
             skipped[key] = skipped.get(key, 0) + 1
     feats = features()
     with atomic_dir(out) as tmp:
-        sinks = {}
+        sinks, store = {}, MediaStore(tmp, options.media_mode)
         for name in CONFIGS:
-            (tmp / name).mkdir()
-            sinks[name] = ParquetSink(tmp / name / shard_name(SPLIT, options.shard_index, options.shard_count),
-                                       feats[name])
+            path = shard_path(tmp, name, shard_name(SPLIT, options.shard_index, options.shard_count),
+                              options.media_mode)
+            path.parent.mkdir(exist_ok=True)
+            sinks[name] = ParquetSink(path, media_store.features(feats[name], options.media_mode))
         for i, (plan, files) in enumerate(zip(mine, _render_all(mine, work, options), strict=True), start=1):
             say(f"clip {i}/{len(mine)}")
-            for name, rows in clip_rows(plan, files, options.seed).items():
+            for name, rows in clip_rows(plan, files, options.seed, store).items():
                 sinks[name].add(rows)
         for sink in sinks.values():
             sink.close()

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from omniaudit.data_builders.interventions.frame_units import localisations_agree, parse_unit
 from omniaudit.errors import InputError
 from omniaudit.tables import fail_at, read_records, resolve_media_path
 
@@ -29,7 +30,7 @@ TIME_FIELDS = ("visual_time", "audio_time")
 KNOWN_COLUMNS = ("id", "video", *TEXT_FIELDS, *TIME_FIELDS, "discard")
 # per-annotator columns: visual_time_NAME / audio_time_NAME (read by the agreement filter) and what `omniaudit
 # annotate` writes beside them (annotation_NAME, visual_event_NAME, audio_event_NAME)
-ANNOTATOR_PREFIXES = ("visual_time_", "audio_time_", "annotation_", "visual_event_", "audio_event_")
+ANNOTATOR_PREFIXES = ("visual_time_", "audio_time_", "annotation_", "visual_event_", "audio_event_", "visual_unit_")
 # columns that look like another media input: this builder reads only `video` (the clip with its own soundtrack)
 MEDIA_LIKE = ("audio", "image", "clip", "media", "path", "file", "filename", "wav", "mp4", "url")
 
@@ -90,6 +91,35 @@ def _times(raw: pd.DataFrame, kind: str, path: Path, rows: list[int]) -> pd.Data
     return out
 
 
+def _units(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.DataFrame | None:
+    """The ``visual_unit_<annotator>`` frame units (START-END s, ``omniaudit annotate`` NAME:units) as (s, e) or None;
+    None when the manifest has no unit column."""
+    cols = [c for c in raw.columns if c.startswith("visual_unit_")]
+    if not cols:
+        return None
+    out = pd.DataFrame(index=raw.index)
+    for col in cols:
+        cells = []
+        for i, v in enumerate(raw[col]):
+            try:
+                cells.append(parse_unit(v))
+            except InputError as exc:
+                raise InputError(exc.message, file=path, row=rows[i], column=col, value=v) from None
+        out[col.removeprefix("visual_unit_")] = cells
+    return out
+
+
+def _localisations(times: pd.Series, units: pd.Series) -> list:
+    """Each visual annotator's (time, unit): the primary ``visual_time`` and every ``visual_time_NAME`` /
+    ``visual_unit_NAME`` pair (a unit without a time, or a time without a unit, stands alone)."""
+    names = {c.removeprefix("visual_time_") for c in times.index if c.startswith("visual_time_")} | set(units.index)
+    locs = [(None if pd.isna(times.get("visual_time", np.nan)) else float(times["visual_time"]), None)]
+    for name in sorted(names):
+        t = times.get(f"visual_time_{name}", np.nan)
+        locs.append((None if pd.isna(t) else float(t), units.get(name)))
+    return locs
+
+
 def read_rows(path: str | Path) -> tuple[pd.DataFrame, list[int], pd.Series, list[str]]:
     """Every manifest row, checked: (records with "" for missing cells, row numbers, ids, absolute video paths)."""
     path = Path(path)
@@ -135,12 +165,18 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
             clips[primary] = np.nan
             continue
         spread = (times.max(axis=1) - times.min(axis=1)).fillna(0.0)
+        units = _units(raw, path, rows) if kind == "visual" else None
         consensus = times[primary] if primary in times else times.median(axis=1)
         if primary in times:
             consensus = consensus.fillna(times.median(axis=1))
         clips[primary] = consensus
         disagree = (spread > eps + 1e-9) & (rejected_reason == "")
-        rejected_reason[disagree] = [f"{kind} timestamps disagree: spread {s:.2f} s > {eps:g} s"
+        if units is not None:  # appendix B: within eps, or overlapping frame units (pairwise)
+            disagree = pd.Series([not localisations_agree(_localisations(times.loc[i], units.loc[i]), eps)
+                                  for i in times.index], index=times.index) & (rejected_reason == "")
+        rejected_reason[disagree] = [f"{kind} timestamps disagree: spread {s:.2f} s > {eps:g} s" if units is None
+                                     else f"{kind} timestamps disagree: a pair of annotators is neither within "
+                                     f"{eps:g} s nor in overlapping frame units (time spread {s:.2f} s)"
                                      for s in spread[disagree]]
     keep = rejected_reason == ""
     rejected = [{"id": clips["id"].iloc[i], "row": rows[i], "reason": rejected_reason.iloc[i]}

@@ -50,6 +50,7 @@ class InterventionBuildOptions:
     eps_audio: float = EPS_AUDIO
     skip_invalid: bool = False  # record unusable clips (no audio, corrupt, too short) instead of failing
     swap_max_similarity: float = SWAP_MAX_SIMILARITY  # refuse Swap partners at least this similar to the clip's audio
+    media_mode: str = "embed"  # embed: clip bytes in every config; paths: one copy under media/ (media_store)
 
     def __post_init__(self) -> None:
         ranges = validate_shift_ranges(self.shift_ranges)
@@ -67,6 +68,8 @@ class InterventionBuildOptions:
             raise InputError("shard must be I/N with 0 <= I < N", value=f"{self.shard_index}/{self.shard_count}")
         if self.num_proc < 1:
             raise InputError("num_proc must be >= 1", value=self.num_proc)
+        if self.media_mode not in ("embed", "paths"):
+            raise InputError("media mode must be embed or paths", value=self.media_mode)
         if not 0 < self.swap_max_similarity <= 1:
             raise InputError("swap_max_similarity must lie in (0, 1]", value=self.swap_max_similarity)
 

@@ -278,10 +278,14 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     orig = iv == "original"
     r = stats.ClusterRatios(diag["source_id"].to_numpy())
     # paired: only clips that have both conditions of a dimension (e.g. not a clip whose shifts were all skipped)
-    paired = {}
+    paired, unpaired = {}, set()
     for d, intervention in INTERVENTION_OF.items():
         has = diag.loc[(dim == d) & (iv == intervention), "source_id"].unique()
         paired[d] = diag["source_id"].isin(has).to_numpy() & (dim == d)
+        both = ((dim == d) & orig).any() and ((dim == d) & (iv == intervention)).any()
+        if both and not (paired[d] & orig).any():  # e.g. an OOD sync set of independent clips: no clip has both
+            paired[d] = (dim == d) & (orig | (iv == intervention))
+            unpaired.add(d)
         r.add(f"{d}.orig", correct, paired[d] & orig)
         r.add(f"{d}.interv", correct, paired[d] & (iv == intervention))
     state = pred["audio_state"].to_numpy(dtype=object)
@@ -349,7 +353,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
                  "gap": stats.estimate(g_point, g_samples, n_clips, 100)}
         dimensions[d] = {**{k: e["value"] for k, e in cells.items()}, "ci": {k: e["ci"] for k, e in cells.items()},
                          "n": {"orig": cells["orig"]["n"], "interv": cells["interv"]["n"]},
-                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips}
+                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips, "paired": d not in unpaired}
         gap_points.append(g_point)
         gap_samples.append(g_samples)
     available = all(dimensions[d]["gap"] is not None for d in INTERVENTION_OF)

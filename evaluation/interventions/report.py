@@ -97,6 +97,7 @@ def interventions_report(result: dict, figure: str) -> str:
                        + [["**Avg Gap**", "", "", _ci(result["avg_gap"], result["avg_gap_ci"]),
                            result["n_source_clips"]]]),
         "",
+        *_unpaired_note(dims),
         "## Failure modes (appendix H)",
         "",
         markdown_table(["Group", "Failure mode", "Rate [95% CI]", "n", "What it counts"],
@@ -141,6 +142,16 @@ def interventions_report(result: dict, figure: str) -> str:
             ""]
     out += label_sources_line(result.get("label_sources"))
     return "\n".join(out)
+
+
+def _unpaired_note(dims: dict) -> list[str]:
+    """A line for dimensions scored without pairs (no source clip has both conditions, e.g. an OOD sync set)."""
+    unpaired = [DIMENSION_TITLES[d] for d, v in dims.items() if v.get("paired") is False]
+    if not unpaired:
+        return []
+    return [f"Unpaired: {', '.join(unpaired)}. No source clip has both an Original and an intervened clip, so these "
+            "accuracies are over all clips of each condition and the gap compares different clips (each clip is its "
+            "own bootstrap cluster).", ""]
 
 
 def label_sources_line(sources: dict | None) -> list[str]:

@@ -22,8 +22,12 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
     of a video manifest, copying the video stream, and write configs diagnostic, sft and dpo in the Hub layout.
     Manifest: JSONL/CSV with id, video and optionally category, visual_event, visual_time, audio_event, audio_time,
     and annotators' visual_time_<name> / audio_time_<name> (agreement filter: 0.8 s visual, 0.5 s audio).
-    Interrupted builds resume.
+    Interrupted builds resume. --ood-sync FOLDER instead writes an out-of-distribution sync set (VGGSoundSync style):
+    one sync item per clip of known audio offset, gold answers from the offset and --sync-tolerance.
     """
+    if args.ood_sync:
+        _build_ood_sync(args)
+        return
     from omniaudit.data_builders.interventions import (
         InterventionBuildOptions,
         SyntheticClipSpec,
@@ -34,7 +38,8 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
     options = InterventionBuildOptions(shifts=tuple(args.shift), shift_ranges=ranges, seed=args.seed,
                                        audio_codec=args.audio_codec, num_proc=args.num_proc,
                                        shard_index=args.shard[0], shard_count=args.shard[1],
-                                       skip_invalid=args.skip_invalid, swap_max_similarity=args.swap_max_similarity)
+                                       skip_invalid=args.skip_invalid, swap_max_similarity=args.swap_max_similarity,
+                                       media_mode=args.media_mode)
     spec = SyntheticClipSpec(n_clips=args.clips, seed=args.synthetic_seed)
     with common.progress_status("building intervention dataset") as progress:
         out = build_interventions_dataset(args.out, args.manifest, options, spec, args.push_to_hub, progress)
@@ -45,6 +50,23 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
         print(f"swap: {swap['refused_partners']} partner(s) refused as too similar to the clip's own audio, "
               f"{swap['clips_without_partner']} clip(s) left without a Swap")
     print(f"dataset written to {out} (configs diagnostic, sft, dpo: datasets.load_dataset('{out}', 'dpo'))")
+    common.print_pushed(args.push_to_hub)
+
+
+def _build_ood_sync(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.interventions.ood_sync import build_ood_sync_dataset
+    from omniaudit.errors import InputError
+
+    if args.manifest:
+        raise InputError("give either --manifest (Shift / Mute / Swap of annotated clips) or --ood-sync (clips with "
+                         "known offsets), not both")
+    with common.progress_status("building OOD sync set") as progress:
+        out = build_ood_sync_dataset(args.out, args.ood_sync, args.sync_tolerance, args.push_to_hub, progress)
+    info = json.loads((out / "build_info.json").read_text(encoding="utf-8"))
+    print(f"clips: {info['clips']} from {info['sources']} sources; {info['in_sync']} in sync (|offset| <= "
+          f"{info['tolerance_s']:g} s), {info['offset']} offset")
+    print(f"dataset written to {out} (config diagnostic: `omniaudit judge --config diagnostic`, then "
+          "`omniaudit audit interventions`)")
     common.print_pushed(args.push_to_hub)
 
 
@@ -76,7 +98,9 @@ def cmd_annotate(args: argparse.Namespace) -> None:
     Ask each annotator (a runner: openai:MODEL@URL for a hosted omni model, hf:PATH, or column:FIELD to answer from a
     manifest column) for every clip's visual event and time and audio event and time, and write a new manifest with
     visual_time_NAME / audio_time_NAME (+ events and raw answers) per annotator. NAME:visual=SPEC annotators see the
-    pictures only and locate the named visual event (the paper's GPT/Claude check). Clips an annotator finds no event
+    pictures only and locate the named visual event (the paper's GPT/Claude check); NAME:units=SPEC annotators see
+    --units frame units (--frames-per-unit frames each, with their time ranges) and pick the unit (appendix B; units
+    that overlap count as agreement). Clips an annotator finds no event
     in, or gives no usable time for, are marked `discard`. `build interventions --manifest OUT` then applies the
     agreement filter (0.8 s visual, 0.5 s audio).
     """
@@ -85,12 +109,37 @@ def cmd_annotate(args: argparse.Namespace) -> None:
     with common.progress_status("annotating event times") as progress:
         result = annotate_manifest(args.manifest, args.annotated, args.annotator, primary=args.primary,
                                    eps_visual=args.eps_visual, eps_audio=args.eps_audio, progress=progress,
+                                   n_units=args.units, frames_per_unit=args.frames_per_unit,
                                    **common.runner_kwargs(args))
     a = result.agreement
     print(f"{result.rows} clips annotated by {', '.join(result.annotators)}; {result.discarded} marked discard")
     print(f"agreement filter (as `build interventions` applies it): {a['passed_agreement']} kept, {a['rejected']} "
           "rejected" + _rejected(a["rejected_by_reason"]))
     print(f"annotated manifest: {result.out}")
+
+
+def cmd_check_onsets(args: argparse.Namespace) -> None:
+    """Thud appendix B: check annotated audio event times against the signal
+
+    Detect each clip's most salient sound onset (short-time energy rise, 10 ms frames) and compare it with the
+    manifest's annotated audio time (--column: audio_time or an annotator's audio_time_NAME). Writes a CSV (id, row,
+    annotated_audio_time, detected_onset, difference_s, disagrees) and flags clips whose times differ by more than
+    --tolerance (default 0.5 s, the paper's ε_a) or where only one of the two exists: review them before building.
+    """
+    from omniaudit.data_builders.interventions.onset import check_onsets
+    from omniaudit.io import atomic_file, check_out_file
+
+    result = check_onsets(args.manifest, args.tolerance, args.column)
+    out = check_out_file(args.out, lambda p: p.read_text(encoding="utf-8").startswith("id,row,annotated_audio_time"),
+                         args.overwrite)
+    with atomic_file(out) as tmp:
+        result.table.to_csv(tmp, index=False)
+    s = result.summary()
+    print(f"{s['clips']} clips: {s['annotated']} annotated, {s['detected']} with a detected onset; {s['disagree']} "
+          f"disagree by more than {s['tolerance_s']:g} s (or only one is given)")
+    for _, r in result.table[result.table["disagrees"]].head(10).iterrows():
+        print(f"  {r['id']}: annotated {r['annotated_audio_time']}, detected {r['detected_onset']}")
+    print(f"onset check: {out}")
 
 
 def cmd_merge(args: argparse.Namespace) -> None:
@@ -164,6 +213,16 @@ def _builders(groups: common.Groups) -> None:
     p.add_argument("--swap-max-similarity", type=float, default=0.5, metavar="R",
                    help="refuse a Swap partner whose audio reaches this max normalised cross-correlation with the "
                         "clip's own (same recording: >= 0.99; default 0.5)")
+    p.add_argument("--media-mode", choices=["embed", "paths"], default="embed",
+                   help="embed: clip bytes in every config's Parquet (default); paths: each clip stored once under "
+                        "media/ and named by the configs (load_dataset(FOLDER, CONFIG) still decodes the video)")
+    p.add_argument("--ood-sync", metavar="FOLDER|MANIFEST",
+                   help="instead: an out-of-distribution sync set from clips of known audio offset, a folder of "
+                        "NAME__off+0.40.mp4 files (s, + = audio delayed) or a CSV/JSONL with file, offset_s "
+                        "[, source_id]")
+    p.add_argument("--sync-tolerance", type=float, default=0.5, metavar="SECONDS",
+                   help="--ood-sync: |offset| up to this counts as synchronized (default 0.5, the paper's audio-time "
+                        "tolerance)")
     p.add_argument("--clips", type=int, default=12, help="synthetic clips when --manifest is omitted (default 12)")
     p.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic clips (default 0)")
 
@@ -195,8 +254,19 @@ def _builders(groups: common.Groups) -> None:
                         "visual_time / audio_time (default: the first full annotator)")
     p.add_argument("--eps-visual", type=float, default=0.8, help="visual agreement tolerance, s (0.8)")
     p.add_argument("--eps-audio", type=float, default=0.5, help="audio agreement tolerance, s (0.5)")
+    p.add_argument("--units", type=int, default=8, metavar="N",
+                   help="NAME:units annotators: frame units per clip (appendix B; default 8)")
+    p.add_argument("--frames-per-unit", type=int, default=2, metavar="K",
+                   help="NAME:units annotators: representative frames shown per unit (default 2)")
     common.add_runner_options(p, "max_tokens", "concurrency", "cache", "no_cache", "api_key_env", "allow_insecure_key",
                               "dialect", "fps", "max_frames", max_tokens=256, max_frames=16)
+
+    p = common.command(groups.top, "check-onsets", cmd_check_onsets)
+    p.add_argument("--manifest", required=True, help="video manifest (JSONL/CSV/TSV/Parquet: id, video, audio_time)")
+    common.add_out(p, "onset check to write (CSV)", common.REPLACE_FILE, metavar="OUT.csv")
+    p.add_argument("--tolerance", type=float, default=0.5, metavar="SECONDS",
+                   help="flag clips whose annotated and detected onsets differ by more (default 0.5, ε_a)")
+    p.add_argument("--column", default="audio_time", help="annotated time column (default audio_time)")
 
 
 def register(groups: common.Groups) -> None:

@@ -1,0 +1,165 @@
+"""Thud appendix B frame units: a video as N temporally ordered, non-overlapping windows for visual verification.
+
+"Given a video of duration T seconds, we split it into non-overlapping windows u_j = [s_j, e_j], j = 1..N. From each
+unit, we sample representative frames and present them in temporal order, together with the timestamp range of the
+unit. The verifier is asked to select the unit that contains the target visual event and optionally refine the
+timestamp within that unit." Units here are equal windows ``[s_j, e_j)`` (the last one closed at T), so every moment
+of the clip lies in exactly one unit; the representative frames are the frames shown at the centres of
+``per_unit`` equal sub-windows of the unit.
+
+Agreement (appendix B, rule 1): visual annotators agree when they "localize the visual event within ε_v = 0.8 s, or
+select overlapping frame units". :func:`localisations_agree` applies it pairwise: two times within ε_v, or two
+intervals that overlap, where a unit is its window and a bare time is the point itself (so a time agrees with a
+unit that contains it). Windows are half-open, so adjacent units (sharing only a boundary) do not overlap.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from omniaudit.errors import InputError
+
+DEFAULT_UNITS = 8
+FRAMES_PER_UNIT = 2
+FRAME_WIDTH = 320  # px; representative frames are scaled down to this width (aspect kept)
+
+
+@dataclass(frozen=True)
+class FrameUnit:
+    index: int  # 1-based, as the prompt numbers them
+    start: float
+    end: float
+
+    @property
+    def label(self) -> str:
+        """How a manifest cell stores a unit: ``"2.00-3.00"`` (seconds)."""
+        return f"{self.start:.2f}-{self.end:.2f}"
+
+
+def frame_units(duration: float, n: int = DEFAULT_UNITS) -> list[FrameUnit]:
+    """``n`` equal, non-overlapping windows covering ``[0, duration]``."""
+    if not (math.isfinite(duration) and duration > 0):
+        raise InputError("a clip duration must be a positive number of seconds", value=duration)
+    if n < 1:
+        raise InputError("the number of frame units must be >= 1", value=n)
+    edges = np.linspace(0.0, duration, n + 1)
+    return [FrameUnit(j + 1, float(edges[j]), float(edges[j + 1])) for j in range(n)]
+
+
+def parse_unit(label) -> tuple[float, float] | None:
+    """``"2.00-3.00"`` -> (2.0, 3.0); empty -> None; anything else is an InputError."""
+    if label is None or (isinstance(label, float) and math.isnan(label)) or not str(label).strip():
+        return None
+    try:
+        s, e = (float(v) for v in str(label).split("-"))
+    except ValueError:
+        raise InputError("expected a frame unit as START-END seconds, e.g. 2.00-3.00", value=label) from None
+    if not 0 <= s < e:
+        raise InputError("a frame unit needs 0 <= START < END", value=label)
+    return s, e
+
+
+def _interval(time: float | None, unit: tuple[float, float] | None) -> tuple[float, float] | None:
+    if unit is not None:
+        return unit
+    return None if time is None else (time, time)
+
+
+def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """Half-open windows (a point is [t, t]): overlap when one starts before the other ends; a point lies in a
+    window when start <= t < end, and two points overlap when equal."""
+    if a[0] == a[1] and b[0] == b[1]:
+        return a[0] == b[0]
+    if a[0] == a[1]:
+        return b[0] <= a[0] < b[1]
+    if b[0] == b[1]:
+        return a[0] <= b[0] < a[1]
+    return max(a[0], b[0]) < min(a[1], b[1])
+
+
+def localisations_agree(locs: list[tuple[float | None, tuple[float, float] | None]], eps: float) -> bool:
+    """Appendix B rule 1 over every pair of annotators' (time, unit): times within ``eps``, or overlapping units."""
+    given = [(t, u) for t, u in locs if t is not None or u is not None]
+    for i, (ta, ua) in enumerate(given):
+        for tb, ub in given[i + 1:]:
+            if ta is not None and tb is not None and abs(ta - tb) <= eps + 1e-9:
+                continue
+            if not _overlap(_interval(ta, ua), _interval(tb, ub)):
+                return False
+    return True
+
+
+def unit_frames(path: str | Path, units: list[FrameUnit], per_unit: int = FRAMES_PER_UNIT,
+                width: int = FRAME_WIDTH) -> list[list[bytes]]:
+    """JPEG bytes of ``per_unit`` representative frames per unit: the frame on screen at the centre of each of
+    ``per_unit`` equal sub-windows (times from the first frame)."""
+    from omniaudit.data_builders.interventions.media import _open
+
+    with _open(path) as c:
+        frames = sorted(((float(f.pts * f.time_base), f) for f in c.decode(video=0) if f.pts is not None),
+                        key=lambda tf: tf[0])
+    if not frames:
+        raise InputError("the video stream has no frames", file=path)
+    times = np.array([t for t, _ in frames]) - frames[0][0]
+    out = []
+    for u in units:
+        picks = []
+        for k in range(per_unit):
+            t = u.start + (k + 0.5) * (u.end - u.start) / per_unit
+            frame = frames[max(0, int(np.searchsorted(times, t, side="right")) - 1)][1]
+            scale = min(1.0, width / frame.width)
+            image = frame.to_image().resize((max(2, int(frame.width * scale)), max(2, int(frame.height * scale))))
+            buf = io.BytesIO()
+            image.save(buf, format="JPEG", quality=85)
+            picks.append(buf.getvalue())
+        out.append(picks)
+    return out
+
+
+UNITS_PROMPT = (
+    "The images show a {duration:.1f}-second video as {n} frame units in temporal order, {per_unit} frames per unit "
+    "(images {per_unit} x (j - 1) + 1 to {per_unit} x j belong to unit j):\n{listing}\n{target} Select the unit that "
+    "contains it (its onset or peak moment: the impact, fall, collision, breakage or contact) and, if you can, refine "
+    "the time within that unit, in seconds from the start of the video. If it happens in no unit, give unit null.\n"
+    'Answer with one JSON object only: {{"unit": 1, "visual_time": 0.0}}'
+)
+
+
+def units_prompt(units: list[FrameUnit], duration: float, target: str, per_unit: int = FRAMES_PER_UNIT) -> str:
+    listing = "\n".join(f"- unit {u.index}: {u.start:.2f}-{u.end:.2f} s" for u in units)
+    return UNITS_PROMPT.format(duration=duration, n=len(units), per_unit=per_unit, listing=listing, target=target)
+
+
+def read_unit_answer(found: dict, raw: str, units: list[FrameUnit]) -> tuple[FrameUnit | None, object, str | None]:
+    """(unit, raw time value, problem) from a parsed answer (``found``: :func:`annotate.parse_annotation`'s keys plus
+    ``unit`` read here); a time outside the chosen unit is dropped (the unit stands)."""
+    value = _unit_field(raw)
+    if value is None or str(value).strip().lower() in ("", "null", "none"):
+        return None, None, "no unit selected"
+    try:
+        j = int(float(str(value).strip().removeprefix("unit").strip()))
+    except ValueError:
+        return None, None, f"not a unit number: {value!r}"
+    if not 1 <= j <= len(units):
+        return None, None, f"unit {j} is not one of 1..{len(units)}"
+    return units[j - 1], found.get("visual_time"), None
+
+
+def _unit_field(raw: str):
+    import re
+
+    from omniaudit.data_builders.interventions.annotate import _json_object
+
+    obj = _json_object(raw or "")
+    if obj is not None:
+        for k, v in obj.items():
+            if str(k).strip().lower() in ("unit", "frame_unit", "unit_index"):
+                return v
+        return None
+    m = re.search(r"\bunit\b[\"'*\s]*[:=]?\s*(\d+)", raw or "", re.IGNORECASE)
+    return m.group(1) if m else None

@@ -1,0 +1,118 @@
+"""Thud appendix B: frame units, the overlapping-units agreement rule, and the onset check of audio event times."""
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from media_clips import noise_audio, write_clip
+from PIL import Image
+
+from omniaudit.cli import main
+from omniaudit.data_builders.interventions import SyntheticClipSpec, read_manifest, synthesize_clips
+from omniaudit.data_builders.interventions.annotate import Annotator, _item, annotate_manifest, parse_annotator
+from omniaudit.data_builders.interventions.frame_units import frame_units, localisations_agree, unit_frames
+from omniaudit.data_builders.interventions.onset import check_onsets, detect_onset
+from omniaudit.errors import InputError
+
+
+def test_units_are_equal_non_overlapping_windows_covering_the_clip():
+    units = frame_units(10.0, 4)
+    assert [(u.index, u.start, u.end) for u in units] == [(1, 0, 2.5), (2, 2.5, 5), (3, 5, 7.5), (4, 7.5, 10)]
+    assert units[1].label == "2.50-5.00"
+    with pytest.raises(InputError):
+        frame_units(0.0, 4)
+
+
+@pytest.mark.parametrize("locs,agree", [
+    ([(1.0, None), (2.0, None)], False),  # 1.0 s apart > 0.8 s
+    ([(1.0, None), (1.7, None)], True),
+    ([(1.0, None), (None, (0.0, 2.5))], True),  # a time inside the selected unit
+    ([(2.5, None), (None, (0.0, 2.5))], False),  # half-open: 2.5 s belongs to the next unit
+    ([(None, (0.0, 2.5)), (None, (2.5, 5.0))], False),  # adjacent units share only a boundary
+    ([(None, (2.0, 4.0)), (None, (3.0, 5.0))], True),  # overlapping units (different grids)
+    ([(0.5, None), (3.0, (2.5, 5.0)), (None, (0.0, 2.5))], False),  # every pair must agree (eq. 7)
+    ([(1.0, None), (None, None)], True),  # an annotator without a localisation does not vote
+])
+def test_overlap_rule(locs, agree):
+    assert localisations_agree(locs, 0.8) is agree
+
+
+def gem(v):
+    return json.dumps({"visual_event": "ball hits the floor", "visual_time": v, "audio_event": "thud",
+                       "audio_time": v})
+
+
+# 4 s clips in 4 units of 1 s: gem gives times, gpt (frame units) picks a unit and maybe refines
+ROWS = [("u1", gem(1.2), '{"unit": 2, "visual_time": null}'),  # 1.2 s lies in unit 2 [1, 2): kept
+        ("u2", gem(0.5), '{"unit": 3, "visual_time": 2.5}'),  # 2.0 s apart, unit 3 misses 0.5 s: rejected
+        ("u3", gem(1.9), "unit: 3, visual_time: 2.1"),  # 0.2 s apart (time rule): kept
+        ("u4", gem(1.0), '{"unit": null}'),  # no unit: discarded
+        ("u5", gem(2.0), '{"unit": 2}')]  # 2.0 s is in unit 3, not 2: rejected
+
+
+@pytest.fixture(scope="module")
+def clip_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("units")
+    write_clip(d / "a.mp4", seconds=4.0, audio=noise_audio(4.0, 0))
+    lines = [json.dumps({"id": i, "video": "a.mp4", "reply_gem": g, "reply_gpt": u}) + "\n" for i, g, u in ROWS]
+    (d / "manifest.jsonl").write_text("".join(lines))
+    return d
+
+
+def test_units_annotator_and_agreement(clip_dir):
+    assert parse_annotator("gpt:units=column:x") == Annotator("gpt", "column:x", "units")
+    out = clip_dir / "annotated.jsonl"
+    result = annotate_manifest(clip_dir / "manifest.jsonl", out,
+                               ["gem=column:reply_gem", "gpt:units=column:reply_gpt"], n_units=4)
+    recs = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
+    assert recs["u1"]["visual_unit_gpt"] == "1.00-2.00" and recs["u1"]["visual_time_gpt"] is None
+    assert recs["u3"]["visual_time_gpt"] == 2.1 and recs["u2"]["visual_time_gpt"] == 2.5
+    assert "no usable visual unit" in recs["u4"]["discard"] and result.discarded == 1
+    m = read_manifest(out)
+    assert m.clips["id"].tolist() == ["u1", "u3"]
+    reasons = {r["id"]: r["reason"] for r in m.rejected}
+    assert "nor in overlapping frame units" in reasons["u2"] and "spread 0.00 s" in reasons["u5"]
+
+
+def test_units_item_shows_each_units_frames_in_order(clip_dir):
+    units = frame_units(4.0, 4)
+    item = _item(Annotator("gpt", "column:x", "units"), "u1", str(clip_dir / "a.mp4"), 4.0, "ball hits", units, 2)
+    assert [p.kind for p in item.media] == ["image"] * 8 and item.media[2].column == "unit2_1"
+    assert "unit 3: 2.00-3.00 s" in item.prompt and '"ball hits"' in item.prompt
+    # write_clip paints frame i (25 fps) grey level (9 i) % 255: each picked frame is the one at its sub-window centre
+    frames = unit_frames(clip_dir / "a.mp4", units, 2)
+    for u, picks in zip(units, frames, strict=True):
+        for k, jpeg in enumerate(picks):
+            t = u.start + (k + 0.5) * (u.end - u.start) / 2
+            grey = np.asarray(Image.open(io.BytesIO(jpeg)).convert("L"), float).mean()
+            assert grey == pytest.approx((int(t * 25) * 9) % 255, abs=3)
+
+
+def test_detect_onset_on_known_signals():
+    rate = 16000
+    rng = np.random.default_rng(0)
+    x = 0.003 * rng.standard_normal(3 * rate)
+    assert detect_onset(x, rate) is None  # room tone only: no clear onset
+    k = int(1.234 * rate)
+    x[k: k + 4000] += 0.5 * np.sin(2 * np.pi * 500 * np.arange(4000) / rate) * np.exp(-np.arange(4000) / 800)
+    assert detect_onset(x, rate) == pytest.approx(1.234, abs=0.011)
+    assert detect_onset(np.zeros(rate), rate) is None
+
+
+def test_check_onsets_flags_a_wrong_annotation(tmp_path, capsys):
+    manifest = synthesize_clips(tmp_path / "src", SyntheticClipSpec(n_clips=3, duration=5.0, width=96, height=64))
+    result = check_onsets(manifest)
+    t = result.table
+    assert t["difference_s"].abs().max() <= 0.02 and not t["disagrees"].any()  # the contact sample is the truth
+    rows = [json.loads(line) for line in manifest.read_text().splitlines()]
+    rows[1]["audio_time"] += 1.0
+    moved = tmp_path / "src" / "moved.jsonl"
+    moved.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "onsets.csv"
+    assert main(["check-onsets", "--manifest", str(moved), "--out", str(out)]) == 0
+    report = pd.read_csv(out)
+    assert report["disagrees"].tolist() == [False, True, False]
+    assert report.loc[1, "difference_s"] == pytest.approx(-1.0, abs=0.02)
+    assert "1 disagree by more than 0.5 s" in capsys.readouterr().out
