@@ -14,8 +14,14 @@ timed at 8 and 128 answer tokens, to show how the gap grows with the answer's le
 1. a tiny Qwen2 text judge on the text-only blueprint items;
 2. a tiny Qwen2-Audio judge on the ``reference`` items (one clip each, 32 distinct clips).
 
+The floor: the same batches, prompts and media through the prompt pass alone (``hf_scoring.prompt_pass``: encode,
+featurise, one forward with the KV cache kept, the last position projected), nothing decoded or scored. Every closed
+answer pays it; option scoring's own cost is what it adds on top (goal: within 1.3x of the floor). Beating a long
+``generate`` is not the measure: both arms pay the same prompt pass, most of the cost of a short answer.
+
 Last line (32-token answers): ``speedup=<text judge: generate_s / logits_s> audio_speedup=<audio judge>
-items_per_s=<text judge, logits items per s>``.
+items_per_s=<text judge, logits items per s> floor_ratio=<text judge: logits_s / floor_s>
+audio_floor_ratio=<audio judge>``.
 
     python benchmarks/judge_logits.py [--items 256] [--batch-size 16] [--repeats 3]
 """
@@ -30,26 +36,42 @@ from pathlib import Path
 from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
 from omniaudit.evaluation.runners import load_items
 from omniaudit.evaluation.runners.hf import HFJudge
+from omniaudit.evaluation.runners.hf_scoring import prompt_pass
 from omniaudit.tiny_models import tiny_audio_lm, tiny_causal_lm
 
 ANSWER_TOKENS = 32
 TEXT_CONDITIONS = ["skeleton", "descriptors", "true", "wrong", "no_frame"]
 
 
+def floor_pass(judge: HFJudge, items: list) -> None:
+    """The floor: ``judge.answer``'s batches, prompts and media through the prompt pass only."""
+    for _, indices in judge._plan(items):
+        for start in range(0, len(indices), judge.batch_size):
+            inputs, extra = judge._encode([items[i] for i in indices[start : start + judge.batch_size]])
+            prompt_pass(judge.model, inputs, extra, judge.prefill_kwargs)
+
+
 def time_modes(judge: HFJudge, items: list, tokens: int = ANSWER_TOKENS, repeats: int = 3) -> dict[str, float]:
-    """Best seconds per mode on ``items`` over ``repeats`` passes, the modes taking turns (a busy machine slows both
-    alike), after a warm-up pass in each mode (every source decoded, featurised and encoded once, then cached)."""
+    """Best seconds per arm (logits, generate, the floor) on ``items`` over ``repeats`` passes, the arms taking turns
+    (a busy machine slows all alike), after a warm-up pass in each (every source decoded, featurised and encoded
+    once, then cached)."""
     judge.max_new_tokens = judge.min_new_tokens = tokens
-    timings = {"logits": float("inf"), "generate": float("inf")}
-    for mode in timings:
-        judge.mode = mode
-        judge.answer(items)
-    for _ in range(repeats):
-        for mode in timings:
-            judge.mode = mode
-            start = time.perf_counter()
+
+    def run(arm: str) -> None:
+        if arm == "floor":
+            floor_pass(judge, items)
+        else:
+            judge.mode = arm
             judge.answer(items)
-            timings[mode] = min(timings[mode], time.perf_counter() - start)
+
+    timings = {"logits": float("inf"), "generate": float("inf"), "floor": float("inf")}
+    for arm in timings:
+        run(arm)
+    for _ in range(repeats):
+        for arm in timings:
+            start = time.perf_counter()
+            run(arm)
+            timings[arm] = min(timings[arm], time.perf_counter() - start)
     return timings
 
 
@@ -71,14 +93,17 @@ def main() -> None:
     for tokens in (8, 128):
         t = time_modes(text_judge, text_items, tokens, args.repeats)
         print(f"text judge, {tokens}-token answers: generate / logits = {t['generate'] / t['logits']:.1f}x")
-    speedups = {}
+    speedups, floors = {}, {}
     for name, (judge, items) in judges.items():
         t = time_modes(judge, items, repeats=args.repeats)
-        speedups[name] = t["generate"] / t["logits"]
-        print(f"{name}, {ANSWER_TOKENS}-token answers: {len(items)} items, logits {t['logits']:.2f} s, generate "
-              f"{t['generate']:.2f} s ({speedups[name]:.1f}x); media decoded {judge.cache.misses}")
-    print(f"speedup={speedups['text judge, blueprint text items']:.1f} "
-          f"audio_speedup={speedups['audio judge, reference items']:.1f} items_per_s={len(items) / t['logits']:.1f}")
+        speedups[name], floors[name] = t["generate"] / t["logits"], t["logits"] / t["floor"]
+        print(f"{name}, {ANSWER_TOKENS}-token answers: {len(items)} items, floor {t['floor']:.2f} s, logits "
+              f"{t['logits']:.2f} s ({floors[name]:.2f}x the floor), generate {t['generate']:.2f} s "
+              f"({speedups[name]:.1f}x logits); media decoded {judge.cache.misses}")
+    text, audio = "text judge, blueprint text items", "audio judge, reference items"
+    print(f"speedup={speedups[text]:.1f} audio_speedup={speedups[audio]:.1f} "
+          f"items_per_s={len(items) / t['logits']:.1f} "
+          f"floor_ratio={floors[text]:.2f} audio_floor_ratio={floors[audio]:.2f}")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ files (:mod:`omniaudit.data_builders.fingerprint`); ``model`` is :mod:`~omniaudi
 :func:`check_predictions` is what every audit does with a file before it reads an answer: one run per file (all rows
 the same provenance), made on this build of this dataset (fingerprint and config), whole (no shard, every item of
 every run) unless ``partial`` is allowed. Files without ``provenance`` (other harnesses: ``id`` + ``raw``) are
-accepted and reported as of unknown provenance.
+accepted and reported as of unknown provenance. lmms-eval ``--log_samples`` files of a task that ``omniaudit export
+lmms-eval`` wrote are read as predictions files: :func:`check_predictions` turns their rows into predictions rows
+first (:func:`omniaudit.evaluation.lmms_eval.adopt_log_samples`), with a provenance naming the lmms-eval task.
 """
 
 from __future__ import annotations
@@ -89,6 +91,16 @@ def run_identity(record: dict) -> dict:
             "dataset": {k: v for k, v in data.items() if k not in ("config", "fingerprint")}}
 
 
+def fold_filter(record: dict) -> list[int] | None:
+    """The folds a fold-filtered run answered (``omniaudit judge --folds``: ``fold=K`` in its selection's
+    conditions), or None for a run over every fold, a merge of cross-fitted judges included."""
+    selection = record.get("selection") if isinstance(record.get("selection"), dict) else {}
+    folds = [c.partition("=")[2] for c in selection.get("conditions") or () if str(c).startswith("fold=")]
+    if not folds or selection.get("out_of_fold"):
+        return None
+    return sorted(int(f) for f in folds)
+
+
 def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path | None, configs: tuple[str, ...],
                       partial: bool = False, rows: list[int] | None = None) -> FileProvenance:
     """Check one predictions file (its rows as read, ``raw``) against the dataset it is audited with.
@@ -99,10 +111,16 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
     (its fingerprint differs from the file's); unless ``partial``: one shard of a sharded run, or a config's run that
     lacks answers (fewer rows than items x runs). ``dataset`` None (or not at hand, e.g. a Hub repo not cached)
     skips the fingerprint comparison, with a note.
+
+    The reading hook: rows of an lmms-eval ``--log_samples`` file are first turned, in place, into the predictions
+    rows they answer (:func:`omniaudit.evaluation.lmms_eval.adopt_log_samples`; another task's log is refused).
     """
+    from omniaudit.evaluation.lmms_eval import adopt_log_samples
+
     file = str(file)
     rows = rows or list(range(1, len(raw) + 1))
-    out = FileProvenance(file=file, known=False, rows=len(raw))
+    origin = adopt_log_samples(raw, file, rows)
+    out = FileProvenance(file=file, known=False, rows=len(raw), notes=[origin] if origin else [])
     if PROVENANCE not in raw.columns:
         out.notes.append(UNKNOWN)
         return out
@@ -168,6 +186,14 @@ def _check_config(record: dict, raw: pd.DataFrame, file: str, row: int, dataset:
                              f"with `omniaudit merge-predictions` (or pass --partial to audit only these answers)",
                              file=file)
         return
+    folds = fold_filter(record)
+    if folds is not None:  # one cross-fitted judge's held-out folds: the other folds' answers are elsewhere
+        out.complete = False
+        if not partial:
+            raise InputError(f"this file answers fold(s) {folds} of config '{meta.get('config')}' only (judge "
+                             f"--folds); join the fold files of the cross-fitted judges with `omniaudit "
+                             f"merge-predictions` (or pass --partial to audit only these answers)", file=file)
+        out.notes.append(f"fold-filtered run (folds {folds})")
     n_items, n_runs = (record.get("selection") or {}).get("items"), (record.get("sampling") or {}).get("runs")
     if isinstance(n_items, int) and isinstance(n_runs, int):
         missing = max(0, n_items * n_runs - len(raw))

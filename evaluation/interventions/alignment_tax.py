@@ -38,14 +38,11 @@ from pathlib import Path
 import numpy as np
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.lmms_eval import RESERVED, find_sample_files, read_sample_records, task_of
 from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, ClusterRatios, estimate, mcnemar_exact
-from omniaudit.tables import jsonl_objects
 
-SAMPLES_FILE = re.compile(r"_samples_(?P<task>.+)\.jsonl$")
-# what lmms-eval / lm-evaluation-harness write beside the metrics in a samples record
-RESERVED = {"doc_id", "doc", "target", "arguments", "input", "resps", "filtered_resps", "doc_hash", "prompt_hash",
-            "target_hash", "filter", "metrics", "token_counts", "success", "task", "split", "input_text",
-            "image_paths", "raw_filtered_resps"}
+__all__ = ["alignment_tax", "find_sample_files", "parse_metric_option", "parse_runs", "read_samples"]
+
 CLUSTER_KEYS = ("videoID", "video_id", "video")
 PRED_KEYS = ("pred_answer", "pred", "prediction", "parsed_pred")
 GOLD_KEYS = ("answer", "gt_answer", "ground_truth", "gold", "target")
@@ -122,20 +119,8 @@ def _correct(value, file: Path, row: int, metric: str) -> float:
 def read_samples(file: str | Path, task: str | None = None, metric: str | None = None) -> TaskSamples:
     """One lmms-eval ``*_samples_<task>.jsonl`` file: per-document correctness, doc ids and clusters."""
     file = Path(file)
-    if task is None:
-        m = SAMPLES_FILE.search(file.name)
-        task = m.group("task") if m else file.stem
-    expected = "an lmms-eval sample record (a JSON object with doc_id; written by --log_samples)"
-    records = list(jsonl_objects(file, expected))
-    missing = next((line for line, rec in records if "doc_id" not in rec), None)
-    if missing is not None:
-        raise InputError(f"expected {expected}", file=file, row=missing)
-    if not records:
-        raise InputError("no samples", file=file)
-    filters = {rec.get("filter") for _, rec in records}
-    if len(filters) > 1:
-        raise InputError(f"samples of several filters ({sorted(map(str, filters))}); keep one filter's records",
-                         file=file)
+    task = task_of(file) if task is None else task
+    records = read_sample_records(file)
     first_row, first = records[0]
     if metric is None:
         listed = first.get("metrics")
@@ -145,16 +130,10 @@ def read_samples(file: str | Path, task: str | None = None, metric: str | None =
                              f"{candidates or 'none'}); pass --metric {task}=KEY", file=file, row=first_row)
         metric = candidates[0]
     doc_ids, correct, clusters = [], [], []
-    seen: set[str] = set()
     for line_no, rec in records:
         if metric not in rec:
             raise InputError(f"record lacks the metric '{metric}'", file=file, row=line_no, column=metric)
-        doc = str(rec["doc_id"])
-        if doc in seen:
-            raise InputError("duplicate doc_id (one record per document expected)", file=file, row=line_no,
-                             column="doc_id", value=rec["doc_id"])
-        seen.add(doc)
-        doc_ids.append(doc)
+        doc_ids.append(str(rec["doc_id"]))
         correct.append(_correct(rec[metric], file, line_no, metric))
         clusters.append(_cluster_candidates(rec, metric))
     # the first place (doc before metric dict, video ids before question ids) that every record fills
@@ -170,28 +149,6 @@ def _key_name(key: str | None) -> str:
         return "doc_id"
     name = key.rpartition(".")[2]
     return f"{name} prefix" if name in QUESTION_KEYS else name
-
-
-def find_sample_files(path: str | Path) -> dict[str, Path]:
-    """{task: file} for an lmms-eval output folder (searched recursively) or a single samples file."""
-    path = Path(path)
-    if path.is_file():
-        m = SAMPLES_FILE.search(path.name)
-        return {m.group("task") if m else path.stem: path}
-    if not path.is_dir():
-        raise InputError("not found (expected an lmms-eval --output_path folder or a *_samples_<task>.jsonl file)",
-                         file=path)
-    found: dict[str, list[Path]] = {}
-    for f in sorted(path.rglob("*_samples_*.jsonl")):
-        found.setdefault(SAMPLES_FILE.search(f.name).group("task"), []).append(f)
-    if not found:
-        raise InputError("no *_samples_<task>.jsonl here: run lmms-eval with --log_samples", file=path)
-    twice = {t: fs for t, fs in found.items() if len(fs) > 1}
-    if twice:
-        t, fs = next(iter(twice.items()))
-        raise InputError(f"task '{t}' has {len(fs)} sample files ({', '.join(str(f) for f in fs)}); keep one run per "
-                         "folder or pass the file itself", file=path)
-    return {t: fs[0] for t, fs in found.items()}
 
 
 def parse_runs(specs: Sequence[str]) -> dict[str, Path]:

@@ -51,6 +51,27 @@ def pick_option(scores: np.ndarray, temperature: float, top_p: float, seed: int)
     return int(np.random.default_rng(seed).choice(len(probs), p=probs))
 
 
+def prompt_pass(model, inputs: dict, model_kwargs: dict, prefill_kwargs: dict | None = None):
+    """The forward pass over a left-padded batch of prompts (media included) that keeps the KV cache, projecting only
+    the last position onto the vocabulary: the part of :func:`score_options` every closed answer pays, whatever it
+    then scores (``benchmarks/judge_logits.py`` times it alone as the floor). Returns the model's output."""
+    import torch
+
+    mask = inputs["attention_mask"]
+    call = {**inputs, **model_kwargs, **(prefill_kwargs or {}), "use_cache": True}
+    if not hasattr(getattr(model, "model", None), "rope_deltas"):  # M-RoPE models compute their own 3-D positions
+        call["position_ids"] = (mask.long().cumsum(-1) - 1).clamp(min=0)
+    head = None if "logits_to_keep" in call else model.get_output_embeddings()
+    # models without logits_to_keep (the Omni thinkers) would project every prompt position onto the vocabulary
+    hook = head.register_forward_pre_hook(lambda _m, args: (args[0][:, -1:], *args[1:])) if head is not None else None
+    try:
+        with torch.no_grad():
+            return model(**call)
+    finally:
+        if hook is not None:
+            hook.remove()
+
+
 def score_options(model, inputs: dict, model_kwargs: dict, sequences: list[list[list[int]]], pad_id: int,
                   prefill_kwargs: dict | None = None) -> list[np.ndarray]:
     """Total log-probability of every option token sequence after each prompt of a left-padded batch.
@@ -67,18 +88,7 @@ def score_options(model, inputs: dict, model_kwargs: dict, sequences: list[list[
     device = mask.device
     holder = getattr(model, "model", None)
     mrope = hasattr(holder, "rope_deltas")  # Qwen2-VL / Qwen-Omni: 3-D positions computed from the media grids
-    call = {**inputs, **model_kwargs, **(prefill_kwargs or {}), "use_cache": True}
-    if not mrope:
-        call["position_ids"] = (mask.long().cumsum(-1) - 1).clamp(min=0)
-    head = None if "logits_to_keep" in call else model.get_output_embeddings()
-    # models without logits_to_keep (the Omni thinkers) would project every prompt position onto the vocabulary
-    hook = head.register_forward_pre_hook(lambda _m, args: (args[0][:, -1:], *args[1:])) if head is not None else None
-    try:
-        with torch.no_grad():
-            out = model(**call)
-    finally:
-        if hook is not None:
-            hook.remove()
+    out = prompt_pass(model, inputs, model_kwargs, prefill_kwargs)
     cache = out.cache if getattr(out, "cache", None) is not None else out.past_key_values
     first = torch.log_softmax(out.logits[:, -1].float(), dim=-1).cpu()
     scores = [np.array([float(first[b, seq[0]]) for seq in seqs]) for b, seqs in enumerate(sequences)]

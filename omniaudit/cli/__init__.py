@@ -17,14 +17,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from omniaudit import __version__
-from omniaudit.cli import composition, hub, interventions, models, preference, protocols, registry, scorecard
+from omniaudit.cli import composition, export, hub, interventions, models, preference, protocols, registry, scorecard
 from omniaudit.cli.common import DEPRECATED, Groups, Parser, console, progress_status, say, setup_logging
 from omniaudit.errors import InputError, ServiceError
 
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
 # the order of the help
-MODULES = (scorecard, models, preference, interventions, protocols, composition, hub, registry)
+MODULES = (scorecard, models, preference, interventions, protocols, composition, export, hub, registry)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,7 +71,9 @@ def _log_output(tracker, args: argparse.Namespace) -> None:
     """After the command wrote its output: the judge's predictions file, or the audit's folder and its inputs."""
     from omniaudit.evaluation.tracking import named_files
 
-    if args.job == "judge":
+    if args.job == "scorecard":
+        tracker.log_scorecard(args.out)
+    elif args.job == "judge":
         tracker.log_predictions(args.out, {"dataset": str(args.dataset), "config": args.config, "judge": args.judge})
     else:
         tracker.log_audit(args.what, args.out, named_files(getattr(args, "predictions", None)))

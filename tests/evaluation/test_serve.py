@@ -144,3 +144,37 @@ def test_the_tiny_omni_model_answers_every_builder_default_and_each_audit_reads_
             assert main(["audit", *argv, "--out", str(out)]) == 0, (name, argv[0])
             assert (out / "audit.json").is_file() and (out / "report.md").is_file()
         capsys.readouterr()
+
+
+def test_the_scorecard_of_a_served_model_is_the_card_of_the_local_one(served, tmp_path, capsys):
+    """Issue 19: the tiny omni thinker through the scorecard locally (`hf:`, greedy generation) and behind
+    `transformers serve` (`openai:`, the same weights) answers text, image and audio items alike and gives the same
+    card. (--min-usable 0: a random model's answers are mostly unreadable, yet they must be the same answers.)"""
+    from omniaudit.data_builders.composition import build_composition_dataset
+    from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
+
+    server, models = served
+    data = {"preference": build_preference_dataset(tmp_path / "pref", spec=SyntheticSpec(n_pairs=24, seed=2)),
+            "composition": build_composition_dataset(tmp_path / "comp", n_synthetic=6)}
+    common = ["--audits", "preference,composition", "--data", *(f"{a}={p}" for a, p in data.items()),
+              "--max-tokens", "8", "--min-usable", "0", "--n-resamples", "100"]
+    cards = {}
+    for name, spec, extra in (("hf", f"hf:{models['omni']}", ("--mode", "generate")),
+                              ("serve", f"openai:{models['omni']}@{server.url}", ("--dialect", "frames",
+                                                                                   "--no-cache"))):
+        out = tmp_path / name
+        assert main(["scorecard", "--model", f"omni={spec}", *common, *extra, "--out", str(out)]) == 0, name
+        cards[name] = json.loads((out / "scorecard.json").read_text())
+    answers = {name: [r["raw"].strip() for c in ("judge", "samples", "ablations")
+                      for r in _rows(tmp_path / name / "models" / "omni" / f"{c}.jsonl")] for name in cards}
+    same = sum(a == b for a, b in zip(answers["hf"], answers["serve"], strict=True))
+    assert same >= 0.95 * len(answers["hf"]), f"{same} of {len(answers['hf'])} answers agree"
+    local, remote = (cards[n]["models"]["omni"] for n in ("hf", "serve"))
+    statuses = [{a: e["status"] for a, e in card["audits"].items()} for card in (local, remote)]
+    assert statuses[0] == statuses[1]
+    for shortcut, verdict in local["shortcuts"].items():
+        other = remote["shortcuts"][shortcut]
+        assert (verdict["status"], verdict["flagged"]) == (other["status"], other["flagged"]), shortcut
+        if verdict["value"] is not None and same == len(answers["hf"]):
+            assert verdict["value"] == pytest.approx(other["value"]), shortcut
+    capsys.readouterr()

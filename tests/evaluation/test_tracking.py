@@ -338,3 +338,24 @@ def test_predictions_counts_follow_the_judge_rows(tmp_path):
     path.write_text(json.dumps(rows[0]) + "\n{not json\n")
     with pytest.raises(InputError, match=r"pred.jsonl:row 2: not a JSON line"):
         tracking.read_predictions(path)
+
+
+def test_scorecard_logs_verdicts_figures_card_and_predictions(offline, tmp_path):
+    """``scorecard --report-to wandb``: each verdict as a summary value and flag, the verdict table, the card's
+    figures, the card as an artifact and each model's predictions."""
+    out = tmp_path / "card"
+    rc = main(["scorecard", "--model", "pos=scripted:position-locked", "--audits", "preference", "--n-resamples",
+               "100", "--out", str(out), "--report-to", "wandb", "--run-name", "card-demo"])
+    assert rc == 0
+    card = json.loads((out / "scorecard.json").read_text())
+    run = offline_runs(offline)["card-demo"]
+    assert run["job_type"] == "scorecard" and run["exit_code"] == 0
+    summary = run["summary"]
+    assert summary["scorecard/pos/position/flagged"] == 1.0 and summary["scorecard/oracle/position/flagged"] == 0.0
+    assert summary["scorecard/pos/position"] == pytest.approx(card["models"]["pos"]["shortcuts"]["position"]["value"])
+    verdicts = logged_table(run, "tables/verdicts").set_index(["model", "shortcut"])
+    assert verdicts.loc[("pos", "position"), "status"] == "flagged"
+    assert verdicts.loc[("oracle", "visual_inference"), "status"] == "not measured"
+    assert len(verdicts) == 2 * 5
+    assert summary["figures/verdicts"]["_type"] == summary["figures/preference"]["_type"] == "image-file"
+    assert {"scorecard", "predictions"} <= {a["type"] for a in run["artifacts"]}
