@@ -32,6 +32,12 @@ class _Stderr(logging.StreamHandler):
 def setup_logging(verbosity: int) -> None:
     """``-q`` (-1): warnings and errors only, no progress; default (0): progress and notes; ``-v`` (1): debug."""
     log.setLevel({-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG))
+    if verbosity < 0:  # the libraries' own bars ("Generating train split", "Loading weights") are progress too
+        import os
+
+        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+        os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     if not log.handlers:
         handler = _Stderr()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
