@@ -28,9 +28,13 @@ def dataset_card(template: str, metadata: dict, **context: object) -> str:
     """README.md text: ``---`` YAML metadata ``---`` followed by the rendered body.
 
     A card is published with the dataset: every absolute local path in it (an input file, a corpus folder, a local
-    model) is cut to its last component (:func:`omniaudit.io.redact_paths`).
+    model) is cut to its last component (:func:`omniaudit.io.redact_paths`). It ends with a "Train on it" section
+    naming the training recipes that train on its configs (:mod:`omniaudit.hub_cards.training`), where there are any.
     """
+    from omniaudit.hub_cards.training import training_section
     from omniaudit.io import redact_paths
 
     front = yaml.safe_dump(redact_paths(metadata), sort_keys=False, allow_unicode=True, width=119)
-    return f"---\n{front}---\n\n{redact_paths(render(template, **context))}"
+    configs = [c.get("config_name") for c in metadata.get("configs") or () if isinstance(c, dict)]
+    body = render(template, **context).rstrip("\n") + "\n" + training_section(template, configs)
+    return f"---\n{front}---\n\n{redact_paths(body)}"

@@ -16,6 +16,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.training.checkpoints import checkpoint_problem, resume_point  # noqa: F401 - re-exported
+from omniaudit.training.run_tracking import report_setup, tracking_callback  # noqa: F401 - re-exported
 
 
 @dataclass
@@ -27,6 +28,12 @@ class DataArguments:
     dataset_train_split: str = field(default="train", metadata={"help": "split to train on"})
     eval_fraction: float = field(default=0.0, metadata={"help": "held-out share of rows for evaluation (sft/dpo)"})
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N rows (smoke runs)"})
+    dataset_filter: dict | None = field(default=None, metadata={
+        "help": "train only on rows whose columns hold these values, {column: value or [values]} (recipe only), e.g. "
+                "Thud's SFT w/ OP: {intervention: original, dimension: sync}"})
+    heldout_fold: int | None = field(default=None, metadata={
+        "help": "train on every fold but this one (the config's fold column) and keep the checkpoint with the best "
+                "held-out WAF on it (training/sft.py on a preference judge_sft config; one judge per fold)"})
     dataset_mixture: dict | None = field(default=None, metadata={
         "help": "instead of dataset_name: several datasets with per-source weights and pair kinds, in "
                 "alignment-handbook's style (recipe only; see omniaudit.training.mixture)"})
@@ -112,6 +119,7 @@ def load_split(data: DataArguments, required: tuple[str, ...], split: str | None
         from omniaudit.training.mixture import load_mixture
 
         ds = load_mixture(data.dataset_mixture, required).dataset
+        ds = filter_rows(ds, data.dataset_filter, "dataset_mixture") if data.dataset_filter else ds
         return ds.select(range(min(data.max_train_samples, len(ds)))) if data.max_train_samples else ds
     if not data.dataset_name:
         raise InputError("no dataset: set dataset_name (or dataset_mixture) in the recipe or pass --dataset_name")
@@ -120,9 +128,54 @@ def load_split(data: DataArguments, required: tuple[str, ...], split: str | None
     if missing:
         raise InputError(f"config '{data.dataset_config}' lacks column(s) {missing} that this script needs; it has "
                          f"{ds.column_names}", file=data.dataset_name)
+    if data.dataset_filter:
+        ds = filter_rows(ds, data.dataset_filter, data.dataset_name)
     if data.max_train_samples:
         ds = ds.select(range(min(data.max_train_samples, len(ds))))
     return ds
+
+
+def filter_rows(ds, wanted: dict, source: str | None = None):
+    """The rows whose columns hold the wanted values (``{column: value or [values]}``, compared as text; columns
+    must all hold). An unknown column or a value no row has is an error listing what there is; so is no row left."""
+    import numpy as np
+
+    keep = np.ones(len(ds), dtype=bool)
+    for column, values in wanted.items():
+        if column not in ds.column_names:
+            raise InputError(f"dataset_filter: no column '{column}'; the config has {ds.column_names}", file=source)
+        values = {str(v) for v in (values if isinstance(values, list | tuple) else [values])}
+        cells = np.array([str(v) for v in ds[column]], dtype=object)
+        unknown = sorted(values - set(cells))
+        if unknown:
+            raise InputError(f"dataset_filter: no row has {column} {unknown}; its values: {sorted(set(cells))}",
+                             file=source, column=column)
+        keep &= np.isin(cells, sorted(values))
+    if not keep.any():
+        raise InputError(f"dataset_filter {wanted} leaves no row (each value exists, but no row has them all)",
+                         file=source)
+    return ds.select(np.flatnonzero(keep).tolist())
+
+
+def fold_split(ds, fold: int, source: str | None = None):
+    """(train, held out): the rows of every other fold, and those of ``fold`` (the config's ``fold`` column)."""
+    import numpy as np
+
+    if "fold" not in ds.column_names:
+        raise InputError("heldout_fold needs a config with a fold column (e.g. a preference dataset's judge_sft)",
+                         file=source, column="fold")
+    folds = np.asarray(ds["fold"])
+    if fold not in set(folds.tolist()):
+        raise InputError(f"heldout_fold {fold} is not a fold of the config (folds {sorted(set(folds.tolist()))})",
+                         file=source, column="heldout_fold", value=fold)
+    return ds.select(np.flatnonzero(folds != fold).tolist()), ds.select(np.flatnonzero(folds == fold).tolist())
+
+
+def refuse_heldout_fold(data: DataArguments, script: str, instead: str) -> None:
+    """A script with its own fold handling (or none) refuses ``heldout_fold`` rather than ignore it."""
+    if data.heldout_fold is not None:
+        raise InputError(f"{script} does not take heldout_fold; {instead}", column="heldout_fold",
+                         value=data.heldout_fold)
 
 
 def split_eval(ds, fraction: float, seed: int):
@@ -237,12 +290,6 @@ def freeze_towers(model, audio: bool = False, vision: bool = False) -> list[str]
     return frozen
 
 
-def report_setup(training_args) -> None:
-    """wandb project from the recipe (``env: {WANDB_PROJECT: ...}``); offline mode needs no network."""
-    if "wandb" in (training_args.report_to or []):
-        os.environ.setdefault("WANDB_PROJECT", "omniaudit")
-
-
 def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, dict], ids: list[str],
                      p_a1: list[float], orders: list[str] | str = "ab", **extra) -> dict:
     """Average the per-fold metrics; on the main process write them and the predictions (id, order, p_a1).
@@ -261,8 +308,10 @@ def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, 
     return summary
 
 
-def train_and_save(trainer, training_args, output_dir: str | None = None):
+def train_and_save(trainer, training_args, output_dir: str | None = None, run_info: dict | None = None):
     """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them).
+
+    ``run_info`` (:func:`report_setup`'s): the dataset and model, added to the tracking run's config.
 
     ``--resume_from_checkpoint true`` continues from the run's last checkpoint (or starts afresh without one); with
     ``output_dir`` (one of several folds), each fold continues from its own last checkpoint (:func:`resume_point`).
@@ -270,6 +319,8 @@ def train_and_save(trainer, training_args, output_dir: str | None = None):
     import logging
 
     out = output_dir or training_args.output_dir
+    if run_info:
+        trainer.add_callback(tracking_callback(run_info))
     resume = resume_point(training_args.resume_from_checkpoint, training_args.output_dir, out)
     if training_args.resume_from_checkpoint and resume is None:
         logging.getLogger(__name__).warning("no checkpoint in %s: training %s from the start", out, out)

@@ -25,6 +25,7 @@ from omniaudit.training.common import (
     model_kwargs,
     parse,
     peft_config,
+    refuse_heldout_fold,
     report_setup,
     split_eval,
     train_and_save,
@@ -54,7 +55,8 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
 
     from omniaudit.training.collators import OmniDPOCollator
 
-    report_setup(training_args)
+    info = report_setup(training_args, data_args, model_args)
+    refuse_heldout_fold(data_args, "training/dpo.py", "select rows with dataset_filter")
     ds = load_split(data_args, PREFERENCE_COLUMNS)
     ds, media = media_column(ds)
     if media:
@@ -77,7 +79,7 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
     trainer = trainer_cls(model=model, ref_model=ref_model, args=training_args, train_dataset=train,
                           eval_dataset=held, processing_class=processing_class, data_collator=collator,
                           peft_config=lora)
-    return train_and_save(trainer, training_args)
+    return train_and_save(trainer, training_args, run_info=info)
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ from omniaudit.training.common import (
     model_kwargs,
     parse,
     peft_config,
+    refuse_heldout_fold,
     report_setup,
     train_and_save,
 )
@@ -173,7 +174,8 @@ def build_model(model_args, tokenizer):
 def main(data_args: DataArguments, training_args: TrainingArguments, model_args, judge_args: JudgeArguments) -> dict:
     from transformers import DataCollatorWithPadding
 
-    report_setup(training_args)
+    info = report_setup(training_args, data_args, model_args)
+    refuse_heldout_fold(data_args, "training/pairwise_judge.py", "set eval_folds (the folds held out, one judge each)")
     check_selection(training_args)
     if training_args.metric_for_best_model and training_args.metric_for_best_model.removeprefix("eval_") != "loss":
         training_args.greater_is_better = True  # WAF and accuracy: higher is better
@@ -199,7 +201,8 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         train, held = (d.map(tokenize, batched=True, remove_columns=["text", "id", "order"]) for d in (train, held))
         trainer = Trainer(model=build_model(model_args, tokenizer), args=args, train_dataset=train, eval_dataset=held,
                           data_collator=DataCollatorWithPadding(tokenizer), compute_metrics=eval_metrics)
-        train_and_save(trainer, training_args, args.output_dir)  # with load_best_model_at_end: the best checkpoint
+        # with load_best_model_at_end: the best checkpoint
+        train_and_save(trainer, training_args, args.output_dir, run_info={**info, "eval_fold": fold})
         trainer.args.train_sampling_strategy = "random"  # predictions must come back in dataset order (ab, ba, ...)
         logits = trainer.predict(held).predictions
         p_first = torch.softmax(torch.tensor(logits, dtype=torch.float64), dim=-1)[:, 0].numpy()  # P(slot A)

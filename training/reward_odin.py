@@ -51,6 +51,7 @@ from omniaudit.training.common import (
     model_kwargs,
     parse,
     peft_config,
+    refuse_heldout_fold,
     report_setup,
     train_and_save,
 )
@@ -298,7 +299,8 @@ def omni_collator(model_args, odin_args: OdinArguments, media: str) -> OmniPairC
 
 
 def main(data_args: DataArguments, training_args: TrainingArguments, model_args, odin_args: OdinArguments) -> dict:
-    report_setup(training_args)
+    info = report_setup(training_args, data_args, model_args)
+    refuse_heldout_fold(data_args, "training/reward_odin.py", "set eval_folds (the folds held out, one model each)")
     training_args.remove_unused_columns = False  # the collator needs the raw text, lengths and priors
     ds = load_split(data_args, PAIR_COLUMNS)
     ds, media = media_column(ds, need="Omni ODIN feeds video clips with their audio track: give the pair a video or "
@@ -324,7 +326,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         trainer = OdinTrainer(model=build_model(model_args, odin_args), args=args, train_dataset=train,
                               eval_dataset=held, data_collator=collator, compute_metrics=metrics,
                               lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)
-        train_and_save(trainer, training_args, args.output_dir)
+        train_and_save(trainer, training_args, args.output_dir, run_info={**info, "eval_fold": fold})
         out = trainer.predict(held)
         results[f"fold{fold}"] = {k.removeprefix("test_"): v for k, v in out.metrics.items()
                                   if k.startswith("test_rho") or k == "test_content_accuracy"}

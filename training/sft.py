@@ -9,6 +9,11 @@ one, contents are flattened to text and TRL's own tokenisation is used. Full fin
 ``use_peft`` (+ ``load_in_4bit``). On an omni model LoRA adapts the language model only (``lora_target_modules``
 are not matched in the audio encoder or the vision tower; ``--lora_language_model_only false`` to match everywhere),
 and full fine-tuning can keep the towers frozen (``--freeze_audio_tower`` / ``--freeze_vision_tower``).
+
+``dataset_filter`` trains on some rows only (Thud's "SFT w/ OP", the DPO starting point: the original clips' sync
+question, ``{intervention: original, dimension: sync}``). ``heldout_fold: k`` on a preference ``judge_sft`` config
+trains one judge of a cross-fitted omni judge: every fold but k, the checkpoint with the best WAF on fold k kept
+(:mod:`omniaudit.training.heldout`; the K-fold loop: ``training/judge_folds.sh``).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from omniaudit.errors import InputError
 from omniaudit.training.common import (
     DataArguments,
     as_text_messages,
+    fold_split,
     freeze_towers,
     load_omni,
     load_split,
@@ -68,10 +74,22 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
     from trl import SFTTrainer
 
     from omniaudit.training.collators import OmniSFTCollator
+    from omniaudit.training.heldout import (
+        check_heldout_args,
+        heldout_trainer,
+        letter_ids,
+        paired_rows,
+        write_selection,
+    )
 
-    report_setup(training_args)
+    info = report_setup(training_args, data_args, model_args)
     ds = load_split(data_args, ("messages",))
     ds, media = media_column(ds)
+    if data_args.heldout_fold is not None:
+        if not media:
+            raise InputError("heldout_fold trains the omni pairwise judge on a judge_sft config with clips; text "
+                             "judges: training/pairwise_judge.py with eval_folds", column="heldout_fold")
+        check_heldout_args(training_args)
     if media:
         model, processor = load_omni(model_args)
         lora = prepare_omni(model, model_args, media_args)
@@ -85,11 +103,21 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
         ds = ds.map(lambda r: {"messages": as_text_messages(r["messages"])})
         model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **model_kwargs(model_args))
         collator, lora = None, peft_config(model_args)
-    train, held = split_eval(ds, data_args.eval_fraction, training_args.seed)
-    trainer = SFTTrainer(model=model, args=training_args, train_dataset=train, eval_dataset=held,
-                         processing_class=processing_class, data_collator=collator,
-                         peft_config=lora)
-    return train_and_save(trainer, training_args)
+    if data_args.heldout_fold is None:
+        train, held = split_eval(ds, data_args.eval_fraction, training_args.seed)
+        trainer = SFTTrainer(model=model, args=training_args, train_dataset=train, eval_dataset=held,
+                             processing_class=processing_class, data_collator=collator, peft_config=lora)
+        return train_and_save(trainer, training_args, run_info=info)
+    fold = data_args.heldout_fold
+    train, held = fold_split(ds, fold, data_args.dataset_name)
+    held, y_a1 = paired_rows(held)
+    trainer = heldout_trainer(SFTTrainer)(model=model, args=training_args, train_dataset=train, eval_dataset=held,
+                                          processing_class=processing_class, data_collator=collator,
+                                          peft_config=lora)
+    trainer.heldout_y_a1, trainer.letters = y_a1, letter_ids(processor.tokenizer)
+    train_and_save(trainer, training_args, run_info=info)
+    write_selection(trainer, training_args.output_dir, fold, sorted(set(train["fold"])), len(y_a1))
+    return trainer
 
 
 if __name__ == "__main__":

@@ -171,10 +171,13 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
 # columns ``--conditions`` selects on, in the order a value is looked up; "condition" is a row's condition, else
 # its task (protocols: pairwise rows have a task and no condition)
 SELECTOR_COLUMNS = ("condition", "intervention", "dimension", "ablation", "template_name", "template_id", "category")
+# selected only when named (``fold=K``, what ``judge --folds`` passes): a bare "0" is never read as a fold
+NAMED_ONLY_COLUMNS = ("fold",)
 
 
 def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats: list[str] | None) -> list[int]:
-    """Indices of the rows ``conditions`` and ``formats`` select (see :func:`load_items`)."""
+    """Indices of the rows ``conditions`` and ``formats`` select (see :func:`load_items`); ``fold=K`` selects the
+    items of fold K (the preference judge config's ``fold``: one cross-fitted judge answers its held-out fold)."""
     import numpy as np
 
     columns: dict[str, np.ndarray] = {}
@@ -184,6 +187,9 @@ def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats
             task = ds["task"] if "task" in ds.column_names else [None] * len(ds)
             columns[name] = np.array([c or t for c, t in zip(cond, task, strict=True)], dtype=object)
         elif name != "condition" and name in ds.column_names:
+            columns[name] = np.array(ds[name], dtype=object)
+    for name in NAMED_ONLY_COLUMNS:
+        if name in ds.column_names:
             columns[name] = np.array(ds[name], dtype=object)
     values = {name: sorted({str(v) for v in col if v is not None}) for name, col in columns.items()}
 
@@ -197,11 +203,15 @@ def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats
     for raw in conditions or ():
         value = str(raw).strip()
         column, sep, rest = value.partition("=")
-        if sep and column in SELECTOR_COLUMNS + ("task",):
+        if sep and column in SELECTOR_COLUMNS + NAMED_ONLY_COLUMNS + ("task",):
             column, value = ("condition" if column == "task" else column), rest.strip()
+            if column in NAMED_ONLY_COLUMNS and value not in values.get(column, ()):  # a fold the config lacks
+                have = ", ".join(values.get(column, ())) or f"none (config '{config}' has no {column} column)"
+                raise InputError(f"--conditions / --folds: {column} {value!r} is not in config '{config}'; its "
+                                 f"{column}s: {have}", file=dataset)
             column = column if value in values.get(column, ()) else None
         else:
-            column = next((c for c in values if value in values[c]), None)
+            column = next((c for c in values if c not in NAMED_ONLY_COLUMNS and value in values[c]), None)
         if column is None:
             absent.append(str(raw))
         else:

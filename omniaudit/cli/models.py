@@ -24,6 +24,25 @@ def _judged(counts: dict) -> str:
     return ", ".join(parts)
 
 
+def folds_list(text: str) -> list[int]:
+    """``--folds 0,1`` -> [0, 1] (distinct non-negative integers)."""
+    try:
+        folds = [int(f) for f in text.split(",") if f.strip()]
+    except ValueError:
+        folds = []
+    if not folds or min(folds) < 0 or len(set(folds)) != len(folds):
+        raise argparse.ArgumentTypeError(f"expected distinct fold numbers separated by commas, e.g. 0,1; got {text!r}")
+    return folds
+
+
+def fold_conditions(conditions: list[str] | None, folds: list[int] | None) -> list[str] | None:
+    """The item selection of a fold-filtered run: the folds join ``--conditions`` as ``fold=K`` (values of one
+    column are alternatives), so the predictions' provenance records them in its selection."""
+    if not folds:
+        return conditions
+    return [*(conditions or []), *(f"fold={k}" for k in sorted(folds))]
+
+
 @common.writes_own_file
 def cmd_judge(args: argparse.Namespace) -> None:
     """run a judge over a dataset config and write its predictions
@@ -37,8 +56,9 @@ def cmd_judge(args: argparse.Namespace) -> None:
     """
     from omniaudit.evaluation.runners import run_judge
 
+    conditions = fold_conditions(args.conditions, args.folds)
     with common.progress_status(f"judging {args.config} with {args.judge}") as progress:
-        counts = run_judge(args.dataset, args.config, args.judge, args.out, args.conditions, progress, args.formats,
+        counts = run_judge(args.dataset, args.config, args.judge, args.out, conditions, progress, args.formats,
                            shard=args.shard, min_usable=args.min_usable, dump_prompts=args.dump_prompts,
                            **common.sampling_kwargs(args), **common.runner_kwargs(args))
     print(_judged(counts))
@@ -52,13 +72,21 @@ def cmd_judge(args: argparse.Namespace) -> None:
 
 @common.writes_own_file
 def cmd_merge_predictions(args: argparse.Namespace) -> None:
-    """join the predictions of a sharded judge run (judge --shard I/N) into one file
+    """join the predictions of a sharded judge run (judge --shard I/N), or of cross-fitted judges (judge --folds)
 
     Join the N files of `omniaudit judge --shard I/N` (all N required, each once) into the file an unsharded run
-    writes, byte for byte.
+    writes, byte for byte. Or join the fold-filtered files of K cross-fitted judges (`omniaudit judge --folds K`
+    with the judge trained without fold K, one file per judge, folds disjoint) into one out-of-fold predictions file
+    whose provenance names each fold's judge; the audits read it as one judge.
     """
+    from omniaudit.evaluation.runners.folds import is_fold_file, merge_fold_predictions
     from omniaudit.evaluation.runners.shards import merge_predictions
 
+    if is_fold_file(args.shards[0]):
+        counts = merge_fold_predictions(args.out, args.shards)
+        print(f"merged {counts['files']} fold-filtered runs (folds {', '.join(map(str, counts['folds']))}): "
+              f"{counts['items']} items x {counts['runs']} run(s) into {args.out}")
+        return
     counts = merge_predictions(args.out, args.shards)
     print(f"merged {counts['shards']} shards: {counts['items']} items x {counts['runs']} run(s) into {args.out}")
 
@@ -91,6 +119,10 @@ def register(groups: common.Groups) -> None:
                    help="only these items: values of the config's selector columns (protocols condition / task, "
                         "interventions intervention / dimension, composition ablation / template_name / template_id "
                         "/ category); values of one column are alternatives, of different columns all must hold")
+    p.add_argument("--folds", type=folds_list, metavar="K[,K...]",
+                   help="only the items of these folds (the config's fold column, e.g. the preference judge config): "
+                        "one cross-fitted judge answers the fold it was not trained on; recorded in the predictions' "
+                        "provenance, and joined with the other folds' files by `omniaudit merge-predictions`")
     p.add_argument("--formats", nargs="+", choices=["concat", "native"],
                    help="pairwise: only these formats (native needs a judge that takes several audio inputs)")
     common.add_sampling(p, "sampling (recorded in every predictions row)")
@@ -112,7 +144,9 @@ def register(groups: common.Groups) -> None:
     common.add_tracking(p)
 
     p = common.command(groups.top, "merge-predictions", cmd_merge_predictions)
-    p.add_argument("shards", nargs="+", type=Path, help="shard predictions files (JSONL)")
+    p.add_argument("shards", nargs="+", type=Path, metavar="FILE",
+                   help="the shard files of one run (judge --shard), or the fold-filtered files of cross-fitted "
+                        "judges (judge --folds), JSONL")
     common.add_out(p, "merged predictions file (JSONL)", common.REPLACE_FILE)
 
     p = common.command(groups.top, "tiny-models", cmd_tiny_models)

@@ -626,7 +626,8 @@ SCRIPT_ARGUMENTS = {"sft.py": ("trl:SFTConfig", "omniaudit.training.sft:MediaArg
                     "reward_odin.py": ("transformers:TrainingArguments",
                                        "omniaudit.training.reward_odin:OdinArguments"),
                     "pairwise_judge.py": ("transformers:TrainingArguments",
-                                          "omniaudit.training.pairwise_judge:JudgeArguments")}
+                                          "omniaudit.training.pairwise_judge:JudgeArguments"),
+                    "star_verifier.py": ("trl:SFTConfig", "omniaudit.training.star_verifier:StarArguments")}
 
 
 @pytest.mark.parametrize("recipe", sorted(str(p.relative_to(RECIPES.parent)) for p in RECIPES.parent.glob("*/*.yaml")))
