@@ -23,7 +23,7 @@ Last line (32-token answers): ``speedup=<text judge: generate_s / logits_s> audi
 items_per_s=<text judge, logits items per s> floor_ratio=<text judge: logits_s / floor_s>
 audio_floor_ratio=<audio judge>``.
 
-    python benchmarks/judge_logits.py [--items 256] [--batch-size 16] [--repeats 3]
+    python benchmarks/judge_logits.py [--items 256] [--batch-size 16] [--repeats 3] [--threads 1]
 """
 
 from __future__ import annotations
@@ -80,7 +80,12 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=256)
     parser.add_argument("--batch-size", type=int, default=16)
     parser.add_argument("--repeats", type=int, default=3, help="timed passes per mode (best kept)")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads (default 1: on a shared machine more threads time the neighbours)")
     args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(args.threads)
     root = Path(tempfile.mkdtemp(prefix="omniaudit-bench-"))
     dataset = build_protocols_dataset(root / "ds", None, ProtocolBuildOptions(max_trials=4), SpeechSetSpec())
     judges = {

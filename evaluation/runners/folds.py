@@ -20,22 +20,15 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import PROVENANCE, fold_filter
 from omniaudit.io import check_out_file
 from omniaudit.records import canonical, first_difference, value_at
+from omniaudit.tables import jsonl_objects
 
 SHARED = ("omniaudit", "dataset", "sampling")  # provenance fields every fold's run must share
 
 
 def _rows(path: Path) -> list[dict]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", file=path) from exc
     rows = []
-    for n, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"not a JSON line ({exc})", file=path, row=n) from exc
-        if not isinstance(row, dict) or not isinstance(row.get(PROVENANCE), dict):
+    for n, row in jsonl_objects(path, "a predictions row (a JSON object) per line"):
+        if not isinstance(row.get(PROVENANCE), dict):
             raise InputError("not a row of `omniaudit judge` (no provenance record)", file=path, row=n)
         rows.append(row)
     if not rows:

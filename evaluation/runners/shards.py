@@ -11,7 +11,6 @@ item) and drops the field.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from omniaudit.evaluation.predictions import PROVENANCE
 from omniaudit.evaluation.runners.items import JudgeItem
 from omniaudit.io import check_out_file
 from omniaudit.records import canonical, first_difference, value_at
+from omniaudit.tables import jsonl_objects
 
 
 def group_key(item: JudgeItem) -> str:
@@ -45,17 +45,9 @@ def shard_positions(items: list[JudgeItem], index: int, count: int) -> list[int]
 
 
 def _read_shard(path: Path) -> list[dict]:
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"cannot read: {exc}", file=path) from exc
     rows = []
-    for n, line in enumerate(lines, 1):
-        try:
-            row = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"not a JSON line ({exc})", file=path, row=n) from exc
-        shard = row.get("shard") if isinstance(row, dict) else None
+    for n, row in jsonl_objects(path, "a predictions row (a JSON object) per line"):
+        shard = row.get("shard")
         if not isinstance(shard, dict) or not {"index", "count", "items", "position"} <= set(shard):
             raise InputError("not a shard of `omniaudit judge --shard I/N` (no 'shard' field)", file=path, row=n)
         rows.append(row)
