@@ -112,7 +112,11 @@ def default_key(audit: str) -> str:
     from omniaudit import __version__
 
     adapter = ADAPTERS[audit]
-    return _digest(inspect.getsource(adapter.build), adapter.default, __version__)
+    try:
+        code = inspect.getsource(adapter.build)
+    except (OSError, TypeError):  # installed without sources: the version stands for the code
+        code = adapter.build.__qualname__
+    return _digest(code, adapter.default, __version__)
 
 
 def _file_digest(path: Path) -> str:
