@@ -12,7 +12,9 @@ rule, so an answer the lexicon does not cover stays unparsed (the safe failure),
 - :func:`language`: ``zh`` when the answer holds CJK characters, ``es`` when Spanish function words outnumber English
   ones, else ``en``;
 - :class:`Gloss`: a lexicon compiled into one alternation (Chinese: longest phrase first, no word boundaries;
-  Spanish: in the order given, whole words, any case).
+  Spanish: in the order given, whole words, any case);
+- :func:`unreadable`: text that is no language at all (a random or broken model's byte noise), which no reader
+  should take for an answer.
 """
 
 from __future__ import annotations
@@ -40,6 +42,26 @@ def prepare(text: str | None) -> str:
     """NFKC, ASCII quotes and dashes, ideographic punctuation as ASCII (with a space after it)."""
     text = unicodedata.normalize("NFKC", str(text or "").translate(_PUNCT)).translate(_PUNCT)
     return _AFTER.sub(r"\1 ", text) if _CJK.search(text) else text
+
+
+_VOWEL = re.compile(r"[aeiouyàáâäãåæèéêëìíîïòóôöõøœùúûüýÿ]", re.I)
+
+
+def unreadable(text: str | None) -> bool:
+    """Noise, not language: a replacement character (undecodable bytes) or a control character, no letter or digit
+    at all, or, in an answer of three or more words, fewer than half its Latin words with a vowel ("xq zzk pwt").
+    Empty text is not unreadable (it is empty: the callers' own case). Short answers stay readable: "TV", "5", "红色".
+    """
+    text = str(text or "")
+    if not text.strip():
+        return False
+    if "\ufffd" in text or any(unicodedata.category(c) == "Cc" and c not in "\n\r\t" for c in text):
+        return True
+    words = re.findall(r"\w+", prepare(text))
+    if not words:
+        return True
+    latin = [w for w in words if re.fullmatch(r"[^\W\d_]+", w) and not _CJK.search(w)]
+    return len(words) >= 3 and len(latin) >= 3 and sum(bool(_VOWEL.search(w)) for w in latin) < len(latin) / 2
 
 
 def language(text: str) -> str:

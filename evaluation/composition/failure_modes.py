@@ -40,6 +40,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from omniaudit.evaluation.answer_language import unreadable
 from omniaudit.evaluation.composition.grading import grade, normalize
 
 ABLATION_OF = {"mute_audio": "audio", "drop_image": "image", "blank_video": "video"}
@@ -136,7 +137,8 @@ def _blank(answer: object) -> bool:
 
 def _no_answers(graded: pd.DataFrame, questions: pd.Series, ablated: pd.Series) -> pd.Series:
     """Per sample: its answer says nothing about the inputs, so its failure is ``unanswered``: blank, the question
-    echoed back (the answer repeats it), or the one answer the run gives to every question and every ablation (a
+    echoed back (the answer repeats it), noise (:func:`~omniaudit.evaluation.answer_language.unreadable`), or the one
+    answer the run gives to every question and every ablation (a
     constant model: at least 3 different questions, one answer, nothing ever moves). Such a wrong answer persists
     under every ablation, which would otherwise read as text dominance."""
     from omniaudit.evaluation.composition.grading import normalize
@@ -146,7 +148,8 @@ def _no_answers(graded: pd.DataFrame, questions: pd.Series, ablated: pd.Series) 
     echoed = [bool(q) and q in a for a, q in zip(answers, asked, strict=True)]  # the prompt repeated (safe side)
     every = set(answers) | {"" if _blank(a) else normalize(str(a)) for a in ablated}
     constant = len(every) == 1 and questions.nunique() >= 3
-    return answers.eq("") | pd.Series(echoed, index=graded.index) | constant
+    noise = graded["prediction"].map(lambda a: not _blank(a) and unreadable(str(a)))  # a broken model's bytes
+    return answers.eq("") | pd.Series(echoed, index=graded.index) | noise | constant
 
 
 def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
@@ -176,7 +179,8 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
         record = {"id": r.id, "template_name": r.template_name, "mode": None}
         if none:
             record["mode"] = "unanswered"
-        elif not needed & set(ablated) or not needed <= set(ablated) or any(_blank(a) for a in ablated.values()):
+        elif (not needed & set(ablated) or not needed <= set(ablated)
+              or any(_blank(a) or unreadable(str(a)) for a in ablated.values())):
             record["mode"] = "unclassified"  # without every ablation answered, a dominance call could be wrong
         else:
             todo.append((record, str(question), str(r.prediction), ablated))

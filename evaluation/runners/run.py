@@ -37,6 +37,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.answer_language import unreadable
 from omniaudit.evaluation.predictions import run_provenance
 from omniaudit.evaluation.runners.identity import runner_identity
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items, parse_answer
@@ -179,11 +180,12 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
 
 def usable(row: dict) -> bool:
     """An answer an audit can read: a closed item's named option (or option probabilities); a free-form item's
-    non-empty text that is not a refusal or an error reply. (Truncated text, ``finish_reason: length``, is usable
+    non-empty text that is not a refusal, an error reply or noise (:func:`~omniaudit.evaluation.answer_language.
+    unreadable`). (Truncated text, ``finish_reason: length``, is usable
     when it named an option or said something.)"""
     if row["parsed"] is not None:
         return bool(row["parsed"]) or row["option_probs"] is not None
-    return bool(row["raw"].strip()) and not REFUSAL.match(row["raw"])
+    return bool(row["raw"].strip()) and not REFUSAL.match(row["raw"]) and not unreadable(row["raw"])
 
 
 class UnusableRun(InputError):
@@ -200,9 +202,9 @@ def check_usable(rows: list[dict], spec: str, min_usable: float) -> None:
         hint = (f"; {length} replies were cut by the token limit (finish_reason: length): raise --max-tokens"
                 if length else "")
         raise UnusableRun(f"{spec} gave {good} usable answers of {len(rows)} (at least {min_usable:.0%} needed): "
-                          f"empty replies, refusals, error replies or no option named, e.g. item '{bad['id']}': "
-                          f"{bad['raw'][:200]!r}{hint}. No predictions file was written (--min-usable 0 writes "
-                          f"it anyway)")
+                          f"empty replies, refusals, error replies, noise or no option named, e.g. item "
+                          f"'{bad['id']}': {bad['raw'][:200]!r}{hint}. No predictions file was written "
+                          f"(--min-usable 0 writes it anyway)")
 
 
 def _say(progress: Callable[[str], None] | None, done: int, total: int, prefix: str = ""):

@@ -1,5 +1,5 @@
-"""Degenerate models (a constant word, empty replies, the question echoed back) through every audit that reads
-free answers: each reads as no answer, never as a finding."""
+"""Degenerate models (a constant word, empty replies, the question echoed back, byte noise) through every audit that
+reads free answers: each reads as no answer, never as a finding."""
 
 import json
 
@@ -8,7 +8,17 @@ import pytest
 from omniaudit.cli import main
 from omniaudit.evaluation.runners.items import load_items
 
-REPLIES = {"constant": lambda item: "Audio", "empty": lambda item: "", "echo": lambda item: item.prompt}
+
+def _noise(item) -> str:
+    """What a random tiny model writes: undecodable bytes and fragments, different for every item."""
+    import hashlib
+
+    seed = hashlib.sha256(item.id.encode()).digest()
+    return "\ufffd" + "".join(chr(97 + b % 26) if b % 5 else " " for b in seed[:10]) + "\x01\ufffd"
+
+
+REPLIES = {"constant": lambda item: "Audio", "empty": lambda item: "", "echo": lambda item: item.prompt,
+           "noise": _noise}
 
 
 def _write(path, items, reply):
@@ -55,3 +65,15 @@ def test_protocol_judge_modes_say_not_answering(kind, protocol_dataset, tmp_path
     assert "not answering" in text
     modes = json.dumps(json.loads((tmp_path / "r" / "audit.json").read_text()).get("modes", {}))
     assert "engaged" not in modes and "label-following" not in modes and "locked" not in modes
+
+
+def test_noise_is_no_answer_but_short_answers_are():
+    from omniaudit.evaluation.answer_language import unreadable
+    from omniaudit.evaluation.runners.run import usable
+
+    noise = ["\ufffdis hi\x01 s\ufffd pitz", "xq zzk pwt", "???", "bcd fgh jkl mno"]
+    answers = ["TV", "5", "红色", "red", "Four red squares.", "rhythm and blues", "sí, dos", "hmm", "I see 3 dogs"]
+    assert [unreadable(t) for t in noise] == [True] * 4
+    assert [unreadable(t) for t in answers] == [False] * len(answers)
+    row = {"parsed": None, "option_probs": None}
+    assert not any(usable({**row, "raw": t}) for t in noise) and all(usable({**row, "raw": t}) for t in answers)

@@ -339,7 +339,8 @@ def test_builders_items_through_run_judge(models, tmp_path):
         assert any(p.kind == "video" and p.with_audio for it in items for p in it.media) or config == "samples"
         seen = []
         out = tmp_path / f"{config}.jsonl"
-        counts = run_judge(dataset, config, f"hf:{models['omni']}", out, progress=seen.append, max_tokens=4)
+        counts = run_judge(dataset, config, f"hf:{models['omni']}", out, progress=seen.append, max_tokens=4,
+                           min_usable=0)  # plumbing: the random model writes byte noise, which is no answer
         rows = [json.loads(line) for line in out.read_text().splitlines()]
         assert counts["items"] == len(rows) == len(items) and seen[-1] == f"{len(items)}/{len(items)}"
         assert [r["id"] for r in rows] == [it.id for it in items]
