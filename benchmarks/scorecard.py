@@ -56,7 +56,8 @@ def shared(root: Path) -> None:
     from omniaudit.evaluation.scorecard.runner import Scorecard, ScorecardOptions
 
     data, model = build(root)
-    options = ScorecardOptions(data={a: str(p) for a, p in data.items()}, runner={"max_tokens": 32})
+    # min_usable 0: the random model's free text is noise (no answer), but it is the speed of answering that is timed
+    options = ScorecardOptions(data={a: str(p) for a, p in data.items()}, runner={"max_tokens": 32}, min_usable=0)
     card = Scorecard(root / "shared", {"omni": f"hf:{model}"}, options)
     (root / "shared").mkdir(exist_ok=True)
     for audit in AUDITS:
@@ -71,7 +72,7 @@ def separate_commands(root: Path) -> list[list[str]]:
     data, model = build(root)
     cli = str(Path(sys.executable).parent / "omniaudit")
     return [[cli, "-q", "judge", "--dataset", str(data[audit]), "--config", config, "--judge", f"hf:{model}",
-             "--runs", str(ADAPTERS[audit].runs.get(config, 1)), "--max-tokens", "32",
+             "--runs", str(ADAPTERS[audit].runs.get(config, 1)), "--max-tokens", "32", "--min-usable", "0",
              "--out", str(root / "separate" / f"{config}.jsonl")]
             for audit in AUDITS for config in get(audit).item_configs]
 
