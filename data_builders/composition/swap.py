@@ -6,8 +6,9 @@ not read that modality; one whose answer follows the donor did. The donor is dra
 other selected samples of the same ``template_id`` that hold the modality in their own file (a separate ``audio``
 file; a video's own soundtrack is never swapped) with different bytes, preferring donors whose answer differs
 (after the grader's normalisation), so the swapped evidence points elsewhere. The draw is seeded by the build seed
-and the sample's id and modality, so it does not depend on the order of the samples. A sample without a donor gets
-no swap copy (counted in ``build_info.json``).
+and the sample's id and modality name, so it depends neither on the order of the samples nor on which other
+modalities are swapped (``--swap image`` and ``--swap audio image`` pick the same image donors). A sample without a
+donor gets no swap copy (counted in ``build_info.json``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ def choose_donors(chosen: pd.DataFrame, modalities: tuple[str, ...], seed: int =
     from omniaudit.evaluation.composition.grading import normalize
 
     donors: dict[tuple[str, str], str] = {}
-    for k, modality in enumerate(modalities):
+    for modality in modalities:
         paths = {r["id"]: media_path(r.get(modality)) for r in chosen.to_dict("records")}
         digests = {i: _digest(p) for i, p in paths.items() if p is not None}
         for _, group in chosen.groupby("template_id", sort=True):
@@ -59,6 +60,6 @@ def choose_donors(chosen: pd.DataFrame, modalities: tuple[str, ...], seed: int =
                     continue
                 differ = [d for d in others if answers[d] != answers[sid]]
                 pool = differ or others
-                rng = np.random.default_rng([seed, zlib.crc32(str(sid).encode()), k])
+                rng = np.random.default_rng([seed, zlib.crc32(str(sid).encode()), zlib.crc32(modality.encode())])
                 donors[(sid, modality)] = pool[int(rng.integers(len(pool)))]
     return donors

@@ -7,8 +7,11 @@ the model still reaches the answer without (or with a wrong) modality, and the *
 percentage points, on the same samples) how much the model needed it.
 
 Per model and ablation kind, over the graded copies (a run that answered none of a kind's copies adds nothing to
-it; a partly answered kind counts only its answered copies, and a blank answer is no answer: ``n_unanswered``
-says how many copies were left out):
+it; a partly answered kind counts only its answered copies). A drop needs both answers of a (run, sample) pair, so
+a pair is left out when either is no answer (:func:`.failure_modes._no_answers`: blank, the question echoed, noise,
+or the run's one constant answer): ``n_unanswered`` counts the copies without an answer, ``n_intact_unanswered``
+the answered copies whose run gave no answer to the intact sample (scored wrong, they would read as a negative
+drop). A kind no run answered is listed with its counts and no accuracy:
 
 - ``accuracy``: correct / graded copies (%), its 95% CI: Wilson when each sample has one graded copy (one run),
   else a percentile bootstrap over *samples* (a sample's copies in every run resampled together: the runs of one
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from omniaudit.evaluation.composition.failure_modes import wilson
+from omniaudit.evaluation.composition.failure_modes import _no_answers, wilson
 from omniaudit.evaluation.composition.grading import grade
 
 GRADED = ["id", "template_name", "category", "tier", "question", "answer"]
@@ -101,33 +104,55 @@ def kind_accuracy(rows: pd.DataFrame, n_resamples: int = 2000, seed: int = 0) ->
                                "resampled together, runs clustered)", "n_resamples": n_resamples, "seed": seed}}
 
 
+def _no_answer(graded: pd.DataFrame, others: pd.DataFrame) -> pd.Series:
+    """Per row of ``graded`` (a run's graded samples or copies): no answer (:func:`.failure_modes._no_answers`);
+    ``others``: the run's other graded answers, for the constant-answer check over all its answers."""
+    return _no_answers(graded, graded["question"], others["prediction"]).astype(bool)
+
+
 def paired_rows(intact: list[pd.DataFrame], ablated: list[pd.DataFrame]) -> pd.DataFrame:
-    """The graded copies of a model's runs, each with its run's intact correctness of the sample (``intact``).
-    ``intact`` / ``ablated``: per run (same order), the graded samples and the graded copies (with ``run``)."""
+    """The graded copies of a model's runs, each with its run's intact correctness of the sample (``intact``),
+    whether the copy's answer is an answer (``answered``) and whether the run's intact answer of the sample is one
+    (``intact_answered``; a sample the run did not answer is not). ``intact`` / ``ablated``: per run (same order),
+    the graded samples and the graded copies (with ``run``)."""
     frames = []
     for g, a in zip(intact, ablated, strict=True):
         if a.empty:
             continue
         ok = g.set_index("id")["correct"].astype(bool)
+        given = pd.Series(~_no_answer(g, a).to_numpy(), index=g["id"].to_numpy())
         frames.append(a.assign(intact=a["sample_id"].map(ok).fillna(False).astype(bool),
-                               correct=a["correct"].astype(bool)))
+                               correct=a["correct"].astype(bool), answered=~_no_answer(a, g),
+                               intact_answered=a["sample_id"].map(given).fillna(False).astype(bool)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["run", "sample_id", "ablation", "category", "correct", "intact"])
+        columns=["run", "sample_id", "ablation", "category", "correct", "intact", "answered", "intact_answered"])
+
+
+def _unread() -> dict:
+    """A kind without a graded pair: counts only, no accuracy."""
+    return {"n_samples": 0, "n_copies": 0, "runs": 0, "accuracy": None, "ci": [None, None], "ci_method": None,
+            "sd_over_runs": None, "by_run": {}, "intact": None,
+            "survival": {"rate": None, "kept": 0, "n_intact_correct": 0}, "drop": {"value": None, "ci": [None, None]}}
 
 
 def ablation_accuracy(intact: list[pd.DataFrame], ablated: list[pd.DataFrame], expected: pd.DataFrame,
                       n_resamples: int = 2000, seed: int = 0) -> dict:
-    """Per ablation kind the model answered: :func:`kind_accuracy` overall and per category, with ``n_unanswered``
-    (the kind's copies in the dataset times the model's runs, minus the graded copies).
+    """Per ablation kind of the dataset: :func:`kind_accuracy` overall and per category over the pairs with both
+    answers, with ``n_unanswered`` (the kind's copies in the dataset times the model's runs, minus the answered
+    ones) and ``n_intact_unanswered`` (answered copies left out: no intact answer); see the module docstring.
     ``expected``: the dataset's ablation rows (``id``, ``ablation``)."""
     rows = paired_rows(intact, ablated)
     copies = expected.groupby("ablation").size()
     out = {}
-    for kind, g in rows.groupby("ablation", sort=True):
-        entry = kind_accuracy(g, n_resamples, seed)
-        entry["n_unanswered"] = int(copies.get(kind, 0) * len(intact) - entry["n_copies"])
-        entry["by_category"] = {c: kind_accuracy(s, n_resamples, seed) for c, s in g.groupby("category", sort=True)}
-        out[str(kind)] = entry
+    for kind in sorted({*map(str, copies.index), *map(str, rows["ablation"])}):
+        g = rows[rows["ablation"] == kind]
+        answered = g[g["answered"].astype(bool)]
+        used = answered[answered["intact_answered"].astype(bool)]
+        entry = kind_accuracy(used, n_resamples, seed) if len(used) else _unread()
+        entry["n_unanswered"] = int(copies.get(kind, 0) * len(intact) - len(answered))
+        entry["n_intact_unanswered"] = len(answered) - len(used)
+        entry["by_category"] = {c: kind_accuracy(s, n_resamples, seed) for c, s in used.groupby("category", sort=True)}
+        out[kind] = entry
     return out
 
 

@@ -223,12 +223,13 @@ def _ablation_section(result: dict) -> list[str]:
     for model, kinds in table.items():
         for kind, e in kinds.items():
             drop, survival = e["drop"], e["survival"]
+            read = e["accuracy"] is not None  # a kind no run answered: its counts, no accuracy
             rows.append([model, kind, e["n_samples"], e["runs"], fmt(e["intact"]),
-                         f"{fmt(e['accuracy'])} [{fmt(e['ci'][0])}, {fmt(e['ci'][1])}]",
-                         f"**{fmt(drop['value'])}** [{fmt(drop['ci'][0])}, {fmt(drop['ci'][1])}]",
+                         f"{fmt(e['accuracy'])} [{fmt(e['ci'][0])}, {fmt(e['ci'][1])}]" if read else "-",
+                         f"**{fmt(drop['value'])}** [{fmt(drop['ci'][0])}, {fmt(drop['ci'][1])}]" if read else "-",
                          "-" if survival["rate"] is None else
                          f"{_pct(survival['rate'])} ({survival['kept']}/{survival['n_intact_correct']})",
-                         e["n_unanswered"]])
+                         e["n_unanswered"], e.get("n_intact_unanswered", 0)])
     judged = result.get("ablation_judging", {})
     lines = ["## Accuracy under ablations", "",
              "Every answered ablated copy graded like the samples (normalised exact match, then the judge"
@@ -237,13 +238,18 @@ def _ablation_section(result: dict) -> list[str]:
              + "). Accuracy (%) with its 95% CI (Wilson for one run; with repeated runs a bootstrap over samples, "
              "runs clustered); *intact*: the accuracy on the same samples and runs; *drop* = intact - ablated "
              "(points) with a paired bootstrap 95% CI over samples; *survival*: the intact-correct answers still "
-             "correct under the ablation (the bypass test); *unanswered*: copies without an answer or with a blank "
-             "one, left out (no answer is no evidence). Per-copy grades: graded_ablations.csv.", ""]
+             "correct under the ablation (the bypass test); *unanswered*: copies without an answer (none, blank, "
+             "the question echoed, noise, or the run's one answer to everything), left out (no answer is no "
+             "evidence); *intact unanswered*: answered copies left out because the run gave no answer to the intact "
+             "sample (a drop needs both). Per-copy grades: graded_ablations.csv.", ""]
+    if not any(e["n_copies"] for kinds in table.values() for e in kinds.values()):
+        lines += ["_no ablation answers were given (pass each run's `--config ablations` predictions under the "
+                  "run's NAME)_", ""]
     if not rows:
-        return lines + ["_no ablation answers were given (pass each run's `--config ablations` predictions under "
-                        "the run's NAME)_", ""]
+        return lines
     return lines + [markdown_table(["Model", "ablation", "samples", "runs", "intact (%)", "ablated (%) [95% CI]",
-                                    "drop (points) [95% CI]", "survival", "unanswered copies"], rows), ""]
+                                    "drop (points) [95% CI]", "survival", "unanswered copies",
+                                    "intact unanswered"], rows), ""]
 
 
 def _swap_lines(result: dict) -> list[str]:

@@ -38,7 +38,7 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
-from omniaudit.evaluation.protocols.modes import MIN_STABILITY_N
+from omniaudit.evaluation.protocols.modes import MIN_PARSE_RATE, MIN_STABILITY_N
 from omniaudit.evaluation.protocols.spread import rf_spread
 from omniaudit.evaluation.protocols.tables import paper_tables
 from omniaudit.io import atomic_dir, to_json
@@ -270,10 +270,16 @@ def _estimates(cells: stats.ClusterRatios, config: ProtocolAuditConfig,
     return est, point, samples
 
 
-def _difference(point: dict, samples: dict, a: tuple, b: tuple, **extra) -> dict | None:
-    """Paired difference of two cells bootstrapped on one resample matrix (same clusters, same resamples)."""
+def _difference(point: dict, samples: dict, a: tuple, b: tuple, parsed: tuple = (), **extra) -> dict | None:
+    """Paired difference of two cells bootstrapped on one resample matrix (same clusters, same resamples).
+    ``parsed``: the two cells' parse-rate keys; below the modes' ``MIN_PARSE_RATE`` the judge is not answering them
+    and no difference is read (value None, with a ``reason``), never a zero-width interval around 0."""
     if a not in point or b not in point:
         return None
+    low = [point[k] for k in parsed if k in point and point[k] < MIN_PARSE_RATE]
+    if low:
+        return {"value": None, "ci": [None, None],
+                "reason": f"not answering: parse rate {min(low):.2f} < {MIN_PARSE_RATE}", **extra}
     est = stats.estimate(point[a] - point[b], samples[a] - samples[b], 0)
     est.pop("n")
     return {**est, **extra}
@@ -338,12 +344,14 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
         for attribute in sorted(k_of):
             if name == "reference":
                 keys = [k for k in point if k[:2] == ("rf", attribute)]
-                spread = rf_spread({k[2]: point[k] for k in keys}, {k[2]: samples[k] for k in keys})
+                spread = rf_spread({k[2]: point[k] for k in keys}, {k[2]: samples[k] for k in keys},
+                                   parse_rate=point.get(("reference_parse_rate", attribute)))
                 if spread:
                     _nest(result, ("rf_spread", attribute), spread)
             if name == "cue_conflict":
                 diff = _difference(point, samples, ("follow_cue", attribute, "conf_spec"),
-                                   ("follow_cue", attribute, "conf_ref"))
+                                   ("follow_cue", attribute, "conf_ref"),
+                                   tuple(("parse_rate", name, attribute, c) for c in ("conf_spec", "conf_ref")))
                 if diff:
                     _nest(result, ("spec_minus_ref", attribute), diff)
     result["n_answered"] = int(df["id"].nunique())
@@ -383,7 +391,8 @@ def _pairwise(part: pd.DataFrame, label: np.ndarray, parsed: np.ndarray, correct
             pairs = ([("p_a", ("p_a", "concat"), ("p_a", "native"))] if t == "identical" else
                      [(m, (m, "concat", t), (m, "native", t)) for m in ("lock", "gold_aligned")])
             for metric, a, b in pairs:
-                diff = _difference(point, samples, a, b)
+                diff = _difference(point, samples, a, b,
+                                   tuple(("parse_rate", "pairwise", t, f) for f in ("concat", "native")))
                 if diff:
                     _nest(result, ("concat_minus_native", metric, t), diff)
 

@@ -39,7 +39,7 @@ def _rf_cell(entry: dict | None) -> str:
 
 def _ci(entry: dict | None) -> str:
     if not entry or entry.get("value") is None:
-        return "—"
+        return f"— ({entry['reason']})" if entry and entry.get("reason") else "—"
     lo, hi = entry["ci"]
     return f"{entry['value']:+.2f} [{fmt(lo, 2)}, {fmt(hi, 2)}]"
 
@@ -130,6 +130,9 @@ def _differences(result: dict) -> list[str]:
     rows = []
     for j in judges:
         for attribute, e in sorted(result.get("rf_spread", {}).get(j, {}).items()):
+            if e.get("value") is None:  # not answering, or every placement tied: no spread to read
+                rows.append([j, f"RF spread, {attribute}", _ci(e)])
+                continue
             again = e.get("same_pair_share")
             note = "" if again is None else f"; the same pair is the extreme one in {again:.0%} of resamples"
             rows.append([j, f"RF spread, {attribute} ({e['most']} - {e['least']}{note})", _ci(e)])

@@ -22,6 +22,11 @@ and re-chooses the extremes inside every resample:
 - ``fixed_pair_ci``: the naive interval, for comparison.
 
 Ties go to the first placement in the order given (the point estimate and the resamples use the same rule).
+
+No spread is read (``value`` None, with a ``reason``) off a judge that is not answering the reference items (their
+parse rate below the judge modes' ``MIN_PARSE_RATE``) or whose placements all tie (a constant or silent judge
+follows at every placement alike): no placement is then the most- or least-following one, and a zero-width
+interval would read as a finding where the modes table says the judge does not answer.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import warnings
 
 import numpy as np
 
+from omniaudit.evaluation.protocols.modes import MIN_PARSE_RATE
 from omniaudit.evaluation.stats import percentile_ci
 
 METHOD = ("selection-adjusted: [S - c, S + c], c the quantile of the largest deviation of any placement-pair "
@@ -40,14 +46,24 @@ def _finite(x: float | np.floating) -> float | None:
     return float(x) if np.isfinite(x) else None
 
 
-def rf_spread(point: dict[str, float], samples: dict[str, np.ndarray], confidence: float = 0.95) -> dict | None:
+def rf_spread(point: dict[str, float], samples: dict[str, np.ndarray], confidence: float = 0.95,
+              parse_rate: float | None = None) -> dict | None:
     """Spread of the reference-follow rate over placements (see the module docstring); ``point``: placement ->
-    RF, ``samples``: placement -> RF in every resample (one shared resample matrix). None with fewer than two
-    placements with a finite rate."""
+    RF, ``samples``: placement -> RF in every resample (one shared resample matrix), ``parse_rate``: the judge's
+    parse rate on the attribute's reference items. None with fewer than two placements with a finite rate; no
+    value (None, with a ``reason``) from a judge not answering or with every placement tied."""
     names = [p for p, v in point.items() if v is not None and np.isfinite(v)]
     if len(names) < 2:
         return None
     pt = np.array([point[p] for p in names], dtype=np.float64)
+    reason = None
+    if parse_rate is not None and parse_rate < MIN_PARSE_RATE:
+        reason = f"not answering: reference parse rate {parse_rate:.2f} < {MIN_PARSE_RATE}"
+    elif pt.max() - pt.min() <= 1e-12:
+        reason = f"every placement follows alike (RF {pt[0]:.2f}): no most- or least-following placement"
+    if reason:
+        return {"value": None, "ci": [None, None], "most": None, "least": None, "reason": reason,
+                "parse_rate": parse_rate, "placements": dict(zip(names, pt.tolist(), strict=True))}
     most, least = names[int(np.argmax(pt))], names[int(np.argmin(pt))]
     value = float(pt.max() - pt.min())
     out: dict = {"value": value, "most": most, "least": least, "placements": dict(zip(names, pt.tolist(),

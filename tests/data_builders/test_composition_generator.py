@@ -152,3 +152,111 @@ def test_a_misfit_rationale_and_a_failed_self_audit_are_never_selected(tmp_path,
                  str(tmp_path / "ds")]) == 0
     info = json.loads((tmp_path / "ds" / "build_info.json").read_text())
     assert (info["base_media_misfit"], info["self_audit_failed"], info["selected"]) == (1, 1, 2)
+
+
+def _build(tmp_path, media, rows, *extra):
+    gen = tmp_path / "gen.json"
+    gen.write_text(json.dumps(rows))
+    return gen, main(["build", "composition", "--from-generator", str(gen), "--media", str(media), *extra, "--out",
+                      str(tmp_path / "ds")])
+
+
+def test_a_build_error_names_the_generator_row_not_a_temporary_file(tmp_path, media, capsys):
+    rows = samples()
+    rows[1]["tier"] = 4  # an image and a speech: two grounded modalities, found by the build's media check
+    gen, rc = _build(tmp_path, media, rows)
+    err = capsys.readouterr().err
+    assert rc == 2 and f"{gen}:row 2: column 'tier': tier 4 counts 4 grounded modalities" in err
+    assert "omniaudit-generator-" not in err
+    for field, value in (("tier", 9), ("tier", "two"), ("tier", True), ("category", "xyz"), ("category", 1)):
+        rows = samples()
+        rows[2][field] = value
+        with pytest.raises(InputError, match=f"expected {field}") as exc:
+            import_generator(_build(tmp_path, media, rows)[0], media)
+        assert (exc.value.file, exc.value.row, exc.value.column) == (tmp_path / "gen.json", 3, field)
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("generated_components.text.content", {"q": "x"}), ("generated_components.text.content", 5),
+    ("ground_truth.answer", ["a", "b"]), ("ground_truth.answer", 2), ("sample_id", {"a": 1}),
+    ("generated_components.audio", "Count the red ones."), ("generated_components.image", ["a caption"]),
+])
+def test_a_field_of_the_wrong_type_is_refused_not_turned_into_text(tmp_path, media, field, value):
+    rows = samples()
+    target = rows[1]
+    *parents, key = field.split(".")
+    for k in parents:
+        target = target[k]
+    target[key] = value
+    gen = tmp_path / "gen.json"
+    gen.write_text(json.dumps(rows))
+    with pytest.raises(InputError, match="expected") as exc:
+        import_generator(gen, media)
+    assert (exc.value.row, exc.value.column, exc.value.value) == (2, field, value)
+
+
+def test_imported_never_overwrites_an_input_or_goes_inside_out(tmp_path, media, capsys):
+    gen = tmp_path / "gen.jsonl"
+    gen.write_text("".join(json.dumps(s) + "\n" for s in samples(auditor=False)))
+    answers = tmp_path / "auditor.jsonl"
+    answers.write_text("".join(json.dumps({"sample_id": s["sample_id"], "decision": "ACCEPT", "difficulty_score": 3})
+                               + "\n" for s in samples()))
+    before = {p: p.read_text() for p in (gen, answers)}
+    for imported, says in ((gen, "the generator file"), (answers, "the auditor results"),
+                           (tmp_path / "ds" / "imported.jsonl", "inside --out")):
+        assert main(["build", "composition", "--from-generator", str(gen), "--media", str(media),
+                     "--auditor-results", str(answers), "--imported", str(imported), "--out",
+                     str(tmp_path / "ds")]) == 2
+        assert says in capsys.readouterr().err
+    assert {p: p.read_text() for p in (gen, answers)} == before and not (tmp_path / "ds").exists()
+
+
+def test_auditor_answers_are_refused_when_duplicated_unknown_or_malformed(tmp_path, media):
+    gen = tmp_path / "gen.json"
+    gen.write_text(json.dumps(samples(auditor=False)))
+    ids = [s["sample_id"] for s in samples()]
+    answers = tmp_path / "auditor.jsonl"
+
+    def refused(entries, match, row):
+        answers.write_text("".join(json.dumps(e) + "\n" for e in entries))
+        with pytest.raises(InputError, match=match) as exc:
+            import_generator(gen, media, answers)
+        assert (exc.value.file, exc.value.row) == (answers, row)
+
+    ok = [{"sample_id": i, "decision": "ACCEPT", "difficulty_score": 3} for i in ids]
+    refused([*ok, {**ok[0], "decision": "REJECT"}], "duplicate sample_id \\(also at row 1\\)", 5)
+    refused([*ok, {**ok[0], "sample_id": "D_T2_001_9"}], "does not have", 5)
+    # the malformed answer is on row 1 of the auditor file (the generator's row 4): its own file and row are named
+    refused([{**ok[3], "difficulty_score": 99}, *ok[:3]], "not the paper's auditor JSON", 1)
+    rows = samples(auditor=False)
+    rows[0].update(auditor_decision="ACCEPTED", difficulty=99)  # a top-level pair that does not parse
+    gen.write_text(json.dumps(rows))
+    with pytest.raises(InputError, match="auditor_decision / difficulty pair") as exc:
+        import_generator(gen, media)
+    assert (exc.value.row, exc.value.column) == (1, "auditor_decision")
+    rows[0].update(auditor_decision="accept", difficulty=7)
+    gen.write_text(json.dumps(rows))
+    assert import_generator(gen, media)[0]["difficulty"] == 7
+
+
+@pytest.mark.parametrize(("action", "removed"), [
+    ("Trim to 10s, remove watermark, keep original audio", False), ("original audio retained", False),
+    ("Mute original audio", True), ("Remove the original audio track", True), ("Crop; the audio is removed", True),
+    ("Retain original audio", False), ("Drop the first 2 seconds", None), ("Crop", None),
+])
+def test_processing_action_mutes_only_when_it_acts_on_the_audio(action, removed):
+    from omniaudit.data_builders.composition.generator import audio_removed
+
+    assert audio_removed(action) is removed
+
+
+def test_a_kept_soundtrack_is_checked_as_kept(tmp_path, media):
+    rows = samples()
+    rows[3]["base_modality"]["processing_action"] = "Trim to 10s, remove watermark, keep original audio"
+    assert _build(tmp_path, media, rows)[1] == 0  # clip.mp4 has its soundtrack, as the action says
+    write_clip(media / "clip.mp4", seconds=1.0, with_audio=False)
+    rows[3]["base_modality"]["processing_action"] = "Crop, original audio retained"
+    gen = tmp_path / "gen.json"
+    gen.write_text(json.dumps(rows))
+    with pytest.raises(InputError, match="has no audio stream"):
+        import_generator(gen, media)

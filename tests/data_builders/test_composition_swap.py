@@ -34,6 +34,20 @@ def test_donors_are_seeded_same_template_other_bytes_and_prefer_another_answer(t
         check_swap(["video"])
 
 
+def test_a_modality_s_donors_do_not_depend_on_the_other_modalities_swapped(tmp_path):
+    rows = []
+    for k in range(8):
+        sf.write(tmp_path / f"{k}.wav", np.full(80, k / 10, np.float32), 16000)
+        Image.fromarray(np.full((4, 4, 3), 30 * k, np.uint8)).save(tmp_path / f"{k}.png")
+        rows.append({"id": f"s{k}", "template_id": "A", "answer": str(k), "audio": str(tmp_path / f"{k}.wav"),
+                     "image": str(tmp_path / f"{k}.png")})
+    chosen = pd.DataFrame(rows)
+    both = choose_donors(chosen, ("audio", "image"), seed=0)
+    for m in ("audio", "image"):
+        alone = choose_donors(chosen, (m,), seed=0)
+        assert alone == {key: d for key, d in both.items() if key[1] == m} and len(alone) == 8
+
+
 @pytest.fixture(scope="module")
 def swapped(tmp_path_factory):
     out = tmp_path_factory.mktemp("swap") / "ds"
@@ -82,7 +96,9 @@ def test_audit_grades_swaps_and_uses_them_to_corroborate_the_modes(swapped, tmp_
                  *[f"ad={p}" for p in files.values()], "--partial", "--out", str(tmp_path / "rep2")]) == 0
     again = json.loads((tmp_path / "rep2" / "audit.json").read_text())
     assert again["failure_modes"]["overall"]["rates"] == {"audio_dominance": 1.0}
-    assert again["models"]["ad"]["swap_agreement"] == {} and "swap_audio" not in again["ablation_accuracy"]["ad"]
+    assert again["models"]["ad"]["swap_agreement"] == {}
+    unanswered = again["ablation_accuracy"]["ad"]["swap_audio"]  # listed, with its count, never graded
+    assert (unanswered["n_copies"], unanswered["accuracy"], unanswered["n_unanswered"]) == (0, None, n)
 
 
 def test_a_swap_needs_an_audio_file(tmp_path):

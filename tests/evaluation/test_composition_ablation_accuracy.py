@@ -144,8 +144,34 @@ def test_degenerate_answers_are_no_finding(dataset, tmp_path, answer):
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", f"m={s}", f"m={a}", "--out",
                  str(tmp_path / "rep")]) == 0
     acc = json.loads((tmp_path / "rep" / "audit.json").read_text())["ablation_accuracy"]["m"]
-    if answer == "":
-        assert acc == {}  # blank answers are no answers: nothing graded
-        assert "no ablation answers were given" in (tmp_path / "rep" / "report.md").read_text()
-    for e in acc.values():
-        assert e["accuracy"] == e["intact"] == 0.0 and e["drop"]["value"] == 0.0 and e["drop"]["ci"] == [0.0, 0.0]
+    copies = ablations.groupby("ablation").size()
+    # blank, constant and echoed answers are no answers: every kind is listed, nothing is graded, no drop is read
+    assert set(acc) == set(copies.index)
+    for kind, e in acc.items():
+        assert (e["n_copies"], e["accuracy"], e["drop"]["value"]) == (0, None, None)
+        assert e["n_unanswered"] + e["n_intact_unanswered"] == copies[kind]
+    assert "no ablation answers were given" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_a_pair_without_an_intact_answer_is_left_out_not_read_as_a_negative_drop(dataset, tmp_path):
+    out, samples, ablations = dataset
+    gold = dict(zip(samples["id"], samples["answer"], strict=True))
+    question = dict(zip(samples["id"], samples["question"], strict=True))
+    # intact: gold, blank, byte noise or the question echoed back; every ablated copy right, but one kind echoes
+    say = ["{gold}", "", "xq zzk pwt vvb", "{question}"]
+    intact = {i: say[k % 4].format(gold=gold[i], question=question[i]) for k, i in enumerate(samples["id"])}
+    s = _write(tmp_path / "s.jsonl", [{"id": i, "raw": intact[i]} for i in samples["id"]])
+    a = _write(tmp_path / "a.jsonl", [{"id": r.id, "raw": question[r.sample_id] if r.ablation == "text_only"
+                                       else gold[r.sample_id]} for r in ablations.itertuples()])
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", f"m={s}", f"m={a}", "--out",
+                 str(tmp_path / "rep")]) == 0
+    acc = json.loads((tmp_path / "rep" / "audit.json").read_text())["ablation_accuracy"]["m"]
+    answered = sum(k % 4 == 0 for k in range(len(samples)))
+    for kind in ("mute_audio", "drop_image"):
+        e = acc[kind]  # scored wrong, the missing intact answers made a significant drop of about -75 points
+        assert (e["n_copies"], e["n_unanswered"], e["n_intact_unanswered"]) == (answered, 0, len(samples) - answered)
+        assert e["accuracy"] == e["intact"] == 100.0 and e["drop"] == {**e["drop"], "value": 0.0, "ci": [0.0, 0.0]}
+    text = acc["text_only"]  # the echoed copies are no answers either: listed, counted, not graded
+    assert (text["n_copies"], text["n_unanswered"], text["accuracy"]) == (0, len(samples), None)
+    report = (tmp_path / "rep" / "report.md").read_text()
+    assert f"| m | text_only | 0 | 0 | n/a | - | - | - | {len(samples)} | 0 |" in report

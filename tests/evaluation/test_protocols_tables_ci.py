@@ -136,8 +136,12 @@ def test_the_fixed_pair_ci_is_too_narrow_for_a_spread_picked_after_the_fact():
 
 def test_rf_spread_degenerate_inputs():
     assert rf_spread({"before": 0.5}, {"before": np.zeros(3)}) is None  # one placement: no spread
-    got = rf_spread({"a": 0.0, "b": 0.0}, {"a": np.zeros(50), "b": np.zeros(50)})
-    assert got["value"] == 0 and got["ci"] == [0.0, 0.0] and got["same_pair_share"] == 1.0
+    got = rf_spread({"a": 0.0, "b": 0.0}, {"a": np.zeros(50), "b": np.zeros(50)})  # tied: no extreme placement
+    assert (got["value"], got["ci"], got["most"]) == (None, [None, None], None) and "alike" in got["reason"]
+    point, resamples = {"a": 0.1, "b": 0.4}, {"a": np.zeros(5), "b": np.ones(5)}
+    quiet = rf_spread(point, resamples, parse_rate=0.3)
+    assert quiet["value"] is None and quiet["reason"].startswith("not answering")
+    assert rf_spread(point, resamples, parse_rate=0.5)["value"] == pytest.approx(0.3)  # at the gate: answering
     nan = rf_spread({"a": 0.2, "b": 0.4}, {"a": np.full(5, np.nan), "b": np.zeros(5)})
     assert nan["n_resamples_used"] == 0 and nan["ci"] == [None, None]
 
@@ -186,13 +190,23 @@ def test_tables_ii_iii_v_carry_ci_n_and_parse_rate_in_every_cell():
 def test_a_judge_that_answers_nothing_reads_as_no_answer_not_as_a_finding():
     frame = items(n_ref=8)
     silent = pd.DataFrame({"id": frame["id"], "label": None, "run": 0})
-    res = audit_protocols(frame, {"silent": silent}, CONFIG)
+    const = pd.DataFrame({"id": frame["id"], "label": "angry", "run": 0})  # one label for everything
+    res = audit_protocols(frame, {"silent": silent, "const": const}, CONFIG)
     spread = res["rf_spread"]["silent"]["emotion"]
-    assert spread["value"] == 0 and spread["ci"] == [0.0, 0.0]  # no placement effect claimed
+    assert spread["value"] is None and spread["ci"] == [None, None]  # no spread, no zero-width interval
+    assert spread["reason"] == "not answering: reference parse rate 0.00 < 0.5"
     for p in PLACES:
         assert res["tables"]["III"]["silent"]["emotion"][p]["parse_rate"]["value"] == 0
     assert res["modes"]["silent"]["labels"]["emotion"]["mode"] == "not answering"
-    assert "parse 0.00]" in protocols_report({"dataset": "d", **res})
+    constant = res["rf_spread"]["const"]["emotion"]  # it follows the cue "angry" at every placement alike
+    assert constant["value"] is None and "alike" in constant["reason"] and constant["parse_rate"] == 1.0
+    assert res["modes"]["const"]["labels"]["emotion"]["mode"] == "constant"
+    quiet = res["spec_minus_ref"]["silent"]["emotion"]  # nor is a follow-cue difference read off no answers
+    assert quiet["value"] is None and quiet["reason"] == "not answering: parse rate 0.00 < 0.5"
+    report = protocols_report({"dataset": "d", **res})
+    assert "parse 0.00]" in report
+    assert not [line for line in report.splitlines() if line.startswith("| silent |") and "[0.00, 0.00]" in line]
+    assert "| silent | RF spread, emotion | — (not answering: reference parse rate 0.00 < 0.5) |" in report
 
 
 def test_stability_reads_only_cells_of_adequate_size():
