@@ -30,7 +30,9 @@ class DataArguments:
     max_train_samples: int | None = field(default=None, metadata={"help": "use only the first N rows (smoke runs)"})
     dataset_filter: dict | None = field(default=None, metadata={
         "help": "train only on rows whose columns hold these values, {column: value or [values]} (recipe only), e.g. "
-                "Thud's SFT w/ OP: {intervention: original, dimension: sync}"})
+                "Thud's SFT w/ OP: {intervention: original, dimension: sync}; null matches empty (null) cells. With "
+                "dataset_mixture it applies to the mixed rows, after each source's weight (select before the weight "
+                "with a source's kinds)"})
     heldout_fold: int | None = field(default=None, metadata={
         "help": "train on every fold but this one (the config's fold column) and keep the checkpoint with the best "
                 "held-out WAF on it (training/sft.py on a preference judge_sft config; one judge per fold)"})
@@ -39,6 +41,8 @@ class DataArguments:
                 "alignment-handbook's style (recipe only; see omniaudit.training.mixture)"})
 
     def __post_init__(self):
+        if self.dataset_filter is not None:
+            check_filter(self.dataset_filter)
         if self.dataset_mixture is not None:  # checked before any model is loaded
             from omniaudit.training.mixture import parse_mixture
 
@@ -119,6 +123,7 @@ def load_split(data: DataArguments, required: tuple[str, ...], split: str | None
         from omniaudit.training.mixture import load_mixture
 
         ds = load_mixture(data.dataset_mixture, required).dataset
+        # after the weights: a weight is a share of its source's (kinds-selected) rows, not of the filtered ones
         ds = filter_rows(ds, data.dataset_filter, "dataset_mixture") if data.dataset_filter else ds
         return ds.select(range(min(data.max_train_samples, len(ds)))) if data.max_train_samples else ds
     if not data.dataset_name:
@@ -135,22 +140,42 @@ def load_split(data: DataArguments, required: tuple[str, ...], split: str | None
     return ds
 
 
+def check_filter(wanted) -> dict:
+    """A ``dataset_filter`` is a mapping ``{column: value or [values]}`` with at least one value per column."""
+    if not isinstance(wanted, dict):
+        raise InputError("expected a mapping {column: value or [values]}, e.g. {intervention: original}",
+                         column="dataset_filter", value=wanted)
+    for column, values in wanted.items():
+        if isinstance(values, list | tuple) and not values:
+            raise InputError(f"the value list of '{column}' is empty, so no row could match; give at least one "
+                             "value or leave the column out", column="dataset_filter")
+    return wanted
+
+
+def _cell_key(value) -> str | None:
+    return None if value is None else str(value)  # null is its own value, never the text "None"
+
+
 def filter_rows(ds, wanted: dict, source: str | None = None):
-    """The rows whose columns hold the wanted values (``{column: value or [values]}``, compared as text; columns
-    must all hold). An unknown column or a value no row has is an error listing what there is; so is no row left."""
+    """The rows whose columns hold the wanted values (``{column: value or [values]}``, compared as text; a null
+    value matches null cells only, and the text "None" does not match them; columns must all hold). A filter that is
+    not a mapping, an empty value list, an unknown column or a value no row has is an error listing what there is;
+    so is no row left."""
     import numpy as np
 
+    check_filter(wanted)
     keep = np.ones(len(ds), dtype=bool)
     for column, values in wanted.items():
         if column not in ds.column_names:
             raise InputError(f"dataset_filter: no column '{column}'; the config has {ds.column_names}", file=source)
-        values = {str(v) for v in (values if isinstance(values, list | tuple) else [values])}
-        cells = np.array([str(v) for v in ds[column]], dtype=object)
-        unknown = sorted(values - set(cells))
+        values = {_cell_key(v) for v in (values if isinstance(values, list | tuple) else [values])}
+        cells = [_cell_key(v) for v in ds[column]]
+        order = lambda v: (v is not None, str(v))  # noqa: E731 - null first
+        unknown = sorted(values - set(cells), key=order)
         if unknown:
-            raise InputError(f"dataset_filter: no row has {column} {unknown}; its values: {sorted(set(cells))}",
-                             file=source, column=column)
-        keep &= np.isin(cells, sorted(values))
+            raise InputError(f"dataset_filter: no row has {column} {unknown}; its values: "
+                             f"{sorted(set(cells), key=order)}", file=source, column=column)
+        keep &= np.array([c in values for c in cells], dtype=bool)
     if not keep.any():
         raise InputError(f"dataset_filter {wanted} leaves no row (each value exists, but no row has them all)",
                          file=source)

@@ -22,11 +22,11 @@ import numpy as np
 import torch
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.runners.identity import SELECTION_FILE  # noqa: F401 - re-exported; judges read it there
 from omniaudit.training.pairwise_judge import check_selection, held_out_scores, selection_record
 
 PAIR_COLUMNS = ("pair_id", "order", "gold", "fold")
 LETTERS = ("A", "B")
-SELECTION_FILE = "heldout_selection.json"
 
 
 def paired_rows(held) -> tuple[object, np.ndarray]:
@@ -70,8 +70,9 @@ def _head(model):
 def answer_probs(model, collator, rows: list[dict], letters: tuple[int, int], batch_size: int = 1,
                  prepare=lambda b: b) -> np.ndarray:
     """P(A) / (P(A) + P(B)) at the answer position of each chat record, as the collator feeds training: the
-    position before the first target token. Only those positions go through the LM head (a pre-hook keeps them), so
-    no full-vocabulary logits of the whole sequence are built. ``prepare`` moves a batch to the model's device."""
+    position before the first target token, which must be one of ``letters`` (else an error naming the record).
+    Only those positions go through the LM head (a pre-hook keeps them), so no full-vocabulary logits of the whole
+    sequence are built. ``prepare`` moves a batch to the model's device."""
     head = _head(model)
     keep: list[torch.Tensor] = []
     hook = head.register_forward_pre_hook(lambda _m, args: (args[0][:, keep[0].to(args[0].device), :], *args[1:]))
@@ -86,6 +87,16 @@ def answer_probs(model, collator, rows: list[dict], letters: tuple[int, int], ba
             if not bool(target.any(dim=1).all()):
                 raise InputError("a held-out record has no answer token to score")
             pos = target.int().argmax(dim=1) - 1  # the last prompt token predicts the answer
+            first = labels[torch.arange(len(pos)), pos + 1]
+            wrong = ~torch.isin(first, torch.tensor(letters, dtype=first.dtype))
+            if bool(wrong.any()):
+                k = int(wrong.nonzero()[0])
+                row = rows[start + k]
+                who = (f"pair '{row['pair_id']}' order {row.get('order')}" if isinstance(row, dict) and "pair_id" in
+                       row else f"record {start + k}")
+                raise InputError(f"held-out {who}: its answer starts with token id {int(first[k])}, not the letter A "
+                                 f"or B (ids {list(letters)}), so P(A) / P(B) there is not the judge's answer; the "
+                                 "judge_sft answers must be the bare letter as the chat template renders it")
             cols = torch.unique(pos)
             keep[:] = [cols]
             logits = model(**prepare(batch)).logits  # (B, len(cols), V)

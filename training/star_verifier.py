@@ -8,16 +8,20 @@ Per held-out fold (``eval_folds``, as ``training/pairwise_judge.py``), on the bi
 
 1. sample: the model is asked for two or three sentences comparing the facial expression, voice and visible events
    the descriptions imply, then its verdict (:data:`PROMPT`); ``samples_per_order`` rationales per pair and order
-   at ``sample_temperature`` (the paper: up to four at 0.7). Or read them from ``rationales_file`` (JSONL ``id``,
-   ``order``, ``text``, in sampling order: e.g. sampled from a vLLM server);
+   at ``sample_temperature`` (the paper: up to four at 0.7), on the accelerator, each process of a launch sampling
+   its own share of the items (:func:`sharded_generate`; the samples depend on the number of processes). Or read
+   them from ``rationales_file`` (JSONL ``id``, ``order``, ``text``, in sampling order: e.g. sampled from a vLLM
+   server);
 2. STaR filter (:func:`star_filter`): keep the first rationale whose verdict, read after it by the reader
    ``omniaudit judge`` uses (:func:`~omniaudit.evaluation.runners.items.parse_answer`: a final explicit answer
-   wins over earlier mentions of A and B), is the gold letter. The paper has no rationalisation step (STaR's hinted
-   re-generation for failed items): "retain the first whose final answer matches the training label", so neither
-   does this script; an item without a matching rationale is left out. No rationale kept is an error saying so;
+   wins over earlier mentions of A and B), is the gold letter; a text that echoes the prompt, or has no rationale
+   before its verdict (a bare "Answer: B"), gives no verdict (:func:`verdict`). The paper has no rationalisation
+   step (STaR's hinted re-generation for failed items): "retain the first whose final answer matches the training
+   label", so neither does this script; an item without a matching rationale is left out. No rationale kept is an
+   error saying so;
 3. SFT (TRL ``SFTTrainer``) on the kept prompt -> rationale + verdict records;
-4. judge: greedy generation on the held-out fold in both orders, the verdict read after the rationale; no verdict
-   is no preference (P = 0.5).
+4. judge: greedy generation on the held-out fold in both orders (shared across processes as in 1), the verdict
+   read after the rationale; no verdict is no preference (P = 0.5).
 
 ``OUTPUT_DIR`` gets ``predictions.csv`` (``id, order, p_a1`` per pair and order, what ``audit preference
 --predictions`` reads), ``star_metrics.json`` (held-out WAF per fold as the audit scores it, and per fold the
@@ -29,6 +33,7 @@ audio, which this script does not feed.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -58,7 +63,13 @@ LETTERS = ["A", "B"]
 PROMPT = ("Two descriptions of the emotional state of the person in a video clip follow.\n\nDescription A: {a}\n\n"
           "Description B: {b}\n\nIn two or three sentences, compare the facial expression, voice and visible events "
           "each description implies and which is more faithful to the person's emotion. Then give your verdict on "
-          "the last line as 'Answer: A' or 'Answer: B'.")
+          "the last line as 'Answer: <A or B>'.")  # no standalone "Answer: B" cue: an echoed prompt names nothing
+# clauses of the prompt (and of its earlier wording, "... as 'Answer: A' or 'Answer: B'"): a text holding one echoes
+# the prompt, and the verdict after it is the instruction's, not the model's
+ECHOES = ("descriptions of the emotional state of the person in a video clip", "compare the facial expression, voice "
+          "and visible events", "give your verdict on the last line")
+MIN_RATIONALE_WORDS = 3  # words besides the verdict's own ("Answer", "final", "Description", the letter)
+_VERDICT_WORDS = {"answer", "final", "verdict", "description", "option", "choice"}
 
 
 @dataclass
@@ -89,8 +100,14 @@ def prompts(rows: list[dict]) -> list[dict]:
 
 
 def verdict(text: str) -> str | None:
-    """The A/B verdict after a rationale (None: no verdict), read as ``omniaudit judge`` reads answers."""
-    return parse_answer(text, LETTERS)
+    """The A/B verdict after a rationale, read as ``omniaudit judge`` reads answers; None (no verdict) for a text
+    that echoes the prompt (:data:`ECHOES`) or has no rationale (fewer than :data:`MIN_RATIONALE_WORDS` words besides
+    the verdict's: a bare "Answer: A" is not a rationale STaR may keep, nor a judgement)."""
+    flat = " ".join((text or "").lower().split())
+    if any(echo in flat for echo in ECHOES):
+        return None
+    words = [w for w in re.findall(r"[a-z]{2,}", flat) if w not in _VERDICT_WORDS]
+    return parse_answer(text, LETTERS) if len(words) >= MIN_RATIONALE_WORDS else None
 
 
 def star_filter(samples: list[dict], items: list[dict]) -> tuple[list[dict], dict]:
@@ -141,6 +158,26 @@ def generate(model, tokenizer, texts: list[str], n: int, temperature: float | No
     return out
 
 
+def sharded_generate(model, tokenizer, texts: list[str], n: int, temperature: float | None, max_new_tokens: int,
+                     batch_size: int, args) -> list[list[str]]:
+    """:func:`generate` on the accelerator, split across the processes of a launch. The model goes to ``args.device``
+    (``cuda:LOCAL_RANK`` under a GPU launch; a quantised model already sits on its device); process r of W takes the
+    r-th contiguous share of ``texts``, the shares padded to equal length (every process runs the same generate
+    calls, so synced forwards line up), and all gather the completions back into ``texts`` order."""
+    from accelerate.utils import gather_object
+
+    if getattr(model, "hf_device_map", None) is None:
+        model.to(args.device)
+    world, rank = args.world_size, args.process_index
+    if world == 1:
+        return generate(model, tokenizer, texts, n, temperature, max_new_tokens, batch_size)
+    per = -(-len(texts) // world)
+    mine = texts[rank * per:(rank + 1) * per]
+    mine += texts[:1] * (per - len(mine))  # padding, dropped after the gather
+    said = generate(model, tokenizer, mine, n, temperature, max_new_tokens, batch_size)
+    return gather_object(said)[:len(texts)]  # shares in rank order: padding only past the last text
+
+
 def read_rationales(path: str | Path) -> list[dict]:
     rows = []
     for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
@@ -186,8 +223,9 @@ def main(data_args: DataArguments, training_args, model_args, star_args: StarArg
         model = AutoModelForCausalLM.from_pretrained(model_args.model_name_or_path, **model_kwargs(model_args))
         if external is None:
             torch.manual_seed(training_args.seed + fold)
-            texts = generate(model, tokenizer, [i["prompt"] for i in items], star_args.samples_per_order,
-                             star_args.sample_temperature, star_args.max_new_tokens, star_args.sample_batch_size)
+            texts = sharded_generate(model, tokenizer, [i["prompt"] for i in items], star_args.samples_per_order,
+                                     star_args.sample_temperature, star_args.max_new_tokens,
+                                     star_args.sample_batch_size, args)
             samples = [{"id": i["id"], "order": i["order"], "text": t} for i, ts in zip(items, texts, strict=True)
                        for t in ts]
         else:
@@ -205,8 +243,8 @@ def main(data_args: DataArguments, training_args, model_args, star_args: StarArg
                              processing_class=tokenizer, peft_config=peft_config(model_args))
         train_and_save(trainer, training_args, args.output_dir, run_info={**info, "eval_fold": fold, **counts})
         held = prompts([r for r in rows if r["fold"] == fold])  # ab, ba per pair
-        said = generate(trainer.model, tokenizer, [h["prompt"] for h in held], 1, None, star_args.max_new_tokens,
-                        star_args.sample_batch_size)
+        said = sharded_generate(trainer.model, tokenizer, [h["prompt"] for h in held], 1, None,
+                                star_args.max_new_tokens, star_args.sample_batch_size, args)
         letters = [verdict(t[0]) for t in said]
         p_first = np.array([{"A": 1.0, "B": 0.0}.get(v, 0.5) for v in letters])  # no verdict: no preference
         y = np.array([h["gold"] == "A" for h in held[0::2]])

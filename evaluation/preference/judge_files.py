@@ -320,8 +320,13 @@ def judge_scores(path: str | Path | JudgeSpec, pairs: pd.DataFrame, all_ids: pd.
     wide = per_order.pivot(index="key", columns="order", values="p_a1").reindex(targets)
     missing = targets[wide.isna().all(axis=1).to_numpy()].tolist()
     if missing and not allow_missing:
-        raise InputError(f"no prediction for {len(missing)} audited pair(s), e.g. {missing[:5]}; to audit only the "
-                         "pairs the judges cover, pass --judged-only", file=where)
+        lacking = ""
+        if "fold" in pairs.columns:  # a merge of cross-fitted judges without some folds' files
+            answered = set(pairs.loc[~targets.isin(missing).to_numpy(), "fold"])
+            gone = sorted(set(pairs["fold"]) - answered)
+            lacking = f"; no answer at all for fold(s) {gone} (merge those folds' judge files too)" if gone else ""
+        raise InputError(f"no prediction for {len(missing)} audited pair(s), e.g. {missing[:5]}{lacking}; to audit "
+                         "only the pairs the judges cover, pass --judged-only", file=where)
     values = wide.reindex(columns=list(ORDERS)).to_numpy()
     n_orders = (~np.isnan(values)).sum(axis=1)
     both = n_orders == 2

@@ -4,11 +4,13 @@ A cross-fitted judge is K models, model k trained without fold k (``training/sft
 fold k only (``omniaudit judge --folds k``). Each run's provenance records its folds (``fold=K`` in its selection's
 conditions), and an audit refuses such a file alone (:func:`omniaudit.evaluation.predictions.fold_filter`). The
 merge checks the files belong together (one dataset build and config, the same sampling, item filters and omniaudit
-version; each file complete for its folds; folds and items disjoint), then writes every row with one provenance: the
-dataset, sampling and version of the runs, ``judge`` ``out-of-fold:`` followed by each fold's judge, ``model``
-``{"kind": "out-of-fold", "folds": {fold: model}}`` and a selection over all the merged folds with ``out_of_fold``
-(fold -> judge). Rows are ordered by run, then fold, then as in their file. Whether every fold of the config is
-covered is left to the audit, which names any pair without an answer.
+version; each file complete for its folds; folds and items disjoint) and that each is one judge on its own held-out
+fold (:func:`check_held_out`: one fold per file, the fold a trained judge's ``heldout_selection.json`` names, and no
+judge, by spec or by model identity, answering two files: it would have trained on one of them), then writes every
+row with one provenance: the dataset, sampling and version of the runs, ``judge`` ``out-of-fold:`` followed by each
+fold's judge, ``model`` ``{"kind": "out-of-fold", "folds": {fold: model}}`` and a selection over all the merged
+folds with ``out_of_fold`` (fold -> judge). Rows are ordered by run, then fold, then as in their file. Whether every
+fold of the config is covered is left to the audit, which names any pair without an answer.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import PROVENANCE, fold_filter
+from omniaudit.evaluation.runners.identity import SELECTION_FILE, heldout_fold
 from omniaudit.io import check_out_file
 from omniaudit.records import canonical, first_difference, value_at
 from omniaudit.tables import jsonl_objects
@@ -52,6 +55,38 @@ def _other_conditions(selection: dict) -> list[str] | None:
     return rest or None
 
 
+def _model_key(model: object) -> str:
+    """What makes two runs one model: a local model's weights hash (a copied folder is the same judge), else its
+    whole identity; the fold it was held out from is left out (the weights decide)."""
+    if isinstance(model, dict) and model.get("sha256"):
+        return f"sha256:{model['sha256']}"
+    return canonical({k: v for k, v in model.items() if k != "heldout_fold"} if isinstance(model, dict) else model)
+
+
+def check_held_out(folds: list[int], model: object, where: str | Path | None = None) -> None:
+    """One cross-fitted judge answers exactly the one fold it was trained without: refuse several folds, and a
+    trained judge (``heldout_fold`` in its identity, from its ``heldout_selection.json``) on another fold."""
+    if len(folds) != 1:
+        raise InputError(f"this run answers folds {folds}: one cross-fitted judge answers only the fold it was not "
+                         "trained on; run `omniaudit judge --folds K` once per fold with that fold's judge",
+                         file=where)
+    held = model.get("heldout_fold") if isinstance(model, dict) else None
+    if held is not None and folds != [held]:
+        raise InputError(f"this judge was trained without fold {held} (its {SELECTION_FILE}) and so trained on fold "
+                         f"{folds[0]}: its answers there are in-fold; run it with --folds {held}", file=where)
+
+
+def check_judge_folds(spec: str, folds: list[int] | None) -> int | None:
+    """Before ``omniaudit judge --folds``: a local ``hf:`` model that records its held-out fold may answer only that
+    fold (:func:`check_held_out`). Returns that fold (None: not a cross-fitted judge), also for a run over every
+    fold, whose caller may warn that all but one fold are in-sample."""
+    kind, _, rest = spec.partition(":")
+    held = heldout_fold(rest) if kind == "hf" and Path(rest).is_dir() else None
+    if folds is not None and held is not None:
+        check_held_out(sorted(folds), {"heldout_fold": held}, Path(rest) / SELECTION_FILE)
+    return held
+
+
 def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
     """Join the fold-filtered files of cross-fitted judges into ``out`` (atomically); see the module docstring."""
     from omniaudit.evaluation.runners.run import is_predictions_file, write_jsonl
@@ -64,7 +99,7 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
         raise InputError("a cross-fitted judge has one fold file per judge: give at least two", file=files[0])
     first: tuple[dict, Path] | None = None
     by_fold: dict[int, Path] = {}
-    judges, models, seen_ids = {}, {}, {}
+    judges, models, seen_ids, judges_seen = {}, {}, {}, {}
     merged: list[tuple[int, int, int, dict]] = []  # (run, first fold of the file, row number, row)
     n_items = 0
     for path in files:
@@ -90,6 +125,13 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
                              f"{value_at(shared, where)!r}, not {value_at(first[0], where)!r}; the folds of one "
                              "cross-fitted judge share the dataset build, config, sampling and item filters",
                              file=path)
+        check_held_out(folds, record.get("model"), path)
+        for what, key in (("judge", record.get("judge")), ("model", _model_key(record.get("model")))):
+            if (what, key) in judges_seen:
+                raise InputError(f"the {what} of {judges_seen[what, key]} answers this file too "
+                                 f"({record.get('judge')}): one cross-fitted judge per fold, each trained without "
+                                 "its fold, so a judge answering two folds was trained on one of them", file=path)
+            judges_seen[what, key] = path
         for k in folds:
             if k in by_fold:
                 raise InputError(f"fold {k} is answered by two files ({by_fold[k]} and {path})", file=path)

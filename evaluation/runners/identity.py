@@ -2,7 +2,9 @@
 
 - ``hf:`` (a local folder or a cached Hub repo): a hash of the model's config, its weights index and, per weight file,
   its name, size, header and one MiB from its middle (fine-tuned weights differ there; the whole 15 GB of a 7B model
-  are not read), plus the Hub revision when the folder is a Hub cache snapshot.
+  are not read), plus the Hub revision when the folder is a Hub cache snapshot; and ``heldout_fold``, the fold a
+  cross-fitted judge was held out from, when its folder has the ``heldout_selection.json`` that
+  ``training/sft.py --heldout_fold K`` writes (merging fold files checks each judge answered only that fold).
 - ``openai:``: what the server says of the model (``/v1/models``), without fields that change per request
   (``OpenAIJudge.identity``).
 - ``scripted:``: its name.
@@ -11,13 +13,17 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
+
+from omniaudit.errors import InputError
 
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".gguf")
 META_FILES = ("config.json", "generation_config.json", "model.safetensors.index.json", "pytorch_model.bin.index.json",
               "adapter_config.json", "tokenizer_config.json", "chat_template.jinja", "chat_template.json",
               "preprocessor_config.json", "processor_config.json")
 SAMPLE_BYTES = 1 << 20
+SELECTION_FILE = "heldout_selection.json"  # a cross-fitted judge's record (omniaudit.training.heldout)
 
 
 def _model_folder(path: str) -> tuple[Path | None, str | None]:
@@ -44,12 +50,30 @@ def _weights_sample(file: Path) -> bytes:
         return head + fh.read(SAMPLE_BYTES)
 
 
+def heldout_fold(folder: str | Path) -> int | None:
+    """The fold a cross-fitted judge was trained without (``heldout_fold`` of its ``heldout_selection.json``), or
+    None when the folder has no such file; an unreadable one is an error (guessing could score in-fold answers)."""
+    file = Path(folder) / SELECTION_FILE
+    if not file.is_file():
+        return None
+    try:
+        fold = json.loads(file.read_text(encoding="utf-8")).get("heldout_fold")
+    except (OSError, ValueError, AttributeError) as exc:
+        raise InputError(f"not a held-out selection record ({exc})", file=file) from exc
+    if fold is not None and (not isinstance(fold, int) or isinstance(fold, bool) or fold < 0):
+        raise InputError("expected heldout_fold to be a fold number", file=file, column="heldout_fold", value=fold)
+    return fold
+
+
 def local_model_identity(path: str) -> dict:
-    """``{"kind": "hf", "model": path, "revision": ..., "sha256": ...}`` of a local or cached model."""
+    """``{"kind": "hf", "model": path, "revision": ..., "sha256": ...}`` of a local or cached model, plus
+    ``heldout_fold`` for a cross-fitted judge (:func:`heldout_fold`)."""
     folder, revision = _model_folder(path)
     identity = {"kind": "hf", "model": Path(path).name if Path(path).is_dir() else path, "revision": revision}
     if folder is None:
         return {**identity, "sha256": None}
+    if (fold := heldout_fold(folder)) is not None:
+        identity["heldout_fold"] = fold
     h = hashlib.sha256()
     for name in META_FILES:
         if (folder / name).is_file():

@@ -55,7 +55,12 @@ def cmd_judge(args: argparse.Namespace) -> None:
     always-b, copy-reference, copy-specialist, oracle, random).
     """
     from omniaudit.evaluation.runners import run_judge
+    from omniaudit.evaluation.runners.folds import check_judge_folds
 
+    held = check_judge_folds(args.judge, args.folds)  # before any model is loaded: never answer a trained-on fold
+    if held is not None and args.folds is None:
+        common.say("warning", f"{args.judge} is a cross-fitted judge trained without fold {held} only: its answers on "
+                              f"every other fold are in-sample; for out-of-fold answers run it with --folds {held}")
     conditions = fold_conditions(args.conditions, args.folds)
     with common.progress_status(f"judging {args.config} with {args.judge}") as progress:
         counts = run_judge(args.dataset, args.config, args.judge, args.out, conditions, progress, args.formats,
@@ -76,8 +81,9 @@ def cmd_merge_predictions(args: argparse.Namespace) -> None:
 
     Join the N files of `omniaudit judge --shard I/N` (all N required, each once) into the file an unsharded run
     writes, byte for byte. Or join the fold-filtered files of K cross-fitted judges (`omniaudit judge --folds K`
-    with the judge trained without fold K, one file per judge, folds disjoint) into one out-of-fold predictions file
-    whose provenance names each fold's judge; the audits read it as one judge.
+    with the judge trained without fold K: one fold per file, a distinct judge per file, each trained model on the
+    fold its heldout_selection.json names) into one out-of-fold predictions file whose provenance names each fold's
+    judge; the audits read it as one judge.
     """
     from omniaudit.evaluation.runners.folds import is_fold_file, merge_fold_predictions
     from omniaudit.evaluation.runners.shards import merge_predictions
@@ -121,7 +127,8 @@ def register(groups: common.Groups) -> None:
                         "/ category); values of one column are alternatives, of different columns all must hold")
     p.add_argument("--folds", type=folds_list, metavar="K[,K...]",
                    help="only the items of these folds (the config's fold column, e.g. the preference judge config): "
-                        "one cross-fitted judge answers the fold it was not trained on; recorded in the predictions' "
+                        "one cross-fitted judge answers the fold it was not trained on (an hf: model whose "
+                        "heldout_selection.json names another fold is refused); recorded in the predictions' "
                         "provenance, and joined with the other folds' files by `omniaudit merge-predictions`")
     p.add_argument("--formats", nargs="+", choices=["concat", "native"],
                    help="pairwise: only these formats (native needs a judge that takes several audio inputs)")

@@ -41,9 +41,10 @@ def test_answer_probs_read_the_letters_where_the_answer_starts(tiny_models):
     model = AutoModelForCausalLM.from_pretrained(tiny_models["text"])
     letters = letter_ids(tok)
     prompts = ["which is better? ", "a calm voice and a tense face, pick one: ", "x"]
+    answer = {"A": letters[0], "B": letters[1], "x": tok("x", add_special_tokens=False).input_ids[0]}
 
-    def collate(rows):  # prompt + the gold letter, right-padded, the letter as the only target
-        ids = [tok(r["prompt"], add_special_tokens=False).input_ids + [letters[r["gold"] == "B"]] for r in rows]
+    def collate(rows):  # prompt + the gold answer token, right-padded, the answer as the only target
+        ids = [tok(r["prompt"], add_special_tokens=False).input_ids + [answer[r["gold"]]] for r in rows]
         width = max(map(len, ids))
         input_ids = torch.tensor([i + [tok.pad_token_id] * (width - len(i)) for i in ids])
         labels = torch.full_like(input_ids, -100)
@@ -62,6 +63,12 @@ def test_answer_probs_read_the_letters_where_the_answer_starts(tiny_models):
         expect.append(torch.softmax(logits.double(), -1)[0].item())
     np.testing.assert_allclose(got, expect, rtol=1e-5)
     assert not np.allclose(got, 0.5)  # a random model still prefers one letter a little
+    # an answer that does not start with a letter (here "x", e.g. a template adding text first) is refused, named
+    assert answer["x"] not in letters
+    bad = [*rows, {"prompt": "y", "gold": "x", "pair_id": "q7", "order": "ba"}]
+    said = rf"held-out pair 'q7' order ba: its answer starts with token id {answer['x']},"
+    with pytest.raises(InputError, match=said):
+        answer_probs(model, collate, bad, letters, batch_size=2)
 
 
 def test_heldout_fold_needs_checkpoint_selection_by_a_held_out_score():

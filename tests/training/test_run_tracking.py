@@ -46,6 +46,26 @@ def test_dataset_filter_keeps_the_named_rows_and_names_what_is_wrong(chat_datase
         filter_rows(ds, {"intervention": "mute", "dimension": "sync"})
 
 
+
+def test_dataset_filter_refuses_a_list_or_an_empty_value_list_and_matches_null_cells_only_by_null():
+    import datasets
+
+    from omniaudit.training.common import DataArguments, filter_rows
+
+    ds = datasets.Dataset.from_list([{"id": "a", "x": None}, {"id": "b", "x": "None"}, {"id": "c", "x": "y"}])
+    assert filter_rows(ds, {"x": None})["id"] == ["a"]  # null: the null cell, not the text "None"
+    assert filter_rows(ds, {"x": "None"})["id"] == ["b"]
+    assert filter_rows(ds, {"x": [None, "y"]})["id"] == ["a", "c"]
+    with pytest.raises(InputError, match=r"no row has x \['z'\]; its values: \[None, 'None', 'y'\]"):
+        filter_rows(ds, {"x": "z"})
+    for bad, message in (([["x"]], "column 'dataset_filter': expected a mapping"),
+                         ([{"x": []}], "the value list of 'x' is empty")):
+        with pytest.raises(InputError, match=message):
+            filter_rows(ds, *bad)
+        with pytest.raises(InputError, match=message):  # a recipe's value, refused before any model is loaded
+            DataArguments(dataset_name="d", dataset_filter=bad[0])
+
+
 @pytest.mark.slow
 def test_wandb_run_config_names_dataset_fingerprint_and_model(chat_dataset, tiny_models, tmp_path, monkeypatch):
     from trl import ModelConfig, SFTConfig

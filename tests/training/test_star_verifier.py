@@ -26,8 +26,8 @@ def test_star_keeps_the_first_rationale_ending_in_the_gold_verdict():
         {"id": "p", "order": "ab", "text": "Description A sounds calm and B sounds tense."},  # no verdict
         {"id": "p", "order": "ab", "text": "B fits the face.\nAnswer: B"},  # wrong
         {"id": "p", "order": "ab", "text": "Description B mentions a face, but A matches the voice.\nAnswer: A"},
-        {"id": "p", "order": "ab", "text": "Answer: A"},  # right, but a later sample of a kept item
-        {"id": "p", "order": "ba", "text": "Answer: A"},  # wrong in order ba
+        {"id": "p", "order": "ab", "text": "The voice is calm. Answer: A"},  # right, but a later sample of a kept item
+        {"id": "p", "order": "ba", "text": "The voice is calm. Answer: A"},  # wrong in order ba
         {"id": "q", "order": "ab", "text": "The second is sadder. Answer: B"},
         {"id": "q", "order": "ba", "text": ""},  # empty: no verdict, never kept
     ]
@@ -102,3 +102,70 @@ def test_tiny_star_run_samples_filters_trains_and_judges(tiny_root, tmp_path):  
                       "--predictions", f"cot={out / 'predictions.csv'}", "--judged-only", "--out",
                       str(tmp_path / "audit"), "--n-resamples", "20", "--no-source-classifier",
                       "--no-controls"]) == 0
+
+
+def test_an_echoed_prompt_or_a_bare_verdict_is_no_verdict_and_never_kept():
+    """The review's case: the prompt's instruction once ended "'Answer: A' or 'Answer: B'", so an echoed prompt read
+    as verdict B and was kept for every gold-B item. The prompt, its tail (old and new wording) and a verdict with no
+    rationale before it give no verdict; the prompt itself names no option."""
+    from omniaudit.evaluation.runners.items import parse_answer
+    from omniaudit.training.star_verifier import PROMPT, prompts, star_filter, verdict
+
+    items = prompts(PAIRS)
+    gold_b = [i for i in items if i["gold"] == "B"]
+    assert parse_answer(PROMPT.format(a="happy", b="sad"), ["A", "B"]) is None  # the wording has no standalone cue
+    echoes = [i["prompt"] for i in gold_b] + [
+        "Then give your verdict on the last line as 'Answer: A' or 'Answer: B'.",  # the old wording's tail
+        PROMPT.format(a="x", b="y").split("\n\n")[-1],  # the new one
+        "Sure. " + gold_b[0]["prompt"] + "\nAnswer: B",  # echo, then a verdict the instruction supplied
+        "Answer: A", "Answer: B", "**Answer: B**", "B B B", ""]
+    assert [verdict(t) for t in echoes] == [None] * len(echoes)
+    samples = [{"id": i["id"], "order": i["order"], "text": t} for i in gold_b for t in echoes]
+    kept, counts = star_filter(samples, items)
+    assert kept == [] and counts["no_verdict"] == len(samples)
+    # a rationale before the verdict is still read, the final answer winning
+    assert verdict("The voice is calm and the face relaxed.\nAnswer: B") == "B"
+    assert verdict("Answer: B\n\nWait, the calm voice fits description A better. Answer: A") == "A"
+
+
+def test_sampling_runs_on_the_accelerator_one_share_per_process(monkeypatch):
+    """Each of W processes generates a contiguous, equally long (padded) share of the prompts on ``args.device``,
+    and the gather gives back every prompt's completions in order, padding dropped; one process: all prompts."""
+    import types
+
+    import accelerate.utils
+
+    from omniaudit.training import star_verifier
+
+    asked: list[list[str]] = []
+
+    def fake_generate(model, tokenizer, texts, n, *rest):
+        asked.append(list(texts))
+        return [[f"{t}#{k}" for k in range(n)] for t in texts]
+
+    class Model:
+        def __init__(self, device_map=None):
+            self.hf_device_map, self.moved = device_map, []
+
+        def to(self, device):
+            self.moved.append(device)
+            return self
+
+    monkeypatch.setattr(star_verifier, "generate", fake_generate)
+    texts = [f"p{i}" for i in range(5)]
+    expect = [[f"p{i}#0", f"p{i}#1"] for i in range(5)]
+    shares = []
+    monkeypatch.setattr(accelerate.utils, "gather_object", lambda obj: obj)  # one process's own share
+    for rank in (0, 1):
+        args = types.SimpleNamespace(device="cuda:1", world_size=2, process_index=rank)
+        model = Model()
+        shares.append(star_verifier.sharded_generate(model, None, texts, 2, 0.7, 8, 4, args))
+        assert model.moved == ["cuda:1"]
+    assert asked == [["p0", "p1", "p2"], ["p3", "p4", "p0"]]  # equal lengths: the last share padded
+    monkeypatch.setattr(accelerate.utils, "gather_object", lambda obj: [x for s in shares for x in s])
+    args = types.SimpleNamespace(device="cuda:0", world_size=2, process_index=0)
+    assert star_verifier.sharded_generate(Model(), None, texts, 2, 0.7, 8, 4, args) == expect
+    quantised = Model(device_map={"": "cuda:0"})  # already placed by from_pretrained: not moved
+    one = types.SimpleNamespace(device="cpu", world_size=1, process_index=0)
+    assert star_verifier.sharded_generate(quantised, None, texts, 2, 0.7, 8, 4, one) == expect
+    assert quantised.moved == [] and asked[-1] == texts
