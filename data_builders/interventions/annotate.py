@@ -326,6 +326,8 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
     from omniaudit.io import atomic_file, check_out_file
 
     path, out = Path(manifest), Path(out)
+    for flag, value in (("--units", n_units), ("--frames-per-unit", frames_per_unit)):
+        frame_units.check_count(value, flag)
     annotators = [a if isinstance(a, Annotator) else parse_annotator(a) for a in annotators]
     if not annotators:
         raise InputError("give at least one --annotator NAME=SPEC")

@@ -37,22 +37,33 @@ class FrameUnit:
 
     @property
     def label(self) -> str:
-        """How a manifest cell stores a unit: ``"2.00-3.00"`` (seconds)."""
-        return f"{self.start:.2f}-{self.end:.2f}"
+        """How a manifest cell stores a unit: ``"2.5-5"`` (seconds, the shortest digits that read back to the exact
+        bounds, so the agreement rule compares the unit itself: a 0.01 s rounding would move its edges)."""
+        return f"{_seconds(self.start)}-{_seconds(self.end)}"
+
+
+def _seconds(x: float) -> str:
+    return np.format_float_positional(x, trim="-")
+
+
+def check_count(value, name: str) -> int:
+    """A number of units or of frames per unit: a whole number >= 1."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+        raise InputError(f"{name} must be a whole number >= 1", value=value)
+    return int(value)
 
 
 def frame_units(duration: float, n: int = DEFAULT_UNITS) -> list[FrameUnit]:
     """``n`` equal, non-overlapping windows covering ``[0, duration]``."""
     if not (math.isfinite(duration) and duration > 0):
         raise InputError("a clip duration must be a positive number of seconds", value=duration)
-    if n < 1:
-        raise InputError("the number of frame units must be >= 1", value=n)
+    check_count(n, "the number of frame units")
     edges = np.linspace(0.0, duration, n + 1)
     return [FrameUnit(j + 1, float(edges[j]), float(edges[j + 1])) for j in range(n)]
 
 
 def parse_unit(label) -> tuple[float, float] | None:
-    """``"2.00-3.00"`` -> (2.0, 3.0); empty -> None; anything else is an InputError."""
+    """``"2.5-5"`` or ``"2.50-5.00"`` -> (2.5, 5.0); empty -> None; anything else is an InputError."""
     if label is None or (isinstance(label, float) and math.isnan(label)) or not str(label).strip():
         return None
     try:
@@ -97,28 +108,40 @@ def localisations_agree(locs: list[tuple[float | None, tuple[float, float] | Non
 def unit_frames(path: str | Path, units: list[FrameUnit], per_unit: int = FRAMES_PER_UNIT,
                 width: int = FRAME_WIDTH) -> list[list[bytes]]:
     """JPEG bytes of ``per_unit`` representative frames per unit: the frame on screen at the centre of each of
-    ``per_unit`` equal sub-windows (times from the first frame)."""
+    ``per_unit`` equal sub-windows (times from the first frame). Decoding keeps only the frame currently on screen
+    at each chosen time (a 60 s 1080p clip is never held whole) and stops after the last one."""
     from omniaudit.data_builders.interventions.media import _open
 
+    check_count(per_unit, "the number of frames per unit")
+    times = np.array([u.start + (k + 0.5) * (u.end - u.start) / per_unit for u in units for k in range(per_unit)])
+    shown = np.full(times.shape, -np.inf)  # time of the frame kept for each chosen time
+    picks: list = [None] * times.size
+    first = None
     with _open(path) as c:
-        frames = sorted(((float(f.pts * f.time_base), f) for f in c.decode(video=0) if f.pts is not None),
-                        key=lambda tf: tf[0])
-    if not frames:
+        for frame in c.decode(video=0):  # presentation order
+            if frame.pts is None:
+                continue
+            t = float(frame.pts * frame.time_base)
+            first = (t, frame) if first is None else first
+            t -= first[0]
+            if times.size and t > times.max() and all(p is not None for p in picks):
+                break
+            later = (t <= times) & (t >= shown)
+            shown[later] = t
+            for i in np.flatnonzero(later):
+                picks[i] = frame
+    if first is None:
         raise InputError("the video stream has no frames", file=path)
-    times = np.array([t for t, _ in frames]) - frames[0][0]
-    out = []
-    for u in units:
-        picks = []
-        for k in range(per_unit):
-            t = u.start + (k + 0.5) * (u.end - u.start) / per_unit
-            frame = frames[max(0, int(np.searchsorted(times, t, side="right")) - 1)][1]
-            scale = min(1.0, width / frame.width)
-            image = frame.to_image().resize((max(2, int(frame.width * scale)), max(2, int(frame.height * scale))))
-            buf = io.BytesIO()
-            image.save(buf, format="JPEG", quality=85)
-            picks.append(buf.getvalue())
-        out.append(picks)
-    return out
+    jpegs = [_jpeg(first[1] if p is None else p, width) for p in picks]
+    return [jpegs[j * per_unit:(j + 1) * per_unit] for j in range(len(units))]
+
+
+def _jpeg(frame, width: int) -> bytes:
+    scale = min(1.0, width / frame.width)
+    image = frame.to_image().resize((max(2, int(frame.width * scale)), max(2, int(frame.height * scale))))
+    buf = io.BytesIO()
+    image.save(buf, format="JPEG", quality=85)
+    return buf.getvalue()
 
 
 UNITS_PROMPT = (

@@ -79,15 +79,21 @@ def check_columns(columns: list[str], path: Path) -> list[str]:
     return ignored
 
 
+def time_column(raw: pd.DataFrame, col: str, path: Path, rows: list[int]) -> pd.Series:
+    """One time column as floats (NaN = not given); a cell that is not a time in seconds >= 0 ("2,5", "abc", -1) is
+    an InputError naming the row and the column."""
+    values = pd.to_numeric(raw[col].replace("", np.nan), errors="coerce")
+    bad = (values.isna() & raw[col].notna() & (raw[col].astype(str).str.strip() != "")) | (values < 0)
+    fail_at(bad, "expected a time in seconds >= 0", path, rows, col, raw[col])
+    return values.astype(float)
+
+
 def _times(raw: pd.DataFrame, kind: str, path: Path, rows: list[int]) -> pd.DataFrame:
     """Every ``<kind>_time`` and ``<kind>_time_<annotator>`` column as floats (NaN = not given)."""
     cols = [c for c in raw.columns if c == f"{kind}_time" or c.startswith(f"{kind}_time_")]
     out = pd.DataFrame(index=raw.index)
     for col in cols:
-        values = pd.to_numeric(raw[col].replace("", np.nan), errors="coerce")
-        bad = (values.isna() & raw[col].notna() & (raw[col].astype(str).str.strip() != "")) | (values < 0)
-        fail_at(bad, "expected a time in seconds >= 0", path, rows, col, raw[col])
-        out[col] = values.astype(float)
+        out[col] = time_column(raw, col, path, rows)
     return out
 
 

@@ -3,7 +3,10 @@ verified "within ε_a = 0.5 seconds"; here by an energy-onset detector instead o
 
 The detector looks for the most salient sound onset of the clip: short-time energy in 10 ms frames (log scale), the
 largest rise of a frame above the quietest frame of the preceding 100 ms, then the first frame of that rise that
-reaches half of it (in dB), so the onset is placed where the sound starts, not where it peaks. It suits what the
+reaches half of it (in dB), so the onset is placed where the sound starts, not where it peaks. Energies are clamped
+from below (at 60 dB under the loudest frame, or the 10th percentile of the frames that carry sound when higher), so
+digital silence (audio that starts late after zero padding, a muted stretch) is not read as a rise into the room
+tone. It suits what the
 paper keeps (a clear impact-like sound not dominated by music, speech or noise: rules 3-4); a clip whose
 annotation disagrees with it by more than the tolerance is flagged for review, never rewritten.
 """
@@ -17,13 +20,16 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.data_builders.interventions import media
-from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, read_rows
+from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, read_rows, time_column
 from omniaudit.errors import InputError
 
 FRAME_S = 0.01
 LOOKBACK_S = 0.1
 MIN_RISE_DB = 12.0  # a weaker rise is not a clear onset (None)
 FLOOR = 1e-10  # -100 dB: digital silence
+SILENT_DB = -90.0  # a frame below this is digital silence (zeros: timeline padding, a late start)
+SPAN_DB = 60.0  # rises are measured from at most this far below the loudest frame
+QUIET_PERCENTILE = 10  # ... and from no lower than the quiet end of the frames that carry sound
 
 
 def detect_onset(audio: np.ndarray, rate: int) -> float | None:
@@ -36,6 +42,11 @@ def detect_onset(audio: np.ndarray, rate: int) -> float | None:
     if n < 2:
         return None
     energy = 10 * np.log10(np.mean(x[: n * hop].reshape(n, hop) ** 2, axis=1) + FLOOR)
+    sounding = energy[energy > SILENT_DB]
+    if sounding.size == 0:
+        return None
+    # a clamped floor: digital silence before a late start (or a mute) is not a rise into the room tone
+    energy = np.maximum(energy, max(energy.max() - SPAN_DB, float(np.percentile(sounding, QUIET_PERCENTILE))))
     back = max(1, int(round(LOOKBACK_S / FRAME_S)))
     lows = np.array([energy[max(0, i - back): i + 1].min() for i in range(n)])
     rise = energy - lows
@@ -72,7 +83,7 @@ def check_onsets(manifest: str | Path, tolerance_s: float = EPS_AUDIO, column: s
     raw, rows, ids, videos = read_rows(path)
     if column not in raw.columns:
         raise InputError(f"the manifest has no column '{column}' to check", file=path, column=column)
-    annotated = pd.to_numeric(raw[column].replace("", np.nan), errors="coerce")
+    annotated = time_column(raw, column, path, rows)  # "2,5" or "abc" is an error, not "not annotated"
     records = []
     for clip_id, video, row, t in zip(ids, videos, rows, annotated, strict=True):
         try:

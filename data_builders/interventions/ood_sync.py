@@ -3,15 +3,19 @@
 Input: a folder of clips named ``NAME__off+0.40.mp4`` (offset in seconds, + = audio delayed, heard after the picture;
 ``NAME__off0`` = in sync), or a manifest (CSV/TSV/JSONL/Parquet) with ``file`` (relative to the manifest, or
 absolute) and ``offset_s``, optionally ``source_id``. Clips of one source (the ``NAME`` part, or ``source_id``) form a
-cluster: the audit pairs a source's in-sync and offset clips and resamples them together.
+cluster: the audit pairs a source's in-sync and offset clips, scores the clips of a source that lacks one condition
+unpaired (every clip counts), and resamples each source's clips together. A manifest row whose ``offset_s``
+contradicts the offset its file name gives is refused.
 
 Output: a ``diagnostic`` config with the columns of ``build interventions``' own, one sync item per clip, so
 ``omniaudit judge --config diagnostic`` and ``omniaudit audit interventions`` run on it unchanged (Sync accuracy on
 in-sync vs offset clips, offset blindness, direction confusion, false sync alarms, accuracy per |offset| band, offset
-MAE and localisation). The gold answer follows the known offset and the sync tolerance: |offset| <= ``tolerance_s``
-(default 0.5 s, the paper's audio-time tolerance ε_a, the precision its own event times are verified to) is
-"synchronized" (intervention ``original``); a larger offset is "not synchronized", delayed or early (``shift``).
-The clip bytes are stored as given (no re-encoding): the offset is the file's own.
+MAE and localisation). The gold answer follows the known offset: by default only a zero offset is "synchronized"
+(intervention ``original``) and any nonzero one is "not synchronized", delayed or early (``shift``), as the paper
+scores VGGSoundSync ("once any nonzero offset is introduced, their accuracy collapses"; its ε_a = 0.5 s is the
+tolerance of annotated event times, appendix B, not a sync tolerance). ``tolerance_s`` > 0 is an explicit opt-in that
+also calls |offset| <= ``tolerance_s`` synchronized; the card and the build info state it. The clip bytes are stored
+as given (no re-encoding): the offset is the file's own.
 """
 
 from __future__ import annotations
@@ -26,10 +30,12 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.data_builders.interventions import answers, media
-from omniaudit.data_builders.interventions.manifest import EPS_AUDIO
 from omniaudit.errors import InputError
+from omniaudit.evaluation.interventions.pairing import OOD_SYNC_CATEGORY
 
-SYNC_TOLERANCE_S = EPS_AUDIO
+SYNC_TOLERANCE_S = 0.0  # any nonzero offset is a shift (Thud §3.1 on VGGSoundSync)
+ZERO_S = 1e-6  # float slack: an offset this close to the tolerance (0: to zero) counts as within it
+NAME_DECIMALS_S = 0.005  # a file name gives the offset to 0.01 s (offset_file_name)
 VIDEO_SUFFIXES = (".mp4", ".mkv", ".webm", ".mov", ".m4v", ".avi")
 OFFSET_NAME = re.compile(r"^(?P<source>.+?)__off(?P<offset>[+-]?(?:\d+(?:\.\d*)?|\.\d+))s?$")
 
@@ -84,6 +90,10 @@ def _manifest_clips(path: Path) -> list[OffsetClip]:
         video = resolve_media_path(file, path, row, "file")
         source = str(raw["source_id"].iloc[k]).strip() if "source_id" in raw.columns else ""
         parsed = parse_offset_name(video)
+        if parsed and abs(parsed[1] - float(offset)) > NAME_DECIMALS_S + ZERO_S:
+            raise InputError(f"offset_s {float(offset):+g} s contradicts the offset in the file name "
+                             f"({parsed[1]:+g} s, + = audio delayed); correct one of them", file=path, row=row,
+                             column="offset_s", value=raw["offset_s"].iloc[k])
         source = source or (parsed[0] if parsed else video.stem)
         clips.append(OffsetClip(video.stem, video, float(offset), source, row))
     return clips
@@ -115,7 +125,7 @@ def sync_row(clip: OffsetClip, tolerance_s: float) -> dict:
     if abs(clip.offset_s) >= info.duration:
         raise InputError(f"offset {clip.offset_s:+g} s is not shorter than the clip ({info.duration:.2f} s)",
                          file=clip.path, row=clip.row)
-    synced = abs(clip.offset_s) <= tolerance_s + 1e-9
+    synced = abs(clip.offset_s) <= tolerance_s + ZERO_S
     intervention = "original" if synced else "shift"
     offset = 0.0 if synced else clip.offset_s
     answer = answers.sync_answer(answers.Event(), offset)
@@ -123,7 +133,7 @@ def sync_row(clip: OffsetClip, tolerance_s: float) -> dict:
             "video_audio": True, "gold": answer, "video_id": clip.id, "source_id": clip.source_id,
             "intervention": intervention, "offset_s": float(clip.offset_s), "partner_id": None, "dimension": "sync",
             "question": answers.QUESTIONS["sync"], "target": answer, **answers.target(intervention, "sync", offset),
-            "category": "ood-sync", "visual_event": None, "visual_time": None, "audio_event": None,
+            "category": OOD_SYNC_CATEGORY, "visual_event": None, "visual_time": None, "audio_event": None,
             "audio_time": None, "duration_s": info.duration, "audio_pad_s": pad_s,
             "variable_frame_rate": info.variable_frame_rate}
 
@@ -151,6 +161,7 @@ def build_ood_sync_dataset(out_dir: str | Path, source: str | Path, tolerance_s:
             sink.add([{**row, "video": {"bytes": clip.path.read_bytes(), "path": clip.path.name}}])
         sink.close()
         info = {"builder": "interventions-ood-sync", "source": local_name(source), "tolerance_s": tolerance_s,
+                "sync_rule": sync_rule(tolerance_s),
                 "clips": len(clips), "sources": len({c.source_id for c in clips}), **counts,
                 "offsets_s": sorted({round(c.offset_s, 3) for c in clips})}
         (tmp / BUILD_INFO).write_text(json.dumps(info, indent=2) + "\n", encoding="utf-8")
@@ -158,6 +169,14 @@ def build_ood_sync_dataset(out_dir: str | Path, source: str | Path, tolerance_s:
     if push_repo:
         push_to_hub(out, push_repo)
     return out
+
+
+def sync_rule(tolerance_s: float) -> str:
+    """What counts as synchronized, in words (card, CLI)."""
+    if tolerance_s <= 0:
+        return "only a zero offset is synchronized (any nonzero offset is a shift, as the paper scores VGGSoundSync)"
+    return (f"|offset| <= {tolerance_s:g} s is synchronized (an explicit sync tolerance: the paper calls any nonzero "
+            "offset a shift)")
 
 
 def _card(info: dict, configs: list[dict]) -> str:
@@ -172,8 +191,8 @@ def _card(info: dict, configs: list[dict]) -> str:
 
 Built by omniaudit `build interventions --ood-sync` from **{info['source']}** (VGGSoundSync-style evaluation, *Thud*
 §3.1): {info['clips']} clips from {info['sources']} sources, each asked whether its sound is synchronized. Gold
-answers follow each clip's known offset (+ = audio delayed): |offset| <= {info['tolerance_s']:g} s is synchronized
-({info['in_sync']} clips), a larger one is delayed or early ({info['offset']} clips). Clips are stored as given.
+answers follow each clip's known offset (+ = audio delayed): {sync_rule(info['tolerance_s'])}.
+{info['in_sync']} clips are in sync, {info['offset']} delayed or early. Clips are stored as given.
 
 ```python
 from datasets import load_dataset

@@ -148,6 +148,19 @@ def _diagnostic(dataset: str | Path):
     return ds, meta
 
 
+def embedded_clip(cell: dict, dataset: str | Path) -> dict:
+    """The clip with its bytes: a path-mode dataset (``--media-mode paths``) loads as ``{"bytes": None, "path":
+    "/abs/.../media/x.mp4"}``, which would publish a local path, break when the folder moves and leave the clip out
+    of the fingerprint; its file is read (the loader has checked it against the recorded SHA-256) and only its
+    name is kept, as an embedded build stores it."""
+    if cell.get("bytes") is not None:
+        return cell
+    path = Path(cell.get("path") or "")
+    if not path.is_file():
+        raise InputError(f"a diagnostic clip has neither bytes nor a readable file ({path})", file=dataset)
+    return {"bytes": path.read_bytes(), "path": path.name}
+
+
 def _none(value: object) -> object:
     return None if value is None or (isinstance(value, float) and np.isnan(value)) else value
 
@@ -205,7 +218,8 @@ def build_sp_pairs(out_dir: str | Path, dataset: str | Path, policy=None, predic
                        "visual_time": _none(item["visual_time"]), "audio_time": _none(item["audio_time"]),
                        "perturbed_field": None, "prompt": _messages("user", item["prompt"], video=True),
                        "chosen": _messages("assistant", item["gold"]),
-                       "rejected": _messages("assistant", pair.text), "video": clips[int(pair.position)]["video"]}])
+                       "rejected": _messages("assistant", pair.text),
+                       "video": embedded_clip(clips[int(pair.position)]["video"], dataset)}])
         sink.close()
         summary = _summary(scored, candidates, pairs, meta, options)
         named = policy if isinstance(policy, str) or policy is None else type(policy).__name__

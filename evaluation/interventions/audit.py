@@ -3,7 +3,9 @@
 ``audit.json``: ``dimensions.<sync|existence|consistency>.{orig, interv, gap}`` (percent; CIs under ``ci``),
 ``avg_gap`` (+ ``avg_gap_ci``), ``failure_modes.<name>`` (rates in [0, 1]; CIs under ``failure_modes_ci``), then
 ``sync_by_offset``, ``offset_mae``, ``direction_accuracy``, ``shift_yes_no``, ``sync_binary_accuracy``,
-``sync_three_way_accuracy``, ``offset_within_tolerance`` and ``coverage`` as ``{value, ci, n}``.
+``sync_three_way_accuracy``, ``offset_within_tolerance`` and ``coverage`` as ``{value, ci, n}``. Each dimension says
+whether it is ``paired`` and how many ``rows`` it scored paired / unpaired / left out (:mod:`.pairing`); an OOD sync
+set adds ``ood_sync`` (the largest |offset| its gold answers call synchronized).
 
 Paired accuracy per dimension (Sync, Existence, Consistency) on Original vs intervention, Avg Gap (eq. 10), the
 eight failure modes of appendix H, accuracy per |Δ| band, offset MAE and direction accuracy. A Shift answer is
@@ -36,6 +38,7 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema
 from omniaudit.evaluation.interventions.extract import extract, llm_extract
+from omniaudit.evaluation.interventions.pairing import ood_sync_rule, scored_rows
 from omniaudit.evaluation.predictions import (
     check_predictions,
     provenance_section,
@@ -277,15 +280,8 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
     orig = iv == "original"
     r = stats.ClusterRatios(diag["source_id"].to_numpy())
-    # paired: only clips that have both conditions of a dimension (e.g. not a clip whose shifts were all skipped)
-    paired, unpaired = {}, set()
+    paired, rows_used = scored_rows(diag, INTERVENTION_OF, max(1, len(runs)))
     for d, intervention in INTERVENTION_OF.items():
-        has = diag.loc[(dim == d) & (iv == intervention), "source_id"].unique()
-        paired[d] = diag["source_id"].isin(has).to_numpy() & (dim == d)
-        both = ((dim == d) & orig).any() and ((dim == d) & (iv == intervention)).any()
-        if both and not (paired[d] & orig).any():  # e.g. an OOD sync set of independent clips: no clip has both
-            paired[d] = (dim == d) & (orig | (iv == intervention))
-            unpaired.add(d)
         r.add(f"{d}.orig", correct, paired[d] & orig)
         r.add(f"{d}.interv", correct, paired[d] & (iv == intervention))
     state = pred["audio_state"].to_numpy(dtype=object)
@@ -353,7 +349,8 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
                  "gap": stats.estimate(g_point, g_samples, n_clips, 100)}
         dimensions[d] = {**{k: e["value"] for k, e in cells.items()}, "ci": {k: e["ci"] for k, e in cells.items()},
                          "n": {"orig": cells["orig"]["n"], "interv": cells["interv"]["n"]},
-                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips, "paired": d not in unpaired}
+                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips,
+                         "paired": rows_used[d]["unpaired"] == 0, "rows": rows_used[d]}
         gap_points.append(g_point)
         gap_samples.append(g_samples)
     available = all(dimensions[d]["gap"] is not None for d in INTERVENTION_OF)
@@ -378,7 +375,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         "sync_three_way_accuracy": est("sync_three_way", 100),
         "offset_within_tolerance": {**est("offset_within_tolerance", 100), "tolerance_s": float(tolerance)},
         "coverage": {d: {"answered": est(f"answered.{d}"), "parsed": est(f"parsed.{d}")} for d in INTERVENTION_OF},
-        "n_rows": n_items, "n_source_clips": int(r.n),
+        "n_rows": n_items, "n_source_clips": int(r.n), **ood_sync_rule(diag),
         **({"runs": _per_run(diag, correct, paired, runs, answered)} if runs else {}),
         **({"sampling": predictions.attrs["sampling"]} if predictions.attrs.get("sampling") else {}),
         **({"label_sources": predictions.attrs["label_sources"]} if predictions.attrs.get("label_sources") else {}),
@@ -413,9 +410,14 @@ def _per_run(diag: pd.DataFrame, correct: np.ndarray, paired: dict[str, np.ndarr
 
 
 def load_diagnostic(dataset: str | Path) -> pd.DataFrame:
-    from omniaudit.data_builders.hub import load_config
+    """The diagnostic rows the audit reads, with ``category`` where the config has it (it marks an OOD sync set)."""
+    from omniaudit.data_builders.hub import load_hub_dataset
 
-    return load_config(dataset, "diagnostic", columns=DIAGNOSTIC_COLUMNS)
+    ds = load_hub_dataset(dataset, "diagnostic")
+    missing = [c for c in DIAGNOSTIC_COLUMNS if c not in ds.column_names]
+    if missing:
+        raise InputError(f"config 'diagnostic' lacks column(s) {missing}; it has {ds.column_names}", file=dataset)
+    return ds.select_columns(DIAGNOSTIC_COLUMNS + [c for c in ("category",) if c in ds.column_names]).to_pandas()
 
 
 def run_interventions_audit(out_dir: str | Path, dataset: str | Path, predictions: str | Path,

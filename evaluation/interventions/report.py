@@ -98,6 +98,7 @@ def interventions_report(result: dict, figure: str) -> str:
                            result["n_source_clips"]]]),
         "",
         *_unpaired_note(dims),
+        *_ood_sync_note(result.get("ood_sync")),
         "## Failure modes (appendix H)",
         "",
         markdown_table(["Group", "Failure mode", "Rate [95% CI]", "n", "What it counts"],
@@ -145,13 +146,33 @@ def interventions_report(result: dict, figure: str) -> str:
 
 
 def _unpaired_note(dims: dict) -> list[str]:
-    """A line for dimensions scored without pairs (no source clip has both conditions, e.g. an OOD sync set)."""
-    unpaired = [DIMENSION_TITLES[d] for d, v in dims.items() if v.get("paired") is False]
-    if not unpaired:
+    """Lines for dimensions with rows scored without a pair (sources lacking a condition, e.g. an OOD sync set), and
+    for Originals a paired dimension leaves out."""
+    out = []
+    for d, v in dims.items():
+        rows = v.get("rows")
+        if v.get("paired") is False:
+            counts = (f" ({rows['unpaired']} of {rows['paired'] + rows['unpaired']} rows come from sources without "
+                      "both conditions)") if rows else ""
+            out.append(f"Unpaired: {DIMENSION_TITLES[d]}{counts}. These accuracies are over all clips of each "
+                       "condition, so the gap compares partly different clips; the bootstrap resamples source_id "
+                       "clusters (the rows of one source together).")
+        elif rows and rows["left_out"]:
+            out.append(f"Paired: {DIMENSION_TITLES[d]} leaves out {rows['left_out']} row(s) of sources without both "
+                       "conditions (e.g. an Original whose Shifts were all skipped).")
+    return [*out, ""] if out else []
+
+
+def _ood_sync_note(ood: dict | None) -> list[str]:
+    """What counts as synchronized in an OOD sync set, as its gold answers apply it."""
+    if not ood:
         return []
-    return [f"Unpaired: {', '.join(unpaired)}. No source clip has both an Original and an intervened clip, so these "
-            "accuracies are over all clips of each condition and the gap compares different clips (each clip is its "
-            "own bootstrap cluster).", ""]
+    bound = ood["in_sync_max_abs_offset_s"]
+    rule = ("only clips with a zero offset are synchronized; any nonzero offset is a shift (as the paper scores "
+            "VGGSoundSync)") if not bound else (f"clips with |offset| up to {bound:g} s are synchronized (the set "
+                                                "was built with an explicit --sync-tolerance; the paper calls any "
+                                                "nonzero offset a shift)")
+    return [f"OOD sync set: {rule}.", ""]
 
 
 def label_sources_line(sources: dict | None) -> list[str]:

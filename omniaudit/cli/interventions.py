@@ -9,6 +9,11 @@ from pathlib import Path
 
 from omniaudit.cli import common
 
+# the defaults of the options only a Shift / Mute / Swap build reads: another value beside --ood-sync is refused
+MANIFEST_ONLY = {"shift": [-2.0, 2.0], "shift_range": None, "audio_codec": "aac", "num_proc": 1, "shard": (0, 1),
+                 "skip_invalid": False, "swap_max_similarity": 0.5, "media_mode": "embed", "clips": 12,
+                 "synthetic_seed": 0}
+
 
 def _rejected(counts: dict[str, int]) -> str:
     reasons = "; ".join(f"{n} {reason}" for reason, n in counts.items())
@@ -23,8 +28,10 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
     Manifest: JSONL/CSV with id, video and optionally category, visual_event, visual_time, audio_event, audio_time,
     and annotators' visual_time_<name> / audio_time_<name> (agreement filter: 0.8 s visual, 0.5 s audio).
     Interrupted builds resume. --ood-sync FOLDER instead writes an out-of-distribution sync set (VGGSoundSync style):
-    one sync item per clip of known audio offset, gold answers from the offset and --sync-tolerance.
+    one sync item per clip of known audio offset, gold answers from the offset (any nonzero offset is a shift, as the
+    paper scores VGGSoundSync; --sync-tolerance S opts in to calling |offset| <= S synchronized).
     """
+    _check_build_options(args)
     if args.ood_sync:
         _build_ood_sync(args)
         return
@@ -53,18 +60,33 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
     common.print_pushed(args.push_to_hub)
 
 
-def _build_ood_sync(args: argparse.Namespace) -> None:
-    from omniaudit.data_builders.interventions.ood_sync import build_ood_sync_dataset
+def _check_build_options(args: argparse.Namespace) -> None:
+    """Refuse options the chosen build would silently ignore."""
     from omniaudit.errors import InputError
 
+    if not args.ood_sync:
+        if args.sync_tolerance is not None:
+            raise InputError("--sync-tolerance applies only to --ood-sync (an out-of-distribution sync set)")
+        return
     if args.manifest:
         raise InputError("give either --manifest (Shift / Mute / Swap of annotated clips) or --ood-sync (clips with "
                          "known offsets), not both")
+    ignored = [f"--{k.replace('_', '-')}" for k, default in MANIFEST_ONLY.items()
+               if getattr(args, k) != default]
+    if ignored:
+        raise InputError(f"{' and '.join(ignored)} {'does' if len(ignored) == 1 else 'do'} not apply to --ood-sync "
+                         "(the clips are stored as given, in one embedded diagnostic config); drop them")
+
+
+def _build_ood_sync(args: argparse.Namespace) -> None:
+    from omniaudit.data_builders.interventions.ood_sync import SYNC_TOLERANCE_S, build_ood_sync_dataset, sync_rule
+
+    tolerance = SYNC_TOLERANCE_S if args.sync_tolerance is None else args.sync_tolerance
     with common.progress_status("building OOD sync set") as progress:
-        out = build_ood_sync_dataset(args.out, args.ood_sync, args.sync_tolerance, args.push_to_hub, progress)
+        out = build_ood_sync_dataset(args.out, args.ood_sync, tolerance, args.push_to_hub, progress)
     info = json.loads((out / "build_info.json").read_text(encoding="utf-8"))
-    print(f"clips: {info['clips']} from {info['sources']} sources; {info['in_sync']} in sync (|offset| <= "
-          f"{info['tolerance_s']:g} s), {info['offset']} offset")
+    print(f"clips: {info['clips']} from {info['sources']} sources; {info['in_sync']} in sync, {info['offset']} "
+          f"offset: {sync_rule(info['tolerance_s'])}")
     print(f"dataset written to {out} (config diagnostic: `omniaudit judge --config diagnostic`, then "
           "`omniaudit audit interventions`)")
     common.print_pushed(args.push_to_hub)
@@ -82,7 +104,7 @@ def cmd_build_sp_pairs(args: argparse.Namespace) -> None:
     from omniaudit.data_builders.interventions.sp_pairs import SPOptions, build_sp_pairs
 
     options = SPOptions(**common.sampling_kwargs(args), parsed_only=args.parsed_only, extractor=args.extractor)
-    runner = {} if args.predictions else common.runner_kwargs(args)
+    runner = {} if args.predictions else {**common.runner_kwargs(args), "min_usable": args.min_usable}
     with common.progress_status("building SP pairs") as progress:
         s = build_sp_pairs(args.out, args.dataset, args.policy, args.predictions, options, progress, args.push_to_hub,
                            **runner)
@@ -195,36 +217,40 @@ def _builders(groups: common.Groups) -> None:
     p = common.builder(groups, "interventions", cmd_build_interventions, "--manifest",
                        "video manifest (JSONL/CSV/TSV/Parquet); omitted: embedded synthetic clips",
                        seed="seed of swap partners and rejected-answer choices (0)")
-    p.add_argument("--shift", type=float, nargs="*", default=[-2.0, 2.0], metavar="SECONDS",
+    p.add_argument("--shift", type=float, nargs="*", default=MANIFEST_ONLY["shift"], metavar="SECONDS",
                    help="fixed Shift offsets in seconds, + = audio delayed (default: -2 2); `--shift` with no value: "
                         "none (only the --shift-range draws)")
     p.add_argument("--shift-range", type=float, nargs=2, action="append", metavar=("A", "B"),
                    help="also one Shift per clip with the offset drawn uniformly from [A, B] s (seeded by --seed and "
                         "the clip id, rounded to 0.01 s); repeat for several draws, e.g. --shift-range -3 -0.5 "
                         "--shift-range 0.5 3")
-    p.add_argument("--audio-codec", choices=["aac", "alac"], default="aac",
+    p.add_argument("--audio-codec", choices=["aac", "alac"], default=MANIFEST_ONLY["audio_codec"],
                    help="audio codec of the written clips: aac (default, lossy) or alac (lossless, bit-exact swaps)")
-    p.add_argument("--num-proc", type=int, default=1, help="clips rendered in parallel (default 1)")
-    p.add_argument("--shard", type=common.shard, default=(0, 1), metavar="I/N",
+    p.add_argument("--num-proc", type=int, default=MANIFEST_ONLY["num_proc"],
+                   help="clips rendered in parallel (default 1)")
+    p.add_argument("--shard", type=common.shard, default=MANIFEST_ONLY["shard"], metavar="I/N",
                    help="build shard I of N (disjoint, split by id); merge the folders with `omniaudit merge`")
     p.add_argument("--skip-invalid", action="store_true",
                    help="record clips with unusable media (no audio, silent, corrupt, not a video) as rejected "
                         "instead of failing")
-    p.add_argument("--swap-max-similarity", type=float, default=0.5, metavar="R",
+    p.add_argument("--swap-max-similarity", type=float, default=MANIFEST_ONLY["swap_max_similarity"],
+                   metavar="R",
                    help="refuse a Swap partner whose audio reaches this max normalised cross-correlation with the "
                         "clip's own (same recording: >= 0.99; default 0.5)")
-    p.add_argument("--media-mode", choices=["embed", "paths"], default="embed",
+    p.add_argument("--media-mode", choices=["embed", "paths"], default=MANIFEST_ONLY["media_mode"],
                    help="embed: clip bytes in every config's Parquet (default); paths: each clip stored once under "
                         "media/ and named by the configs (load_dataset(FOLDER, CONFIG) still decodes the video)")
     p.add_argument("--ood-sync", metavar="FOLDER|MANIFEST",
                    help="instead: an out-of-distribution sync set from clips of known audio offset, a folder of "
                         "NAME__off+0.40.mp4 files (s, + = audio delayed) or a CSV/JSONL with file, offset_s "
                         "[, source_id]")
-    p.add_argument("--sync-tolerance", type=float, default=0.5, metavar="SECONDS",
-                   help="--ood-sync: |offset| up to this counts as synchronized (default 0.5, the paper's audio-time "
-                        "tolerance)")
-    p.add_argument("--clips", type=int, default=12, help="synthetic clips when --manifest is omitted (default 12)")
-    p.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic clips (default 0)")
+    p.add_argument("--sync-tolerance", type=float, metavar="SECONDS",
+                   help="--ood-sync only, opt-in: |offset| up to this also counts as synchronized (default: only a "
+                        "zero offset; the paper calls any nonzero offset a shift)")
+    p.add_argument("--clips", type=int, default=MANIFEST_ONLY["clips"],
+                   help="synthetic clips when --manifest is omitted (default 12)")
+    p.add_argument("--synthetic-seed", type=int, default=MANIFEST_ONLY["synthetic_seed"],
+                   help="seed of the synthetic clips (default 0)")
 
     p = common.command(groups.build, "sp-pairs", cmd_build_sp_pairs)
     p.add_argument("--dataset", required=True, help="intervention dataset folder or Hub repo id (config diagnostic)")
@@ -238,6 +264,9 @@ def _builders(groups: common.Groups) -> None:
                               "api_key_env", "allow_insecure_key", max_tokens=128)
     p.add_argument("--parsed-only", action="store_true",
                    help="keep only answers whose (wrong) verdict the extractor read; drop unparseable ones")
+    p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
+                   help="--policy: stop, writing nothing, when fewer of its answers than this share are answers "
+                        "(empty, refusals, error replies, byte noise), as `omniaudit judge` does (default 0.2)")
     p.add_argument("--extractor", metavar="SPEC",
                    help="judge SPEC that reads free-form answers, as the paper's GPT extractor (default: rule-based)")
     common.add_push(p)

@@ -12,7 +12,12 @@ from PIL import Image
 from omniaudit.cli import main
 from omniaudit.data_builders.interventions import SyntheticClipSpec, read_manifest, synthesize_clips
 from omniaudit.data_builders.interventions.annotate import Annotator, _item, annotate_manifest, parse_annotator
-from omniaudit.data_builders.interventions.frame_units import frame_units, localisations_agree, unit_frames
+from omniaudit.data_builders.interventions.frame_units import (
+    frame_units,
+    localisations_agree,
+    parse_unit,
+    unit_frames,
+)
 from omniaudit.data_builders.interventions.onset import check_onsets, detect_onset
 from omniaudit.errors import InputError
 
@@ -20,7 +25,7 @@ from omniaudit.errors import InputError
 def test_units_are_equal_non_overlapping_windows_covering_the_clip():
     units = frame_units(10.0, 4)
     assert [(u.index, u.start, u.end) for u in units] == [(1, 0, 2.5), (2, 2.5, 5), (3, 5, 7.5), (4, 7.5, 10)]
-    assert units[1].label == "2.50-5.00"
+    assert units[1].label == "2.5-5"
     with pytest.raises(InputError):
         frame_units(0.0, 4)
 
@@ -67,7 +72,7 @@ def test_units_annotator_and_agreement(clip_dir):
     result = annotate_manifest(clip_dir / "manifest.jsonl", out,
                                ["gem=column:reply_gem", "gpt:units=column:reply_gpt"], n_units=4)
     recs = {r["id"]: r for r in map(json.loads, out.read_text().splitlines())}
-    assert recs["u1"]["visual_unit_gpt"] == "1.00-2.00" and recs["u1"]["visual_time_gpt"] is None
+    assert recs["u1"]["visual_unit_gpt"] == "1-2" and recs["u1"]["visual_time_gpt"] is None
     assert recs["u3"]["visual_time_gpt"] == 2.1 and recs["u2"]["visual_time_gpt"] == 2.5
     assert "no usable visual unit" in recs["u4"]["discard"] and result.discarded == 1
     m = read_manifest(out)
@@ -90,6 +95,63 @@ def test_units_item_shows_each_units_frames_in_order(clip_dir):
             assert grey == pytest.approx((int(t * 25) * 9) % 255, abs=3)
 
 
+def test_unit_labels_keep_the_exact_bounds():
+    """Review: labels rounded to 0.01 s moved unit edges (a 10/3 s clip in 8 units: unit 2 starts at 0.41667 s, its
+    label said 0.42), so a time in unit 2 agreed with unit 1."""
+    units = frame_units(10 / 3, 8)
+    assert [parse_unit(u.label) for u in units] == [(u.start, u.end) for u in units]
+    assert not localisations_agree([(0.417, None), (None, parse_unit(units[0].label))], 0.8)
+    assert localisations_agree([(0.416, None), (None, parse_unit(units[0].label))], 0.8)
+    assert parse_unit("2.50-5.00") == (2.5, 5.0)  # manifests written with two decimals still read
+
+
+@pytest.mark.parametrize("flag,value", [("--frames-per-unit", "0"), ("--frames-per-unit", "-1"), ("--units", "0")])
+def test_unit_counts_below_one_are_refused(clip_dir, tmp_path, capsys, flag, value):
+    assert main(["annotate", "--manifest", str(clip_dir / "manifest.jsonl"), "--out", str(tmp_path / "a.jsonl"),
+                 "--annotator", "gpt:units=column:reply_gpt", flag, value]) == 2
+    assert f"{flag} must be a whole number >= 1" in capsys.readouterr().err and not (tmp_path / "a.jsonl").exists()
+    with pytest.raises(InputError, match="frames per unit"):
+        unit_frames(clip_dir / "a.mp4", frame_units(4.0, 2), 0)
+
+
+def test_unit_frames_keep_only_the_chosen_frames(monkeypatch):
+    """Decoding holds the frames on screen at the chosen times, not the whole clip, and stops after the last one."""
+    import contextlib
+    from fractions import Fraction
+
+    from omniaudit.data_builders.interventions import media
+
+    alive, peak, decoded = [0], [0], [0]
+
+    class Frame:
+        width, height = 64, 48
+
+        def __init__(self, i):
+            self.pts, self.time_base, self.grey = i, Fraction(1, 25), i
+            alive[0] += 1
+            peak[0] = max(peak[0], alive[0])
+
+        def __del__(self):
+            alive[0] -= 1
+
+        def to_image(self):
+            return Image.new("RGB", (self.width, self.height), (self.grey,) * 3)
+
+    class Container:
+        def decode(self, video):
+            for i in range(250):  # 10 s at 25 fps
+                decoded[0] += 1
+                yield Frame(i)
+
+    monkeypatch.setattr(media, "_open", lambda path: contextlib.nullcontext(Container()))
+    units = frame_units(8.0, 4)  # the last chosen time is 7.5 s: frames after it are never decoded
+    frames = unit_frames("fake.mp4", units, 2)
+    greys = [[np.asarray(Image.open(io.BytesIO(j)).convert("L"), float).mean() for j in picks] for picks in frames]
+    want = [[int((u.start + (k + 0.5) * (u.end - u.start) / 2) * 25) for k in range(2)] for u in units]
+    assert np.allclose(greys, want, atol=2)
+    assert peak[0] <= 2 * len(units) + 2 and decoded[0] <= 7.5 * 25 + 2
+
+
 def test_detect_onset_on_known_signals():
     rate = 16000
     rng = np.random.default_rng(0)
@@ -99,6 +161,40 @@ def test_detect_onset_on_known_signals():
     x[k: k + 4000] += 0.5 * np.sin(2 * np.pi * 500 * np.arange(4000) / rate) * np.exp(-np.arange(4000) / 800)
     assert detect_onset(x, rate) == pytest.approx(1.234, abs=0.011)
     assert detect_onset(np.zeros(rate), rate) is None
+
+
+def impact(seconds: float, at: float, rate: int = 16000, seed: int = 0) -> np.ndarray:
+    """Low room tone (about -50 dB) with a decaying 500 Hz impact at ``at`` s."""
+    x = 0.003 * np.random.default_rng(seed).standard_normal(int(seconds * rate))
+    k, n = int(at * rate), 4000
+    x[k: k + n] += 0.5 * np.sin(2 * np.pi * 500 * np.arange(n) / rate) * np.exp(-np.arange(n) / 800)
+    return x
+
+
+def test_leading_digital_silence_is_not_the_onset(tmp_path):
+    """Review repro: audio that starts late (zero padding, then room tone) put the onset at the end of the padding
+    (1.5 s) instead of the impact (3.95 s)."""
+    rate = 16000
+    late = np.concatenate([np.zeros(int(1.5 * rate)), impact(3.5, 2.45)])
+    assert detect_onset(late, rate) == pytest.approx(3.95, abs=0.011)
+    bare = np.concatenate([np.zeros(2 * rate), impact(3.0, 0.0)])
+    assert detect_onset(bare, rate) == pytest.approx(2.0, abs=0.011)  # a sound straight out of silence still counts
+    clip = write_clip(tmp_path / "late.mp4", seconds=5.0, audio=impact(3.5, 2.45)[None].astype(np.float32),
+                      audio_start=1.5)
+    (tmp_path / "m.csv").write_text(f"id,video,audio_time\nlate,{clip.name},3.95\n")
+    row = check_onsets(tmp_path / "m.csv").table.iloc[0]
+    assert row["detected_onset"] == pytest.approx(3.95, abs=0.03) and not row["disagrees"]
+
+
+@pytest.mark.parametrize("cell", ['"2,5"', "abc", "-1"])
+def test_check_onsets_refuses_a_malformed_time(tmp_path, capsys, cell):
+    write_clip(tmp_path / "a.mp4", seconds=1.0)
+    (tmp_path / "m.csv").write_text(f"id,video,audio_time\na,a.mp4,0.5\nb,a.mp4,{cell}\n")
+    with pytest.raises(InputError, match="expected a time in seconds") as exc:
+        check_onsets(tmp_path / "m.csv")
+    assert (exc.value.row, exc.value.column) == (2, "audio_time")
+    assert main(["check-onsets", "--manifest", str(tmp_path / "m.csv"), "--out", str(tmp_path / "o.csv")]) == 2
+    assert "audio_time" in capsys.readouterr().err and not (tmp_path / "o.csv").exists()
 
 
 def test_check_onsets_flags_a_wrong_annotation(tmp_path, capsys):

@@ -126,3 +126,35 @@ def test_judge_and_audit_read_a_paths_dataset(paths_dataset, intervention_datase
                      "--n-resamples", "50", "--out", str(tmp_path / f"audit-{name}")]) == 0
         scores[name] = json.loads((tmp_path / f"audit-{name}" / "audit.json").read_text())
     assert scores["paths"]["avg_gap"] == scores["embed"]["avg_gap"] > 0
+    # scripted:deaf never opens a clip: the items a real judge reads must be the same clips, with their soundtrack
+    from omniaudit.evaluation.runners import load_items
+
+    paths, embed = load_items(paths_dataset, "diagnostic"), load_items(intervention_dataset, "diagnostic")
+    assert [i.id for i in paths] == [i.id for i in embed] and len(paths) == 42
+    for a, b in zip(paths, embed, strict=True):
+        assert [(m.kind, m.with_audio) for m in a.media] == [(m.kind, m.with_audio) for m in b.media] == [
+            ("video", True)]
+        assert a.media[0].data == b.media[0].data and a.prompt == b.prompt
+
+
+def test_sp_pairs_from_a_paths_dataset_embed_their_clips(paths_dataset, intervention_dataset, tmp_path):
+    """SP pairs of a path-mode build carry the clip bytes (not the source folder's absolute path): they load after
+    the source folder is gone, byte-identical to the embedded build's clips."""
+    import shutil
+
+    from thud_helpers import ShortcutPolicy
+
+    from omniaudit.data_builders.hub import load_hub_dataset
+    from omniaudit.data_builders.interventions.sp_pairs import build_sp_pairs
+
+    source = tmp_path / "source"
+    shutil.copytree(paths_dataset, source)
+    summary = build_sp_pairs(tmp_path / "sp", source, ShortcutPolicy())
+    shutil.rmtree(source)
+    pairs = load_hub_dataset(tmp_path / "sp", "dpo").cast_column("video", datasets.Video(decode=False))
+    embedded = load_hub_dataset(intervention_dataset, "diagnostic").cast_column("video", datasets.Video(decode=False))
+    clip_of = {i: v["bytes"] for i, v in zip(embedded["id"], embedded["video"], strict=True)}
+    assert len(pairs) == summary["pairs"] == 24
+    for row in pairs:
+        item = row["id"].rsplit("/sp/", 1)[0]
+        assert row["video"]["bytes"] == clip_of[item] and "/" not in row["video"]["path"]

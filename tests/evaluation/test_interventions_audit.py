@@ -142,6 +142,46 @@ def test_failure_modes_and_temporal_metrics_by_hand():
             audit_interventions(diag, structured(diag, rule), InterventionAuditConfig(offset_tolerance_s=bad))
 
 
+def test_paired_builds_keep_the_paired_rule_and_ood_sets_score_every_source():
+    """A `build interventions` set where c0's Shifts and c1's Mute were skipped: the paired rule leaves c0's sync
+    Original and c1's existence Original out (numbers by hand, as before) and now says so; the same rows marked as an
+    OOD sync set keep every row, decided per source."""
+    diag = diagnostic(5, shifts=(2.0, -1.0))
+    diag = diag[~diag["id"].isin(["c0/shift+2.00/sync", "c0/shift-1.00/sync", "c1/mute/existence"])]
+    diag = diag.reset_index(drop=True).assign(category="ball")
+    right = np.random.default_rng(3).random(len(diag)) < 0.6
+    wrong_of = {"sync": {"synced": None}, "existence": {"audio_state": None}, "consistency": {"match": None}}
+
+    def rule(r):
+        if not right[r.name]:
+            return wrong_of[r["dimension"]]
+        if r["dimension"] == "sync":
+            return {"synced": bool(r["target_synced"]), "direction": r["target_direction"]}
+        if r["dimension"] == "existence":
+            return {"audio_state": "audio_described" if r["target_sound_present"] else "muted"}
+        return {"match": "match" if r["target_match"] else "mismatch"}
+
+    pred = structured(diag, rule)
+    res = audit_interventions(diag, pred)
+    ok = pd.Series(right, index=diag["id"])
+    for d, iv, left_out in (("sync", "shift", "c0"), ("existence", "mute", "c1"), ("consistency", "swap", None)):
+        rows = diag[(diag["dimension"] == d) & (diag["source_id"] != left_out)]
+        for cond, key in (("original", "orig"), (iv, "interv")):
+            assert res["dimensions"][d][key] == pytest.approx(100 * ok[rows.loc[rows["intervention"] == cond,
+                                                                               "id"]].mean())
+        n_rows = len(rows)
+        assert res["dimensions"][d]["paired"] is True
+        assert res["dimensions"][d]["rows"] == {"paired": n_rows, "unpaired": 0, "left_out": int(left_out is not None)}
+    without = audit_interventions(diag.drop(columns="category"), pred)
+    assert json.dumps(without, sort_keys=True, default=str) == json.dumps(res, sort_keys=True, default=str)
+
+    ood = audit_interventions(diag.assign(category="ood-sync"), pred)["dimensions"]["sync"]
+    every = diag[diag["dimension"] == "sync"]
+    assert ood["orig"] == pytest.approx(100 * ok[every.loc[every["intervention"] == "original", "id"]].mean())
+    assert ood["n"]["orig"] == 5 and ood["paired"] is False
+    assert ood["rows"] == {"paired": len(every) - 1, "unpaired": 1, "left_out": 0}
+
+
 def test_a_model_that_calls_every_shift_delayed_gets_half_of_them(tmp_path):
     """Issue 11: yes/no scoring gave this model 100% on Shift; with the direction required it gets 50%."""
     diag = diagnostic(6, shifts=(2.0, -2.0))
