@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -96,6 +97,8 @@ def main() -> None:
     env = {**os.environ, "OMP_NUM_THREADS": str(args.threads), "HF_HUB_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false"}
     commands = separate_commands(root)  # builds the datasets and model first: neither arm pays for them
+    for arm in ("shared", "separate"):  # a reused --workdir: both arms answer afresh
+        shutil.rmtree(root / arm, ignore_errors=True)
     start = time.perf_counter()
     subprocess.run([sys.executable, __file__, "--arm", "shared", "--workdir", str(root)], env=env, check=True)
     shared_s = time.perf_counter() - start

@@ -48,20 +48,21 @@ _VOWEL = re.compile(r"[aeiouyàáâäãåæèéêëìíîïòóôöõøœùúû�
 
 
 def unreadable(text: str | None) -> bool:
-    """Noise, not language: a replacement character (undecodable bytes) or a control character, no letter or digit
-    at all, or, in an answer of three or more words, fewer than half its Latin words with a vowel ("xq zzk pwt").
-    Empty text is not unreadable (it is empty: the callers' own case). Short answers stay readable: "TV", "5", "红色".
+    """Noise, not language: undecodable bytes (a replacement character anywhere but at the end, where a reply cut by
+    the token limit may split a character) or a control character; neither a letter, a digit nor a symbol ("???");
+    or, among three or more Latin words of two letters or more (acronyms and unit letters aside), fewer than half
+    with a vowel ("xq zzk pwt"). Empty text is not unreadable (it is empty: the callers' own case). Short answers
+    stay readable: "TV", "5", "红色", "B and C", "2 s, 4 s", "👍".
     """
-    text = str(text or "")
+    text = str(text or "").rstrip().rstrip("\ufffd")
     if not text.strip():
         return False
     if "\ufffd" in text or any(unicodedata.category(c) == "Cc" and c not in "\n\r\t" for c in text):
         return True
-    words = re.findall(r"\w+", prepare(text))
-    if not words:
+    if not any(c.isalnum() or unicodedata.category(c) in ("So", "Sk") for c in text):
         return True
-    latin = [w for w in words if re.fullmatch(r"[^\W\d_]+", w) and not _CJK.search(w)]
-    return len(words) >= 3 and len(latin) >= 3 and sum(bool(_VOWEL.search(w)) for w in latin) < len(latin) / 2
+    latin = [w for w in re.findall(r"[^\W\d_]{2,}", prepare(text)) if not _CJK.search(w) and not w.isupper()]
+    return len(latin) >= 3 and sum(bool(_VOWEL.search(w)) for w in latin) < len(latin) / 2
 
 
 def language(text: str) -> str:

@@ -42,11 +42,14 @@ UNKNOWN = ("provenance unknown: the file does not say which dataset build, model
 
 
 def run_provenance(dataset: str | Path, config: str, fingerprint: str | None, judge: str, model: dict,
-                   sampling: dict, selection: dict) -> dict:
-    """The ``provenance`` record of one judge run (see the module docstring); no absolute local paths."""
+                   sampling: dict, selection: dict, runner: dict | None = None) -> dict:
+    """The ``provenance`` record of one judge run (see the module docstring); no absolute local paths. ``runner``:
+    the runner settings that change what the model is shown or how its answer is read (``--mode``, ``--fps``,
+    ``--max-frames``, ``--dialect``, ``--top-logprobs``), recorded where the runner has any."""
     name = Path(dataset).name if Path(dataset).exists() else str(dataset)
     return {"omniaudit": __version__, "dataset": {"name": name, "config": config, "fingerprint": fingerprint},
-            "judge": judge, "model": model, "sampling": sampling, "selection": selection}
+            "judge": judge, "model": model, "sampling": sampling, "selection": selection,
+            **({"runner": runner} if runner else {})}
 
 
 @dataclass

@@ -183,7 +183,7 @@ class TrackingRun:
         import wandb
 
         folder = Path(folder)
-        answers = sorted((folder / "models").glob("*/*.jsonl"))
+        answers = scorecard_predictions(folder)
         if (folder / "scorecard.json").is_file():
             card = json.loads((folder / "scorecard.json").read_text(encoding="utf-8"))
             metrics, rows = scorecard_verdicts(card)
@@ -199,6 +199,22 @@ class TrackingRun:
 
     def finish(self, exit_code: int = 0) -> None:
         self.run.finish(exit_code=exit_code)
+
+
+def scorecard_predictions(folder: Path) -> list[Path]:
+    """The predictions files this card (or shard run) read: each of its models' ``status.json`` entries, never a
+    journal, a file of a model no longer on the card or of an audit now not answering."""
+    listing = folder / ("scorecard.json" if (folder / "scorecard.json").is_file() else "shard.json")
+    models = json.loads(listing.read_text(encoding="utf-8")).get("models", {})
+    files = []
+    for model in models:
+        try:
+            status = json.loads((folder / "models" / model / "status.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        for entry in status.values():
+            files += [folder / "models" / model / f"{config}.jsonl" for config in entry.get("predictions") or {}]
+    return sorted(f for f in dict.fromkeys(files) if f.is_file())
 
 
 @contextmanager

@@ -70,6 +70,19 @@ def check_sampling(temperature: float, top_p: float | None, runs: int = 1) -> No
         raise InputError("runs must be >= 1", value=runs)
 
 
+# per runner kind: the settings that change what a model is shown or how its answer is read (in the provenance, so a
+# merge or a reuse never joins answers made under other settings); batch size, retries, caches and keys do not
+INPUT_SETTINGS = {"hf": ("mode", "fps", "max_frames"), "openai": ("dialect", "fps", "max_frames", "top_logprobs")}
+
+
+def input_settings(spec: str, judge_options: dict) -> dict:
+    """The :data:`INPUT_SETTINGS` of ``spec``'s runner kind, with ``make_judge``'s defaults where not given."""
+    import inspect
+
+    defaults = inspect.signature(make_judge).parameters
+    return {k: judge_options.get(k, defaults[k].default) for k in INPUT_SETTINGS.get(spec.partition(":")[0], ())}
+
+
 def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None = None, batch_size: int = 8,
                mode: str = "logits", concurrency: int = 4, max_retries: int = 5, cache_dir: str | Path | None = None,
                use_cache: bool = True, api_key_env: str | None = None, allow_insecure_key: bool = False,
@@ -277,7 +290,8 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
                 "max_tokens": judge_options.get("max_tokens", 32)}
     provenance = run_provenance(dataset, config, fingerprint_of(dataset, config), redact(spec),
                                 runner_identity(judge, spec), sampling,
-                                {"conditions": conditions, "formats": formats, "items": n_items})
+                                {"conditions": conditions, "formats": formats, "items": n_items},
+                                input_settings(spec, judge_options))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     journal = _journal(out, provenance, shard)

@@ -24,7 +24,8 @@ Informational evidence (``counts: false``) is shown but never flags.
   when the audio is changed: 0; flagged when the CI (source clips resampled) lies above 0. Each dimension's paired
   gap is shown beside it, and counts only where the Avg Gap is not available (a dataset without one dimension).
 - ``modality_dominance`` (composition): the share of the classified C3PO failures that one modality decides
-  (text / audio / image / video dominance, vs incomplete fusion), with its Wilson CI. Flagged when the ablation moves
+  (text / audio / image / video dominance, vs incomplete fusion), with its Wilson CI over samples (failures counted
+  per run are divided by the runs: repeated runs of one sample are not independent). Flagged when the ablation moves
   clear the stability floor (the audit's floor check: each moving ablation's Wilson lower bound above the floor's
   upper bound, the floor from two runs of the same input) and the share's CI lies above 0.5 (one modality decides more
   failures than fusion does). A model without failures, or whose moves do not clear the floor, is not flagged.
@@ -246,8 +247,13 @@ def _composition(run: AuditRun) -> list[dict]:
     if not n:
         return [evidence("composition", "dominance share of classified failures", None, 0.5, "above",
                          note="no classified failure to decompose")]
-    k = int(round((overall.get("dominance_share") or 0.0) * n))
-    est = {"value": k / n, "ci": wilson(k, n), "n": n}
+    share = overall.get("dominance_share") or 0.0
+    # failures are counted per run; the runs of one sample are not independent draws (greedy runs repeat each
+    # other), so the interval is over samples: n / runs
+    runs = int(((((audit.get("failure_decomposition") or {}).get("models") or {}).get(run.name) or {})
+                .get("stability_floor") or {}).get("n_runs") or 1)
+    n_samples = max(1, round(n / runs))
+    est = {"value": share, "ci": wilson(round(share * n_samples), n_samples), "n": n_samples}
     note = {"cleared": "moves clear the stability floor", "flagged": "moves do not clear the stability floor: noise",
             "unchecked": "no stability floor (one run): unchecked"}.get(floor, f"floor check: {floor}")
     return [evidence("composition", "dominance share of classified failures", est, 0.5, "above",

@@ -24,6 +24,7 @@ so every machine builds the same dataset (the merge checks the fingerprints).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -32,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.run import MIN_USABLE
+from omniaudit.evaluation.runners.run import MIN_USABLE, input_settings
 from omniaudit.evaluation.scorecard.adapters import ADAPTERS, dataset_modalities, model_accepts
 from omniaudit.evaluation.scorecard.rules import AuditRun, shortcuts
 
@@ -104,19 +105,33 @@ def _digest(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def default_key(audit: str) -> str:
-    """What an embedded default is: its adapter's build code and description and the omniaudit version (a folder
-    built by another key is rebuilt, so a changed size or builder never reuses a stale dataset)."""
-    import inspect
+@functools.cache
+def code_digest(package: str) -> str:
+    """The sources of an omniaudit package (every ``.py`` under it, by relative path), hashed: a stamp that changes
+    whenever its code does (a wheel installed without sources falls back to the version)."""
+    import importlib
 
     from omniaudit import __version__
+
+    root = Path(importlib.import_module(package).__file__).parent
+    files = sorted(root.rglob("*.py"))
+    digest = hashlib.sha256(__version__.encode())
+    for file in files:
+        digest.update(file.relative_to(root).as_posix().encode() + b"\0" + file.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def default_key(audit: str) -> str:
+    """What an embedded default is: its adapter (size and description) and the builders' code (a folder built by
+    another key is rebuilt, so a changed size or builder never reuses a stale dataset)."""
+    import inspect
 
     adapter = ADAPTERS[audit]
     try:
         code = inspect.getsource(adapter.build)
-    except (OSError, TypeError):  # installed without sources: the version stands for the code
+    except (OSError, TypeError):  # installed without sources: the builders' digest stands for it
         code = adapter.build.__qualname__
-    return _digest(code, adapter.default, __version__)
+    return _digest(code, adapter.default, code_digest("omniaudit.data_builders"))
 
 
 def _file_digest(path: Path) -> str:
@@ -207,7 +222,8 @@ class Scorecard:
                     if self.options.shard else
                     shard is None and len(rows) == record.get("selection", {}).get("items", -1) * runs)
         same = (complete and record.get("dataset", {}).get("fingerprint") == fingerprint_of(dataset, config)
-                and record.get("judge") == redact(spec) and record.get("sampling") == sampling)
+                and record.get("judge") == redact(spec) and record.get("sampling") == sampling
+                and record.get("runner", {}) == input_settings(spec, self.options.runner))
         if same and kind == "hf":
             same = record.get("model") == local_model_identity(rest)
         return bool(same)
@@ -224,17 +240,19 @@ class Scorecard:
         for config in self.needs(audit):
             path = self.out / "models" / name / f"{config}.jsonl"
             runs = ADAPTERS[audit].runs.get(config, 1)
-            if not self._reusable(path, dataset, config, spec, runs) and self.options.from_shards:
+            if self.options.from_shards:  # merged every time (cheap): a re-done shard is never missed
                 self._merge(name, audit, config, path)
                 if not self._reusable(path, dataset, config, spec, runs):
                     raise MissingShard(f"the merged shards of {name}'s {config} answers are not answers of this run "
-                                       "(another dataset build, judge, sampling or model): run the shards with the "
-                                       "same models, options and --data", file=path)
+                                       "(another dataset build, judge, sampling, runner setting or model): run the "
+                                       "shards with the same models, options and --data", file=path)
+                self._check_usable(path, spec)
             if not self._reusable(path, dataset, config, spec, runs):
                 self.say(f"{name}: {audit}: {config}")
+                # a shard keeps every answer: --min-usable holds for the whole run, checked once merged
                 run_judge(dataset, config, spec, path, progress=lambda m, c=config: self.say(
-                    f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=self.options.min_usable,
-                    shard=self.options.shard, **self._sampling(), **self.options.runner)
+                    f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=0 if self.options.shard else
+                    self.options.min_usable, shard=self.options.shard, **self._sampling(), **self.options.runner)
             files[config] = path
         return files
 
@@ -244,7 +262,7 @@ class Scorecard:
         from omniaudit.evaluation.runners.run import UnusableRun
         from omniaudit.evaluation.runners.shards import merge_predictions
 
-        files, missing = [], []
+        files, missing, refused = [], [], []
         for folder in map(Path, self.options.from_shards):
             file = folder / "models" / name / f"{config}.jsonl"
             if file.is_file():
@@ -254,17 +272,30 @@ class Scorecard:
                 entry = json.loads((file.parent / STATUS).read_text(encoding="utf-8")).get(audit) or {}
             except (OSError, ValueError):
                 entry = {}
-            if entry.get("status") == "not answering":
-                raise UnusableRun(f"{entry.get('reason')} (shard run {folder})")
-            missing.append(str(folder))
+            (refused if entry.get("status") == "not answering" else missing).append((folder, entry.get("reason")))
         if missing:
-            raise MissingShard(f"no answers of {name} to {config} in the shard run(s) {', '.join(missing)}: did "
-                               "they finish (scorecard --shard I/N with the same models)?")
+            raise MissingShard(f"no answers of {name} to {config} in the shard run(s) "
+                               f"{', '.join(str(f) for f, _ in missing)}: did they finish (scorecard --shard I/N "
+                               "with the same models)?")
+        if refused:  # the runner refused the items in a shard (every shard would): not answering
+            raise UnusableRun(f"{refused[0][1]} (shard run {refused[0][0]})")
         self.say(f"{name}: merging {len(files)} shards of {config}")
         try:
             merge_predictions(path, files)
         except InputError as exc:  # a shard missing or given twice, shards of different runs: not the model's doing
             raise MissingShard(str(exc)) from exc
+
+    def _check_usable(self, path: Path, spec: str) -> None:
+        """--min-usable on a merged run (shards keep every answer), as ``run_judge`` checks an unsharded one."""
+        from omniaudit.evaluation.runners.run import check_usable
+
+        if not spec.startswith("scripted:"):
+            rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            try:
+                check_usable(rows, spec, self.options.min_usable)
+            except InputError:
+                path.unlink()  # not this run's answers to keep: a rerun asks the shards again
+                raise
 
     def run_model(self, name: str, spec: str, plan: dict[str, str | None]) -> dict[str, AuditRun]:
         from omniaudit.io import atomic_file
@@ -282,7 +313,9 @@ class Scorecard:
                 continue
             dataset = self.dataset(audit)
             key = _digest(spec, str(dataset), {c: self._fingerprint(dataset, c) for c in self.needs(audit)},
-                          self.options.min_usable, self._sampling(), self.options.n_resamples)
+                          self.options.min_usable, self._sampling(), self.options.n_resamples,
+                          input_settings(spec, self.options.runner), self.options.runner.get("max_tokens", 32),
+                          self._model_identity(spec), self.options.shard, code_digest("omniaudit.evaluation"))
             entry = kept.get(audit) or {}
             if entry.get("key") == key and entry.get("status") == "not answering" and not entry.get("predictions"):
                 runs[audit] = AuditRun("not answering", dataset=dataset, name=name, reason=entry.get("reason"),
@@ -306,6 +339,13 @@ class Scorecard:
             with atomic_file(folder / STATUS) as tmp:
                 tmp.write_text(json.dumps(kept, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         return runs
+
+    def _model_identity(self, spec: str) -> dict | None:
+        """A local model's identity (a checkpoint rewritten in place is another model), else None."""
+        from omniaudit.evaluation.runners.identity import local_model_identity
+
+        kind, _, rest = spec.partition(":")
+        return local_model_identity(rest) if kind == "hf" else None
 
     def _fingerprint(self, dataset, config: str) -> str | None:
         from omniaudit.data_builders.fingerprint import fingerprint_of
@@ -339,6 +379,47 @@ class Scorecard:
         return run
 
 
+def check_shard_folders(folders: tuple[str | Path, ...]) -> None:
+    """The folders of a merge are the N shard runs of one sharding, each once (their ``shard.json``); InputError
+    naming the folder otherwise, before any work."""
+    seen: dict[int, Path] = {}
+    count = None
+    for folder in map(Path, folders):
+        try:
+            shard = json.loads((folder / "shard.json").read_text(encoding="utf-8"))["shard"]
+            index, n = int(shard["index"]), int(shard["count"])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise InputError(f"not a finished scorecard shard run (no readable shard.json: {exc})",
+                             file=folder) from exc
+        if count is not None and n != count:
+            raise InputError(f"shard {index}/{n} does not belong with the others ({count} shards)", file=folder)
+        if index in seen:
+            raise InputError(f"shard {index}/{n} given twice ({seen[index]} and {folder})", file=folder)
+        count, seen[index] = n, folder
+    absent = sorted(set(range(count or 0)) - set(seen))
+    if absent:
+        raise InputError(f"--from-shards lacks shard(s) {', '.join(f'{i}/{count}' for i in absent)} of {count}")
+
+
+def check_shard_count(card: Scorecard, shard: tuple[int, int]) -> None:
+    """Every item config can be dealt into the N shards (whole trials, none empty): InputError before any model
+    call, never a model's "not answering"."""
+    from omniaudit.data_builders.hub import load_config
+    from omniaudit.evaluation.runners.items import JudgeItem
+    from omniaudit.evaluation.runners.shards import shard_positions
+
+    for audit, dataset in card.datasets.items():
+        for config in card.needs(audit):
+            table = load_config(dataset, config)
+            orders = table["order"] if "order" in table.columns else [None] * len(table)
+            items = [JudgeItem(id=str(i), prompt="", order=o if isinstance(o, str) and o else None)
+                     for i, o in zip(table["id"], orders, strict=True)]
+            try:
+                shard_positions(items, *shard)
+            except InputError as exc:
+                raise InputError(f"{audit} {config}: {exc}") from exc
+
+
 def write_shard_summary(out: Path, shard: tuple[int, int], results: dict[str, dict[str, AuditRun]]) -> None:
     """``shard.json``: which shard this folder answered, and each model's status per audit."""
     from omniaudit.io import atomic_file
@@ -366,9 +447,7 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
     chosen = parse_models(models, options.references)
     if options.shard and options.from_shards:
         raise InputError("a shard run (--shard) and a merge of shard runs (--from-shards) are separate runs")
-    for folder in options.from_shards:
-        if not (Path(folder) / "models").is_dir():
-            raise InputError("not the folder of a scorecard shard run (no models/ inside)", file=folder)
+    check_shard_folders(options.from_shards)
     out = check_out_dir(out_dir)
     if out == Path.cwd().resolve():
         raise InputError("the scorecard needs a folder of its own; choose --out DIR", file=out_dir)
@@ -385,6 +464,8 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
         for audit in card.audits:
             if any(plan[m][audit] is None for m in chosen):
                 card.datasets[audit] = card.dataset(audit)
+        if options.shard:
+            check_shard_count(card, options.shard)
         results = {name: card.run_model(name, spec, plan[name]) for name, spec in chosen.items()}
         if options.shard:  # answers only: the audits need every shard (--from-shards merges them)
             write_shard_summary(out, options.shard, results)

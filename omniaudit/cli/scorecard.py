@@ -34,7 +34,7 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     for the shortcuts position, label_following, visual_inference, modality_dominance and style, a verdict flagged
     only when a 95% CI excludes the value of a model without the shortcut. scripted:oracle always runs as the
     calibration row; --references adds the planted-shortcut models (position-locked, label-follower, deaf,
-    verbose). A rerun reuses every complete dataset, predictions file and audit.
+    verbose, audio-dominant). A rerun reuses every complete dataset, predictions file and audit.
     """
     from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
 
@@ -76,7 +76,7 @@ def register(groups: common.Groups) -> None:
                         "interventions, protocols, composition)")
     p.add_argument("--references", action="store_true",
                    help="also run the planted-shortcut reference models (scripted:position-locked, label-follower, "
-                        "deaf, verbose) beside scripted:oracle, which always runs")
+                        "deaf, verbose, audio-dominant) beside scripted:oracle, which always runs")
     p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
                    help="a model with fewer usable answers than this share on an item config is 'not answering' on "
                         "that audit: listed, never a finding (default 0.2)")

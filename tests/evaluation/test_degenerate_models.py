@@ -72,7 +72,10 @@ def test_noise_is_no_answer_but_short_answers_are():
     from omniaudit.evaluation.runners.run import usable
 
     noise = ["\ufffdis hi\x01 s\ufffd pitz", "xq zzk pwt", "???", "bcd fgh jkl mno"]
-    answers = ["TV", "5", "红色", "red", "Four red squares.", "rhythm and blues", "sí, dos", "hmm", "I see 3 dogs"]
+    answers = ["TV", "5", "红色", "red", "Four red squares.", "rhythm and blues", "sí, dos", "hmm", "I see 3 dogs",
+               "No.", "Sí", "42", "B", "Nyx", "ok", "C'est ça", "Ja", "是的", "bounces at 2 s, 4 s, 6 s",
+               "Shift: -2 s, +2 s, 0 s", "在 2 s、4 s 和 6 s", "The answer: B, C, D", "B and C", "It's B's",
+               "TV, CD, DVD", "👍", "✓", "声音和画面是同步的，说话的人很开\ufffd"]  # the last: cut mid-character
     assert [unreadable(t) for t in noise] == [True] * 4
     assert [unreadable(t) for t in answers] == [False] * len(answers)
     row = {"parsed": None, "option_probs": None}

@@ -327,3 +327,59 @@ def test_tiny_omni_through_every_audit(headline, tmp_path, monkeypatch):
     for shortcut in ("visual_inference", "modality_dominance"):  # its free text is byte noise: no answer
         assert omni["shortcuts"][shortcut]["status"] == "not answering"
         assert not omni["shortcuts"][shortcut]["flagged"]
+
+
+def test_a_merge_takes_every_shard_folder_once_and_a_bad_count_is_no_model_s_fault(headline, monkeypatch, tmp_path,
+                                                                                    capsys):
+    """--from-shards needs the N shard runs of one sharding, each once (checked before any work); a shard count the
+    items cannot fill is refused up front, never read as the models "not answering"."""
+    out, _ = headline
+    base = ["scorecard", "--model", "pos=scripted:position-locked", "--audits", "composition", "--data",
+            f"composition={out / 'datasets' / 'composition'}", "--n-resamples", "50"]
+    assert main([*base, "--shard", "0/20", "--out", str(tmp_path / "s20")], monkeypatch) == 2
+    assert "composition samples" in capsys.readouterr().err and not (tmp_path / "s20" / "shard.json").exists()
+    assert main([*base, "--shard", "0/3", "--out", str(tmp_path / "s0")], monkeypatch) == 0
+    assert main([*base, "--from-shards", str(tmp_path / "s0"), "--out", str(tmp_path / "m")], monkeypatch) == 2
+    assert "lacks shard(s) 1/3, 2/3" in capsys.readouterr().err and not (tmp_path / "m" / "scorecard.json").exists()
+    assert main([*base, "--from-shards", str(tmp_path / "s0"), str(tmp_path / "s0"), "--out", str(tmp_path / "m2")],
+                monkeypatch) == 2
+    assert "given twice" in capsys.readouterr().err
+
+
+def test_a_rerun_with_other_runner_settings_asks_again(headline, monkeypatch, tmp_path):
+    """A "not answering" status, and predictions, are this run's only: another --max-tokens (the hint of a cut
+    reply) or input setting asks the model again."""
+    import omniaudit.evaluation.runners.run as run_module
+
+    out, _ = headline
+    asked = []
+
+    def short_replies(dataset, config, spec, *args, max_tokens=32, **kwargs):
+        asked.append(max_tokens)
+        if max_tokens < 16:
+            raise run_module.UnusableRun(f"{spec} gave 0 usable answers of 180 (at least 20% needed): cut")
+        return real(dataset, config, spec, *args, max_tokens=max_tokens, **kwargs)
+
+    real = run_module.run_judge
+    monkeypatch.setattr(run_module, "run_judge", short_replies)
+    base = ["scorecard", "--model", "pos=scripted:position-locked", "--audits", "preference", "--data",
+            f"preference={out / 'datasets' / 'preference'}", "--n-resamples", "50", "--out", str(tmp_path / "c")]
+    assert main([*base, "--max-tokens", "4"], monkeypatch) == 0
+    assert _card(tmp_path / "c")["models"]["pos"]["audits"]["preference"]["status"] == "not answering"
+    assert main([*base, "--max-tokens", "4"], monkeypatch) == 0
+    assert asked.count(4) == 2  # the oracle and pos, once each: the rerun reused the status
+    assert main([*base, "--max-tokens", "64"], monkeypatch) == 0
+    assert asked.count(64) == 2 and _card(tmp_path / "c")["flagged"]["pos"] == ["position"]
+
+
+def test_input_settings_are_part_of_a_run_s_provenance():
+    from omniaudit.evaluation.predictions import run_provenance
+    from omniaudit.evaluation.runners.run import input_settings
+
+    assert input_settings("hf:m", {"fps": 1.0}) == {"mode": "logits", "fps": 1.0, "max_frames": 32}
+    assert input_settings("openai:m@http://h/v1", {"dialect": "frames"}) == {
+        "dialect": "frames", "fps": 2.0, "max_frames": 32, "top_logprobs": 10}
+    assert input_settings("scripted:oracle", {"fps": 1.0}) == {}
+    record = run_provenance("ds", "judge", None, "hf:m", {}, {}, {}, input_settings("hf:m", {"mode": "generate"}))
+    assert record["runner"]["mode"] == "generate"
+    assert "runner" not in run_provenance("ds", "judge", None, "scripted:oracle", {}, {}, {}, {})
