@@ -127,6 +127,17 @@ def add_tracking(p) -> None:
     g.add_argument("--run-name", help="wandb run name (default: the command and the --out name)")
 
 
+def add_min_usable(p, what: str) -> None:
+    """``--min-usable SHARE`` (default ``run.MIN_USABLE``): answers that are an option named, or free text that is
+    not empty, a refusal, an error reply or byte noise; ``what`` says what happens below it."""
+    from omniaudit.evaluation.runners.run import MIN_USABLE
+
+    p.add_argument("--min-usable", type=float, default=MIN_USABLE, metavar="SHARE",
+                   help=f"{what} when fewer than this share of the answers are usable (an option named, or free text "
+                        f"that is not empty, a refusal, an error reply or noise) (default {MIN_USABLE}; 0 keeps any "
+                        "run; scripted: reference models are exempt)")
+
+
 def add_partial(p) -> None:
     p.add_argument("--partial", action="store_true",
                    help="audit a predictions file that is one shard of a judge run (--shard I/N) or an incomplete "

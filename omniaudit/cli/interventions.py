@@ -264,9 +264,7 @@ def _builders(groups: common.Groups) -> None:
                               "api_key_env", "allow_insecure_key", max_tokens=128)
     p.add_argument("--parsed-only", action="store_true",
                    help="keep only answers whose (wrong) verdict the extractor read; drop unparseable ones")
-    p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
-                   help="--policy: stop, writing nothing, when fewer of its answers than this share are answers "
-                        "(empty, refusals, error replies, byte noise), as `omniaudit judge` does (default 0.2)")
+    common.add_min_usable(p, "--policy: stop, writing nothing,")
     p.add_argument("--extractor", metavar="SPEC",
                    help="judge SPEC that reads free-form answers, as the paper's GPT extractor (default: rule-based)")
     common.add_push(p)

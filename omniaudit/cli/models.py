@@ -136,10 +136,7 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--shard", type=common.shard, metavar="I/N",
                    help="judge only shard I of N (orders of one trial stay together); join the N files with "
                         "`omniaudit merge-predictions`")
-    p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
-                   help="write the predictions only when at least this share of the answers is usable (an option "
-                        "named, or free-form text that is not empty, a refusal or an error reply); a run below it "
-                        "exits 2 and writes nothing (default 0.2; 0 writes any run; scripted: judges are exempt)")
+    common.add_min_usable(p, "exit 2 and write no predictions")
     p.add_argument("--dump-prompts", action="store_true",
                    help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "
                         "the chat template's text, with the template's default system prompt kept; openai: the JSON "

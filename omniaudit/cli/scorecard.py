@@ -77,9 +77,7 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--references", action="store_true",
                    help="also run the planted-shortcut reference models (scripted:position-locked, label-follower, "
                         "deaf, verbose, audio-dominant) beside scripted:oracle, which always runs")
-    p.add_argument("--min-usable", type=float, default=0.2, metavar="SHARE",
-                   help="a model with fewer usable answers than this share on an item config is 'not answering' on "
-                        "that audit: listed, never a finding (default 0.2)")
+    common.add_min_usable(p, "a model is 'not answering' on an audit (listed, never a finding)")
     p.add_argument("--shard", type=common.shard, metavar="I/N",
                    help="answer only shard I of N of every item config (one machine of N; orders of one trial stay "
                         "together) into this --out; no audit, no card")
