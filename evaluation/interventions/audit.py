@@ -1,6 +1,7 @@
 """Audio-grounding audit of a model's answers on an intervention dataset (Thud §3.1-3.2, appendices G.1 and H).
 
-``audit.json``: ``dimensions.<sync|existence|consistency>.{orig, interv, gap}`` (percent; CIs under ``ci``),
+``scored.csv``: each row's correctness (:func:`scored_table`). ``audit.json``:
+``dimensions.<sync|existence|consistency>.{orig, interv, gap}`` (percent; CIs under ``ci``),
 ``avg_gap`` (+ ``avg_gap_ci``), ``failure_modes.<name>`` (rates in [0, 1]; CIs under ``failure_modes_ci``), then
 ``sync_by_offset``, ``offset_mae``, ``direction_accuracy``, ``shift_yes_no``, ``sync_binary_accuracy``,
 ``sync_three_way_accuracy``, ``offset_within_tolerance`` and ``coverage`` as ``{value, ci, n}``. Each dimension says
@@ -255,6 +256,32 @@ def _correct(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
     return np.where(dim == "sync", sync_ok, np.where(dim == "existence", exist_ok, cons_ok)).astype(bool)
 
 
+def _by_run(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, list]:
+    """(diagnostic rows, their predictions, runs): one block of diagnostic rows per sampled run (clips unchanged,
+    so clusters span runs), each row beside its answer."""
+    diag = diagnostic.reset_index(drop=True)
+    if "run" in predictions.columns:
+        runs = list(dict.fromkeys(predictions["run"]))
+        diag = pd.concat([diag.assign(run=r) for r in runs], ignore_index=True)
+        pred = predictions.set_index(["id", "run"]).loc[pd.MultiIndex.from_frame(diag[["id", "run"]])].reset_index()
+        return diag, pred, runs
+    return diag, predictions.set_index("id").loc[diag["id"]].reset_index(), []
+
+
+def scored_table(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
+    """Per diagnostic row (and run): ``id, source_id, dimension, intervention, run, paired, correct``, the rows the
+    accuracies and gaps of :func:`audit_interventions` are computed from (``scored.csv``: a scorecard recomputes the
+    Avg Gap from it with its own interval)."""
+    diag, pred, runs = _by_run(diagnostic, predictions)
+    paired, _ = scored_rows(diag, INTERVENTION_OF, max(1, len(runs)))
+    in_pair = np.zeros(len(diag), bool)
+    for d in INTERVENTION_OF:
+        in_pair |= np.asarray(paired[d], bool)
+    return pd.DataFrame({"id": diag["id"], "source_id": diag["source_id"], "dimension": diag["dimension"],
+                         "intervention": diag["intervention"], "run": diag["run"] if runs else 0,
+                         "paired": in_pair, "correct": _correct(diag, pred)})
+
+
 def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
                         config: InterventionAuditConfig = InterventionAuditConfig()) -> dict:
     """All metrics of one model. Accuracies and gaps in percent, failure-mode rates in [0, 1].
@@ -267,15 +294,8 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     tolerance = config.offset_tolerance_s
     if not (isinstance(tolerance, int | float) and np.isfinite(tolerance) and tolerance >= 0):
         raise InputError("expected a finite number of seconds >= 0", column="offset_tolerance_s", value=tolerance)
-    diag = diagnostic.reset_index(drop=True)
-    n_items = len(diag)
-    if "run" in predictions.columns:  # one block of diagnostic rows per run, clips unchanged (clusters span runs)
-        runs = list(dict.fromkeys(predictions["run"]))
-        diag = pd.concat([diag.assign(run=r) for r in runs], ignore_index=True)
-        pred = predictions.set_index(["id", "run"]).loc[pd.MultiIndex.from_frame(diag[["id", "run"]])].reset_index()
-    else:
-        runs = []
-        pred = predictions.set_index("id").loc[diag["id"]].reset_index()
+    n_items = len(diagnostic)
+    diag, pred, runs = _by_run(diagnostic, predictions)
     correct = _correct(diag, pred)
     dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
     orig = iv == "original"
@@ -435,12 +455,14 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
     say("bootstrapping")
     provenance = pred.attrs["provenance"]
     result = audit_interventions(diag, pred, config)
+    scored = scored_table(diag, pred)
     result = {"model": Path(predictions).stem, "dataset": str(dataset),
               "extractor": config.extractor or "rule-based", **result, "provenance": [provenance.summary()]}
     out = Path(out_dir)
     with atomic_dir(out) as tmp:
         result = {"schema": schema("interventions", dataset, predictions), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
+        scored.to_csv(tmp / "scored.csv", index=False)
         plot_failure_modes(result["failure_modes"], result["failure_modes_ci"], tmp / "failure_modes.png")
         report = interventions_report(result, "failure_modes.png") + _runs_report(result) + \
             provenance_section([provenance])

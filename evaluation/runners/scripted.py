@@ -16,10 +16,9 @@ import numpy as np
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling
+from omniaudit.evaluation.runners.run import RefusedItems
+from omniaudit.shortcuts import PLANTED  # the planted-shortcut reference models: name -> the one shortcut it takes
 
-# the planted-shortcut reference models of the scorecard: name -> the one shortcut it takes
-PLANTED = {"position-locked": "position", "label-follower": "label_following", "deaf": "visual_inference",
-           "verbose": "style", "audio-dominant": "modality_dominance"}
 SCRIPTED = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random", *PLANTED)
 # a preference item shows its two descriptions in these words (data_builders/preference/judge.py PROMPTS)
 _DESCRIPTIONS = re.compile(r"Description A: (?P<a>.*?)\n\nDescription B: (?P<b>.*?)\n\n", re.DOTALL)
@@ -82,9 +81,9 @@ class ScriptedJudge:
             return planted
         name = "oracle" if self.name in PLANTED else self.name
         if not item.closed and (name in ("always-a", "always-b") or (name == "oracle" and not item.gold)):
-            raise InputError(f"item '{item.id}' is free-form (no options) and has no gold answer for scripted:"
-                             f"{self.name}" if name == "oracle" else
-                             f"scripted:{self.name} picks an option, but item '{item.id}' is free-form (no options)")
+            raise RefusedItems(f"item '{item.id}' is free-form (no options) and has no gold answer for scripted:"
+                               f"{self.name}" if name == "oracle" else
+                               f"scripted:{self.name} picks an option, but item '{item.id}' is free-form (no options)")
         if name == "always-a":
             return item.options[0]
         if name == "always-b":

@@ -14,11 +14,20 @@ from omniaudit import __version__
 from omniaudit.evaluation.report import markdown_table
 from omniaudit.evaluation.scorecard import figures
 from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+from omniaudit.evaluation.scorecard.inference import ALPHA
 from omniaudit.evaluation.scorecard.rules import RULES, SHORTCUTS
 from omniaudit.evaluation.scorecard.runner import REFERENCES
 
 KEY_FIGURES = 4  # the audits' own key figures shown per audit section (models under test first)
 REFERENCE_SPECS = set(REFERENCES.values())  # the calibration models: scripted:oracle and the planted ones
+STATISTICS = (f"Each measure is a matched contrast on the same items, tested against its null: the value a "
+              f"content-blind model has on those very items (computed per item). Intervals are cluster-robust with "
+              f"Student-t critical values on clusters - 1 degrees of freedom; all counted measures of one model are "
+              f"one family (Bonferroni, family-wise error {ALPHA:.0%}): a CI shown is simultaneous and a verdict is "
+              f"FLAGGED when it excludes the null on the shortcut's side. clear: the one-sided 95% bound rules out "
+              f"the shortcut's minimum effect of interest (an equivalence test); otherwise inconclusive (too few "
+              f"items to tell). MDE: the effect flagged with 80% power on these items. Details: "
+              f"omniaudit.evaluation.scorecard.inference.")
 
 
 def _value(value, digits: int = 2) -> str:
@@ -26,12 +35,69 @@ def _value(value, digits: int = 2) -> str:
 
 
 def _cell(v: dict) -> str:
-    """One verdict cell: status, value and CI."""
+    """One verdict cell: verdict, value, simultaneous CI, the null, where a flag is and the effect the items can
+    detect (MDE at 80% power)."""
     if v["status"] in ("not measured", "not answering"):
         return v["status"]
     lo, hi = v["ci"]
-    mark = "FLAGGED" if v["flagged"] else "clear"
-    return f"{mark} {_value(v['value'])} [{_value(lo)}, {_value(hi)}]"
+    where = f" in {v['stratum']}" if v["status"] == "flagged" and v.get("stratum") not in (None, "all") else ""
+    mark = "FLAGGED" if v["status"] == "flagged" else v["status"]
+    return (f"{mark}{where} {_value(v['value'])} [{_value(lo)}, {_value(hi)}] (null {_value(v['null'])}, "
+            f"MDE {_value(v.get('mde'))})")
+
+
+def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, dict]:
+    """Per shortcut, whether the reference models that ran calibrate it: the oracle is not flagged and the planted
+    model of the shortcut (where it ran) is flagged. ``{"ok": bool, "why": [...]}``."""
+    from omniaudit.shortcuts import BY_NAME
+
+    out = {}
+    for shortcut in SHORTCUTS:
+        why = []
+        for name, spec in models.items():
+            status = verdicts[name][shortcut]["status"]
+            if spec == REFERENCES["oracle"] and status == "flagged":
+                why.append(f"the oracle ({name}) is flagged")
+            if spec == f"scripted:{BY_NAME[shortcut].reference}" and status != "flagged":
+                why.append(f"its planted reference ({name}) is {status}")
+        out[shortcut] = {"ok": not why, "why": why}
+    return out
+
+
+def uncalibrated(verdicts: dict[str, dict], models: dict[str, str], failed: dict[str, dict]) -> None:
+    """A shortcut whose calibration failed says nothing for the models under test: their verdicts there become
+    inconclusive (the measures are kept), in place."""
+    for name, spec in models.items():
+        if spec in REFERENCE_SPECS:
+            continue
+        for shortcut, check in failed.items():
+            v = verdicts[name][shortcut]
+            if not check["ok"] and v["status"] in ("flagged", "clear"):
+                v.update(status="inconclusive", flagged=False, calibration="failed: " + "; ".join(check["why"]))
+
+
+def summary(entry: dict) -> str:
+    """One model's verdicts in a line: what is flagged, or whether "no flag" means clear or unmeasured."""
+    status = {s: entry["shortcuts"][s]["status"] for s in SHORTCUTS}
+    flagged = [s for s in SHORTCUTS if status[s] == "flagged"]
+    clear = [s for s in SHORTCUTS if status[s] == "clear"]
+    if flagged:
+        return "flags " + ", ".join(f"{s} ({entry['shortcuts'][s]['stratum']})"
+                                    if entry["shortcuts"][s].get("stratum") not in (None, "all") else s
+                                    for s in flagged)
+    if len(clear) == len(SHORTCUTS):
+        return f"no shortcut found (clear on all {len(SHORTCUTS)})"
+    if not clear and all(v.startswith("not ") for v in status.values()):
+        return "nothing measured (" + ", ".join(sorted(set(status.values()))) + ")"
+    rest = [f"{s} {status[s]}" for s in SHORTCUTS if status[s] != "clear"]
+    return f"no flag; clear on {len(clear)} of {len(SHORTCUTS)}" + (f" ({', '.join(rest)})" if rest else "")
+
+
+def rank_key(entry: dict, name: str) -> tuple:
+    """Leaderboard order by measured evidence: fewest flags, then most shortcuts measured clear, then fewest
+    inconclusive; a model not answering or not measured never ranks above a measured clear one."""
+    status = [entry["shortcuts"][s]["status"] for s in SHORTCUTS]
+    return (status.count("flagged"), -status.count("clear"), status.count("inconclusive"), name)
 
 
 def _relative(path: Path | str | None, out: Path) -> str | None:
@@ -107,9 +173,16 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
             for e in v["evidence"]:
                 e["reference"] = {r: next((x["value"] for x in verdicts[r][shortcut]["evidence"]
                                            if x["measure"] == e["measure"]), None) for r in references}
+    checks = calibration(card.models, verdicts)
+    uncalibrated(verdicts, card.models, checks)
+    for entry in models.values():
+        entry["summary"] = summary(entry)
+        entry["family_size"] = next((e["family_size"] for v in entry["shortcuts"].values() for e in v["evidence"]
+                                     if e.get("family_size")), 0)
     return {"omniaudit": __version__, "shortcuts": list(SHORTCUTS), "rules": RULES,
-            "rules_doc": "omniaudit.evaluation.scorecard.rules", "references": references,
-            "flagged": {m: [s for s in SHORTCUTS if verdicts[m][s]["flagged"]] for m in models},
+            "rules_doc": "omniaudit.evaluation.scorecard.rules", "statistics": STATISTICS, "references": references,
+            "calibration": checks, "calibrated": all(c["ok"] for c in checks.values()),
+            "flagged": {m: [s for s in SHORTCUTS if verdicts[m][s]["status"] == "flagged"] for m in models},
             "audits": audits, "models": models}
 
 
@@ -119,24 +192,29 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
     models, audits = data["models"], data["audits"]
     refs = data["references"]
     out: list[tuple] = [("h", 1, "Shortcut scorecard"), (
-        "p", "Where each model answers by a shortcut instead of the evidence. A shortcut is FLAGGED when the 95% "
-             "bootstrap CI of one of its measures excludes the value a model without the shortcut has (the rule "
-             "of each is below); reference models (scripted) answer the same items as calibration: the oracle "
-             "must be clear everywhere, each planted model flagged for its own shortcut only.")]
+        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found), clear (ruled out: "
+             "an effect as large as the shortcut's minimum effect of interest is excluded), or inconclusive (too "
+             "few items to tell either way). Reference models (scripted) answer the same items as calibration: the "
+             "oracle must be clear everywhere, each planted model flagged for its own shortcut."), ("p", STATISTICS)]
+    failed = {s: c for s, c in data["calibration"].items() if not c["ok"]}
+    if failed:
+        out.append(("p", "CALIBRATION FAILED for " + "; ".join(f"{s} ({', '.join(c['why'])})"
+                                                              for s, c in failed.items())
+                    + ": the verdicts of the models under test there are inconclusive."))
     out.append(("h", 2, "Verdicts"))
-    out.append(("table", ["model", *SHORTCUTS],
-                [[m + (" (reference)" if m in refs else ""), *(_cell(models[m]["shortcuts"][s]) for s in SHORTCUTS)]
-                 for m in models]))
+    out.append(("table", ["model", *SHORTCUTS, "summary"],
+                [[m + (" (reference)" if m in refs else ""), *(_cell(models[m]["shortcuts"][s]) for s in SHORTCUTS),
+                  models[m]["summary"]] for m in models]))
     if "verdicts" in figs:
         out.append(("img", figs["verdicts"], "verdict heatmap"))
     tested = [m for m in models if m not in refs]
-    if len(tested) > 1:  # several models under test: a leaderboard, fewest shortcuts first
-        board = sorted(tested, key=lambda m: (len(data["flagged"][m]), m))
+    if len(tested) > 1:  # several models under test: a leaderboard by measured evidence
+        board = sorted(tested, key=lambda m: rank_key(models[m], m))
         out.append(("h", 3, "Leaderboard"))
-        out.append(("table", ["rank", "model", "shortcuts flagged", "not measured or not answering"],
-                    [[i, m, ", ".join(data["flagged"][m]) or "none",
-                      ", ".join(s for s in SHORTCUTS if models[m]["shortcuts"][s]["status"].startswith("not "))
-                      or "none"] for i, m in enumerate(board, start=1)]))
+        out.append(("table", ["rank", "model", "flagged", "clear", "inconclusive", "not measured or not answering"],
+                    [[i, m, *(", ".join(s for s in SHORTCUTS if _kind(models[m]["shortcuts"][s]["status"]) == k)
+                              or "none" for k in ("flagged", "clear", "inconclusive", "not"))]
+                     for i, m in enumerate(board, start=1)]))
     out.append(("h", 2, "Audits and items"))
     rows = []
     for audit, a in audits.items():
@@ -153,6 +231,10 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
     for audit in audits:
         out += _audit_section(audit, models, refs, figs, out_dir)
     return out
+
+
+def _kind(status: str) -> str:
+    return "not" if status.startswith("not ") else status
 
 
 def _status(entry: dict) -> str:
@@ -173,22 +255,22 @@ def _audit_section(audit: str, models: dict, refs: list[str], figs: dict[str, st
                 if e["audit"] == audit:
                     measures.setdefault(f"{s}: {e['measure']}", {})[m] = e
     if measures:
-        headers = ["measure", "null", *models]
         rows = []
         for title, per_model in measures.items():
-            first = next(iter(per_model.values()))
             shown = not any(e["counts"] for e in per_model.values())
-            row = [title + (" (shown, not used)" if shown else ""), f"{first['null']:g}"]
+            row = [title + (" (shown, not used)" if shown else "")]
             for m in models:
                 e = per_model.get(m)
                 if e is None or not e["measured"]:
                     row.append(e["note"] if e is not None and e.get("note") else "")
                     continue
                 text = f"{_value(e['value'])} [{_value(e['ci'][0])}, {_value(e['ci'][1])}]"
+                if e.get("verdict"):
+                    text += f" {e['verdict']}, null {_value(e['null'])}, MDE {_value(e.get('mde'))}"
                 note = f" ({e['note']})" if e.get("note") and not shown else ""
                 row.append(f"**{text}**{note}" if e["flagged"] else text + ("" if e["counts"] or shown else note))
             rows.append(row)
-        out.append(("table", headers, rows))
+        out.append(("table", ["measure (value [CI], verdict, null, MDE)", *models], rows))
     links = [(m, f"{e['folder']}/report.md") for m, x in models.items() if (e := x["audits"].get(audit))
              and e.get("folder")]
     if links:

@@ -9,7 +9,8 @@ import numpy as np
 from omniaudit.evaluation.report import plt
 from omniaudit.evaluation.scorecard.rules import SHORTCUTS
 
-COLOURS = {"flagged": "#d62728", "clear": "#2ca02c", "not answering": "#9e9e9e", "not measured": "#e0e0e0"}
+COLOURS = {"flagged": "#d62728", "clear": "#2ca02c", "inconclusive": "#f2b134", "not answering": "#9e9e9e",
+           "not measured": "#e0e0e0"}
 
 
 def _fmt(value) -> str:
@@ -17,7 +18,8 @@ def _fmt(value) -> str:
 
 
 def plot_verdicts(verdicts: dict[str, dict], path: Path) -> None:
-    """Model x shortcut: red flagged, green clear, grey not answering / not measured; the value in each cell."""
+    """Model x shortcut: red flagged, green clear, amber inconclusive, grey not answering / not measured; the value
+    in each cell."""
     from matplotlib.colors import to_rgb
 
     models = list(verdicts)
@@ -27,19 +29,19 @@ def plot_verdicts(verdicts: dict[str, dict], path: Path) -> None:
     for i, m in enumerate(models):
         for j, s in enumerate(SHORTCUTS):
             v = verdicts[m][s]
-            text = _fmt(v["value"]) if v["status"] in ("flagged", "clear") else v["status"]
+            text = _fmt(v["value"]) if v["status"] in ("flagged", "clear", "inconclusive") else v["status"]
             ax.text(j, i, text, ha="center", va="center", fontsize=8)
     ax.set_xticks(range(len(SHORTCUTS)), [s.replace("_", "\n") for s in SHORTCUTS], fontsize=8)
     ax.set_yticks(range(len(models)), models, fontsize=8)
-    ax.set_title("Shortcut verdicts (red: flagged, green: clear)", fontsize=9)
+    ax.set_title("Shortcut verdicts (red: flagged, green: clear, amber: inconclusive)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def plot_evidence(audit: str, verdicts: dict[str, dict], path: Path) -> bool:
-    """Every flagging measure of ``audit``: each model's value and 95% CI, the null as a dashed line. False (and no
-    file) when no model has such a measure."""
+    """Every counted measure of ``audit``: each model's value and simultaneous CI coloured by its verdict, its null
+    (computed on its items) as a black tick. False (and no file) when no model has such a measure."""
     measures: dict[str, dict[str, dict]] = {}
     for model, shortcuts in verdicts.items():
         for shortcut in SHORTCUTS:
@@ -56,14 +58,11 @@ def plot_evidence(audit: str, verdicts: dict[str, dict], path: Path) -> bool:
             e = per_model.get(model)
             if e is None:
                 continue
-            colour = COLOURS["flagged" if e["flagged"] else "clear"]
+            colour = COLOURS[e["verdict"] or "inconclusive"]
             lo, hi = e["ci"]
-            # a percentile CI of a difference need not contain its point estimate
             ax.errorbar(e["value"], i, xerr=[[max(0.0, e["value"] - lo)], [max(0.0, hi - e["value"])]], fmt="o",
-                        color=colour,
-                        capsize=3, markersize=4)
-        null = next(iter(per_model.values()))["null"]
-        ax.axvline(null, color="black", linestyle="--", linewidth=0.8)
+                        color=colour, capsize=3, markersize=4)
+            ax.plot([e["null"]], [i], marker="|", color="black", markersize=10)
         ax.set_yticks(range(len(models)), models, fontsize=7)
         ax.set_ylim(len(models) - 0.5, -0.5)
         ax.set_title(title, fontsize=8)

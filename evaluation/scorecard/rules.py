@@ -1,45 +1,39 @@
-"""The shortcut rules of the scorecard: one verdict per shortcut, each from 95% bootstrap CIs, never from a bare
-threshold on a point estimate.
+"""The scorecard's measures and verdicts: each shortcut of the table (:mod:`omniaudit.shortcuts`) tested by matched
+contrasts on the audits' answers, against nulls computed on the same items, inside one family-wise control per
+model (the statistics: :mod:`.inference`).
 
-A piece of *evidence* is one measure with its 95% CI and its *null*: the value a judge without the shortcut has on
-these items. It is flagged when its CI excludes the null on the shortcut's side. A shortcut is flagged when any of its
-flagging evidence is; its ``value`` / ``ci`` are those of the flagged evidence (else of the first one measured).
-Informational evidence (``counts: false``) is shown but never flags.
+Measures (a content-blind model's value, the *null*, is computed per item; ``k``: the item's options):
 
-- ``position`` (preference, protocols): (1) the *slot-A rate over both orders* of the preference pairs: per pair,
-  the share of its two presentation orders in which the judge picked the description shown first (pairs decided in
-  both orders). Any judge whose choice does not depend on the order (right or wrong) scores exactly 0.5; flagged when
-  the CI (pairs resampled) excludes 0.5. (2) the *lock* of the protocols' pairwise trials: Pr[the same slot is
-  chosen in AB and BA] over the non-identical trials with both orders parsed, pooled over tasks and formats. A judge
-  that picks by content, even at random, has at most 0.5; flagged when the CI (trials resampled) lies above 0.5.
-  The slot-A rate on identical-clip trials (``p_a``) is shown, not used: a scripted oracle picks slot A where there
-  is no gold answer.
-- ``label_following`` (protocols): *cue following*: Pr[the answer is the clip's wrong label] when that label is
-  supplied (a wrong reference at any placement, a wrong specialist label, the cue-conflict cells) minus the same rate
-  when no label is supplied (blueprint ``audio``, cue-conflict ``none``), paired by clip. A judge that does not read
-  the supplied label (the oracle, a constant answer) has 0; flagged when the CI (clips resampled) lies above 0. The
-  reference-follow rate RF (eq. 1) per attribute is shown beside it.
-- ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10), Original minus intervention accuracy averaged over
-  Sync/Shift, Existence/Mute and Consistency/Swap (percentage points). A judge that hears the audio loses nothing
-  when the audio is changed: 0; flagged when the CI (source clips resampled) lies above 0. Each dimension's paired
-  gap is shown beside it, and counts only where the Avg Gap is not available (a dataset without one dimension).
-- ``modality_dominance`` (composition): the share of the classified C3PO failures that one modality decides
-  (text / audio / image / video dominance, vs incomplete fusion), with its Wilson CI over samples (failures counted
-  per run are divided by the runs: repeated runs of one sample are not independent). Flagged when the ablation moves
-  clear the stability floor (the audit's floor check: each moving ablation's Wilson lower bound above the floor's
-  upper bound, the floor from two runs of the same input) and the share's CI lies above 0.5 (one modality decides more
-  failures than fusion does). A model without failures, or whose moves do not clear the floor, is not flagged.
-- ``style`` (preference): *prior following on the counter-stereotypical slices*: (1) on the pairs whose label is the
-  shorter description, the share of decisions picking the longer one; (2) on the audit's counter-stereotypical slice
-  (label against the fold-exclusive generator prior), the share following the prior. A judge indifferent to length
-  and generator scores 0.5 or less (the oracle: 0); flagged when a CI (pairs resampled) lies above 0.5.
+- ``position``: (1) *slot-A rate over both orders* (preference): per pair decided in both orders, the share of its
+  two orders in which the judge picked the description shown first; any judge whose choice does not depend on the
+  order has 0.5 (null 0.5, two-sided; clusters: pairs). (2) *lock* (protocols pairwise, per format ``concat`` /
+  ``native``: the protocols paper finds the lock on one format): Pr[the same slot in AB and BA] over non-identical
+  trials with both orders answered; a uniform guess has 0.5, any judge choosing by content less (null 0.5, above;
+  clusters: trials).
+- ``label_following`` (protocols, per protocol): Pr[answer = the clip's wrong label] on items that supply it minus on
+  items of the same clip with the *same media* that do not (blueprint: ``wrong_audio`` vs ``audio`` with the clip,
+  ``wrong`` / ``no_frame`` vs ``descriptors`` without it; reference: ``wrong`` at every placement vs the clip's
+  no-label audio items; cue-conflict: the ``conf_*`` cells vs ``none``). A model that does not read the label, however
+  it answers with or without audio, has 0 (a uniform guess: 1/k in both arms). Clusters: clips.
+- ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10) recomputed from the audit's ``scored.csv``: mean over
+  Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows). A uniform guess
+  over each dimension's answers (synchronized / delayed / early; sound / muted; match / mismatch) is right as often on
+  an Original as on its intervention: null 0. Clusters: source clips.
+- ``modality_dominance`` (composition): per sample, the share of its classified failed runs that one modality decides,
+  minus the chance a content-blind model's failure on that very sample is so classified (the audit's
+  ``dominance_test``: shared inputs and answer vocabularies make chance agreement look like "not moved"). Counted only
+  where the ablation moves clear the stability floor. Clusters: samples (runs of one sample are one unit).
+- ``style`` (preference): on pairs whose label is the shorter description, the share of decisions picking the longer
+  one; on the counter-stereotypical slice, the share following the generator prior (null 0.5, above).
 
-A measure is *not measured* when the audit did not run for the model (its modalities were not accepted, or it was
-"not answering": too few usable answers) or has no items for it; not measured is never a finding.
+Informational evidence (the audits' own figures: per-order WAF gap, RF per placement, audio dodge, identical-trial
+slot-A) is shown beside them and never flags. A measure is *not measured* when its audit did not run for the model
+(modalities not accepted, "not answering") or has no items or fewer than two clusters for it.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,20 +41,14 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.evaluation import stats
+from omniaudit.evaluation.scorecard.inference import ALPHA, Contrast, arm, contrast, decide, mde
+from omniaudit.shortcuts import BY_NAME, SHORTCUTS, MeasureSpec
 
-SHORTCUTS = ("position", "label_following", "visual_inference", "modality_dominance", "style")
-RULES = {
-    "position": "slot-A rate over both orders (preference) CI excludes 0.5, or pairwise lock (protocols) CI above 0.5",
-    "label_following": "Pr[answer = wrong label | label supplied] - Pr[same | none supplied], paired by clip "
-                       "(protocols): CI above 0",
-    "visual_inference": "Avg Gap (interventions, points; without it, each paired Shift/Mute/Swap gap): CI above 0",
-    "modality_dominance": "moves clear the stability floor and the dominance share of classified failures "
-                          "(composition): Wilson CI above 0.5",
-    "style": "picks the longer description when the label is the shorter one, or follows the generator prior on the "
-             "counter-stereotypical slice (preference): CI above 0.5",
-}
-AUDITS_OF = {"position": ("preference", "protocols"), "label_following": ("protocols",),
-             "visual_inference": ("interventions",), "modality_dominance": ("composition",), "style": ("preference",)}
+RULES = {s: BY_NAME[s].rule for s in SHORTCUTS}
+AUDITS_OF = {s: BY_NAME[s].audits for s in SHORTCUTS}
+HALF, HALF_VAR = 0.5, 0.25  # a uniform pick of two: its mean and variance
+PAIR_VAR = 0.125  # the mean of two independent uniform picks of two (a pair's two orders)
+STATUSES = ("flagged", "clear", "inconclusive", "not answering", "not measured")
 
 
 @dataclass
@@ -76,73 +64,42 @@ class AuditRun:
     parse_rate: float | None = None  # share of the answers the audit could read
 
 
-def evidence(audit: str, measure: str, est: dict | None, null: float, side: str, counts: bool = True,
-             note: str | None = None) -> dict:
-    """One measure with its CI and whether it excludes ``null`` (``side``: ``above``, or ``outside`` either way)."""
+@dataclass
+class Tested:
+    """One counted measure of one stratum before the family decides: its spec, the contrast (None: not
+    measurable), and why it may not count."""
+
+    spec: MeasureSpec
+    stratum: str
+    contrast: Contrast | None
+    counts: bool = True
+    note: str | None = None
+
+
+def shown(audit: str, measure: str, est: dict | None, null: float, side: str, note: str | None = None) -> dict:
+    """Informational evidence (an audit's own figure and CI): shown beside the measures, never flags."""
     est = est or {}
     value, ci = est.get("value"), list(est.get("ci") or [None, None])
-    measured = value is not None and None not in ci
-    flagged = bool(measured and counts and (ci[0] > null + 1e-12 or (side == "outside" and ci[1] < null - 1e-12)))
     out = {"audit": audit, "measure": measure, "value": value, "ci": ci, "n": est.get("n"), "null": null,
-           "side": side, "counts": counts, "measured": measured, "flagged": flagged}
+           "side": side, "counts": False, "measured": value is not None and None not in ci, "flagged": False,
+           "verdict": None}
     if note:
         out["note"] = note
     return out
 
 
-def _ratios(clusters, cells: dict[str, tuple[np.ndarray, np.ndarray]], n_resamples: int, seed: int = 0):
-    """Point values and resamples of named means (values, mask) over clustered items, on one resample matrix."""
-    r = stats.ClusterRatios(np.asarray(clusters))
-    for key, (values, mask) in cells.items():
-        r.add_weighted(key, np.asarray(values, float), np.asarray(mask, bool))
-    return r.resample(n_resamples, seed)
-
-
-def _estimate(point, samples, counts, key: str, minus: str | None = None) -> dict | None:
-    if not counts.get(key) or (minus is not None and not counts.get(minus)):
-        return None
-    if minus is None:
-        return stats.estimate(point[key], samples[key], counts[key])
-    return stats.estimate(point[key] - point[minus], samples[key] - samples[minus], counts[key])
-
-
-def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dict:
-    """The verdict of one shortcut from its evidence (see the module docstring)."""
-    audits = AUDITS_OF[shortcut]
-    statuses = {a: runs[a].status if a in runs else "not run" for a in audits}
-    counted = [e for e in items if e["counts"] and e["measured"]]
-    flagged = [e for e in counted if e["flagged"]]
-    head = (flagged or counted or [None])[0]
-    if flagged:
-        status = "flagged"
-    elif counted:
-        status = "clear"
-    elif any(s == "not answering" for s in statuses.values()):
-        status = "not answering"
-    else:
-        status = "not measured"
-    why = "; ".join(f"{a}: {runs[a].reason}" for a in audits if a in runs and runs[a].reason and not counted)
-    return {"flagged": bool(flagged), "status": status, "value": head["value"] if head else None,
-            "ci": head["ci"] if head else [None, None], "threshold": head["null"] if head else None,
-            "measure": head["measure"] if head else None, "audit": head["audit"] if head else audits[0],
-            "audits": statuses, "evidence": items, "rule": RULES[shortcut], **({"why": why} if why else {})}
-
-
 # ------------------------------------------------------------------------------------------------------ measures
-def _preference_table(run: AuditRun) -> pd.DataFrame:
-    """The audit's per-pair table joined with the pairs' lengths."""
+def preference_table(run: AuditRun) -> pd.DataFrame:
+    """The preference audit's per-pair table (``predictions.csv``) joined with the pairs' lengths."""
     from omniaudit.data_builders.hub import load_config
 
-    table = pd.read_csv(run.folder / "predictions.csv")
+    t = pd.read_csv(run.folder / "predictions.csv")
     pairs = load_config(run.dataset, "pairs", columns=["id", "len1", "len2"])
-    return table.merge(pairs.assign(id=pairs["id"].astype(str)), on="id", how="left")
+    return t.merge(pairs.assign(id=pairs["id"].astype(str)), on="id", how="left")
 
 
-def _preference(run: AuditRun, n_resamples: int) -> tuple[list[dict], list[dict]]:
-    """(position evidence, style evidence) of one judge from its preference audit."""
-    import json
-
-    t, name = _preference_table(run), run.name
+def preference_measures(t: pd.DataFrame, name: str) -> list[Tested]:
+    """Slot-A rate (position), longer and prior picks (style) of judge ``name`` from its per-pair table."""
     ab, ba = t[f"p_a1_ab__{name}"].to_numpy(float), t[f"p_a1_ba__{name}"].to_numpy(float)
     decided = np.isfinite(ab) & np.isfinite(ba) & (np.abs(ab - 0.5) > 1e-9) & (np.abs(ba - 0.5) > 1e-9)
     slot_a = ((ab > 0.5).astype(float) + (ba < 0.5).astype(float)) / 2
@@ -151,27 +108,26 @@ def _preference(run: AuditRun, n_resamples: int) -> tuple[list[dict], list[dict]
     len1, len2 = t["len1"].to_numpy(float), t["len2"].to_numpy(float)
     longer_is_a1 = len1 > len2
     length_counter = (len1 != len2) & (y != longer_is_a1)
-    picks_longer = np.where(longer_is_a1, choice, 1.0 - choice)
     prior = t["prior_choice"].to_numpy(object)
     generator_counter = t["counter_stereotypical"].astype(bool).to_numpy() & (prior != "abstain")
-    follows_prior = np.where(prior == "a1", choice, 1.0 - choice)
-    point, samples, counts = _ratios(t["id"].to_numpy(), {
-        "slot_a": (slot_a, decided), "longer": (picks_longer, length_counter),
-        "prior": (follows_prior, generator_counter)}, n_resamples)
+    pair = t["id"].to_numpy()
+    spec = {m.key: m for m in BY_NAME["position"].measures + BY_NAME["style"].measures}
+    rate = lambda v, mask: contrast(pair, [arm(v, mask, HALF, PAIR_VAR)])  # noqa: E731
+    return [Tested(spec["slot_a"], "all", rate(slot_a, decided)),
+            Tested(spec["longer"], "all", rate(np.where(longer_is_a1, choice, 1 - choice), length_counter)),
+            Tested(spec["prior"], "all", rate(np.where(prior == "a1", choice, 1 - choice), generator_counter))]
+
+
+def _preference(run: AuditRun) -> tuple[list[Tested], list[dict]]:
+    """The preference measures; the per-order WAF gap shown."""
+    tested = preference_measures(preference_table(run), run.name)
     audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
-    gap = ((audit.get("judges") or {}).get(name) or {}).get("position_bias", {}).get("ab_minus_ba", {}).get("full")
-    position = [evidence("preference", "slot-A rate over both orders", _estimate(point, samples, counts, "slot_a"),
-                         0.5, "outside"),
-                evidence("preference", "per-order WAF gap, ab - ba (points)", gap, 0.0, "outside", counts=False)]
-    style = [evidence("preference", "picks the longer description when the label is the shorter",
-                      _estimate(point, samples, counts, "longer"), 0.5, "above"),
-             evidence("preference", "follows the generator prior on the counter-stereotypical slice",
-                      _estimate(point, samples, counts, "prior"), 0.5, "above")]
-    return position, style
+    gap = ((audit.get("judges") or {}).get(run.name) or {}).get("position_bias", {}).get("ab_minus_ba", {})
+    return tested, [shown("preference", "per-order WAF gap, ab - ba (points)", gap.get("full"), 0.0, "outside")]
 
 
-def _protocol_frames(run: AuditRun) -> pd.DataFrame:
-    """The judge's protocol answers (id, label, run) joined with the items' labels."""
+def protocol_frame(run: AuditRun) -> pd.DataFrame:
+    """The judge's protocol answers (id, label, run) joined with the items' labels (and whether audio is sent)."""
     from omniaudit.evaluation.protocols.audit import load_items_meta, read_judge_predictions
 
     items = load_items_meta(run.dataset)
@@ -179,101 +135,212 @@ def _protocol_frames(run: AuditRun) -> pd.DataFrame:
     return items.merge(preds[run.name], on="id", how="inner")
 
 
-def _protocols(run: AuditRun, n_resamples: int) -> tuple[list[dict], list[dict]]:
-    """(position evidence, label-following evidence) of one judge from its protocol answers and audit."""
-    import json
-
-    df = _protocol_frames(run)
-    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
-    position = []
+def lock_measures(df: pd.DataFrame) -> list[Tested]:
+    """The AB/BA lock per pairwise format."""
+    spec = next(m for m in BY_NAME["position"].measures if m.key == "lock")
     pair = df[(df["config"] == "pairwise") & (df["task"] != "identical")]
-    if len(pair):
-        wide = pair.pivot_table(index=["trial", "run"], columns="order", values="label", aggfunc="first")
-        wide = wide.dropna(subset=[c for c in ("AB", "BA") if c in wide.columns])
-        if {"AB", "BA"} <= set(wide.columns) and len(wide):
-            same = (wide["AB"] == wide["BA"]).to_numpy(float)
-            trials = wide.index.get_level_values("trial").astype(str).str.rsplit("/", n=1).str[0]
-            point, samples, counts = _ratios(trials, {"lock": (same, np.ones(len(same), bool))}, n_resamples)
-            position.append(evidence("protocols", "pairwise lock, AB = BA (pooled)",
-                                     _estimate(point, samples, counts, "lock"), 0.5, "above"))
-    for fmt, est in sorted(((audit.get("p_a") or {}).get(run.name) or {}).items()):
-        position.append(evidence("protocols", f"slot-A rate on identical trials ({fmt})", est, 0.5, "outside",
-                                 counts=False, note="not used: the scripted oracle picks slot A without a gold"))
-    cue = df[df["cue"].notna() & df["config"].isin(["blueprint", "reference", "cue_conflict"])]
-    cond, config = cue["condition"].to_numpy(object), cue["config"].to_numpy(object)
-    shown = (((config == "reference") & (cond == "wrong")) | ((config == "cue_conflict") & (cond != "none"))
-             | ((config == "blueprint") & np.isin(cond, ["wrong", "no_frame", "wrong_audio"])))
-    none = ((config == "blueprint") & (cond == "audio")) | ((config == "cue_conflict") & (cond == "none"))
-    hit = (cue["label"].to_numpy(object) == cue["cue"].to_numpy(object)).astype(float)
-    labels = []
-    if shown.any() and none.any():
-        point, samples, counts = _ratios(cue["clip_id"].astype(str).to_numpy(),
-                                         {"shown": (hit, shown), "none": (hit, none)}, n_resamples)
-        labels.append(evidence("protocols", "cue following: answer = wrong label, supplied - not supplied",
-                               _estimate(point, samples, counts, "shown", minus="none"), 0.0, "above"))
-    for attribute, cells in sorted(((audit.get("rf") or {}).get(run.name) or {}).items()):
-        for placement, est in sorted(cells.items()):
-            labels.append(evidence("protocols", f"RF {attribute} / {placement}", est, 0.0, "above", counts=False))
-    return position, labels
-
-
-def _interventions(run: AuditRun) -> list[dict]:
-    import json
-
-    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
-    avg = {"value": audit.get("avg_gap"), "ci": audit.get("avg_gap_ci"), "n": audit.get("n_source_clips")}
-    out = [evidence("interventions", "Avg Gap (points)", avg, 0.0, "above")]
-    for dim, cell in (audit.get("dimensions") or {}).items():  # they count only where Avg Gap is not available
-        est = {"value": cell.get("gap"), "ci": (cell.get("ci") or {}).get("gap"), "n": cell.get("n_clips")}
-        out.append(evidence("interventions", f"{dim} gap, Original - {cell.get('intervention')} (points)", est, 0.0,
-                            "above", counts=avg["value"] is None))
-    dodge = {"value": (audit.get("failure_modes") or {}).get("audio_dodge"),
-             "ci": (audit.get("failure_modes_ci") or {}).get("audio_dodge"),
-             "n": (audit.get("failure_modes_n") or {}).get("audio_dodge")}
-    out.append(evidence("interventions", "audio dodge rate", dodge, 0.0, "above", counts=False))
+    out = []
+    for fmt in spec.strata:
+        part = pair[pair["format"] == fmt]
+        wide = part.pivot_table(index=["trial", "run"], columns="order", values="label", aggfunc="first")
+        if not {"AB", "BA"} <= set(wide.columns):
+            out.append(Tested(spec, fmt, None, note=f"no {fmt} trial answered in both orders"))
+            continue
+        wide = wide.dropna(subset=["AB", "BA"])
+        same = (wide["AB"] == wide["BA"]).to_numpy(float)
+        trials = wide.index.get_level_values("trial").astype(str).str.rsplit("/", n=1).str[0]
+        out.append(Tested(spec, fmt, contrast(trials, [arm(same, np.ones(len(same), bool), HALF, HALF_VAR)])))
     return out
 
 
-def _composition(run: AuditRun) -> list[dict]:
-    import json
+# label supplied vs not, per protocol: (arm of items showing the wrong label, arm of the same clip's items with the
+# same media and no label); a protocol's contrast averages its pairs of arms
+CUE_ARMS = {
+    "blueprint": ((("blueprint", ("wrong_audio",)), ("blueprint", ("audio",))),
+                  (("blueprint", ("wrong", "no_frame")), ("blueprint", ("descriptors",)))),
+    "reference": ((("reference", ("wrong",)), ("no_label_audio", ())),),
+    "cue_conflict": ((("cue_conflict", ("conf_ref", "conf_spec", "conf_both")), ("cue_conflict", ("none",))),),
+}
 
-    from omniaudit.evaluation.composition.failure_modes import wilson
 
+def cue_measures(df: pd.DataFrame) -> list[Tested]:
+    """Cue following per protocol, matched by clip and media (see :data:`CUE_ARMS`)."""
+    spec = BY_NAME["label_following"].measures[0]
+    config, cond = df["config"].to_numpy(object), df["condition"].to_numpy(object)
+    no_label_audio = ((config == "blueprint") & (cond == "audio")) | ((config == "cue_conflict") & (cond == "none"))
+
+    def mask(cell):
+        where, conditions = cell
+        return no_label_audio if where == "no_label_audio" else (config == where) & np.isin(cond, conditions)
+
+    hit = (df["label"].to_numpy(object) == df["cue"].to_numpy(object)).astype(float)
+    p0 = 1.0 / df["k"].to_numpy(float)
+    out = []
+    for protocol in spec.strata:
+        pairs = [(mask(s), mask(n)) for s, n in CUE_ARMS[protocol]]
+        pairs = [(s, n) for s, n in pairs if s.any() and n.any()]
+        if not pairs:
+            out.append(Tested(spec, protocol, None, note=f"no {protocol} items with and without the label"))
+            continue
+        w, v0 = 1.0 / len(pairs), p0 * (1 - p0)
+        arms = [a for i, (s, n) in enumerate(pairs) for a in (arm(hit, s, p0, v0, w, i), arm(hit, n, p0, v0, -w, i))]
+        out.append(Tested(spec, protocol, contrast(df["clip_id"].astype(str).to_numpy(), arms)))
+    return out
+
+
+def _protocols(run: AuditRun) -> tuple[list[Tested], list[dict], list[dict]]:
+    """(lock and cue measures, position evidence shown, label evidence shown) of one judge."""
+    df = protocol_frame(run)
+    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
+    position = [shown("protocols", f"slot-A rate on identical trials ({fmt})", est, 0.5, "outside",
+                      note="not used: the scripted oracle picks slot A without a gold")
+                for fmt, est in sorted(((audit.get("p_a") or {}).get(run.name) or {}).items())]
+    labels = [shown("protocols", f"RF {attribute} / {placement}", est, 0.0, "above")
+              for attribute, cells in sorted(((audit.get("rf") or {}).get(run.name) or {}).items())
+              for placement, est in sorted(cells.items())]
+    return lock_measures(df) + cue_measures(df), position, labels
+
+
+# a uniform guess over each Thud dimension's answers is right this often on an Original and on its intervention
+THUD_CHANCE = {"sync": 1 / 3, "existence": 1 / 2, "consistency": 1 / 2}
+
+
+def avg_gap_measure(scored: pd.DataFrame) -> Tested:
+    """Thud's Avg Gap (points) from per-row correctness (``scored.csv``), each dimension's paired rows."""
+    spec = BY_NAME["visual_inference"].measures[0]
+    paired, orig = scored["paired"].to_numpy(bool), (scored["intervention"] == "original").to_numpy()
+    dim = scored["dimension"].to_numpy(object)
+    correct = scored["correct"].to_numpy(float) * 100
+    dims = [d for d in THUD_CHANCE if (paired & orig & (dim == d)).any() and (paired & ~orig & (dim == d)).any()]
+    if len(dims) < len(THUD_CHANCE):  # eq. 10 needs all three dimensions
+        return Tested(spec, "all", None, note="the Avg Gap needs Sync, Existence and Consistency items")
+    arms = []
+    for d in dims:
+        p0, var0 = THUD_CHANCE[d] * 100, THUD_CHANCE[d] * (1 - THUD_CHANCE[d]) * 100 ** 2
+        arms += [arm(correct, paired & orig & (dim == d), p0, var0, 1 / len(dims), d),
+                 arm(correct, paired & ~orig & (dim == d), p0, var0, -1 / len(dims), d)]
+    # Wald only: on a handful of clips a large gap would inflate the score SE (the simulation checks its coverage)
+    return Tested(spec, "all", contrast(scored["source_id"].astype(str).to_numpy(), arms, score_floor=False))
+
+
+def _interventions(run: AuditRun) -> tuple[list[Tested], list[dict]]:
+    """Avg Gap from the audit's per-row correctness; each dimension's gap and the audio dodge shown."""
+    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
+    tested = avg_gap_measure(pd.read_csv(run.folder / "scored.csv"))
+    out = []
+    for d, cell in (audit.get("dimensions") or {}).items():
+        est = {"value": cell.get("gap"), "ci": (cell.get("ci") or {}).get("gap"), "n": cell.get("n_clips")}
+        out.append(shown("interventions", f"{d} gap, Original - {cell.get('intervention')} (points)", est, 0.0,
+                         "above"))
+    dodge = {"value": (audit.get("failure_modes") or {}).get("audio_dodge"),
+             "ci": (audit.get("failure_modes_ci") or {}).get("audio_dodge"),
+             "n": (audit.get("failure_modes_n") or {}).get("audio_dodge")}
+    out.append(shown("interventions", "audio dodge rate", dodge, 0.0, "above"))
+    return [tested], out
+
+
+def _composition(run: AuditRun) -> list[Tested]:
+    """The dominance share over its per-sample null, counted where the moves clear the stability floor."""
     audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
     model = (audit.get("models") or {}).get(run.name) or {}
-    overall = (((audit.get("failure_decomposition") or {}).get("models") or {}).get(run.name) or {}).get("overall", {})
-    n = int(overall.get("n_classified") or 0)
+    entry = (((audit.get("failure_decomposition") or {}).get("models") or {}).get(run.name) or {})
+    test = entry.get("dominance_test") or {}
+    per_sample, null = test.get("per_sample") or {}, test.get("null_per_sample") or {}
     floor = (model.get("floor_check") or {}).get("status")
-    if not n:
-        return [evidence("composition", "dominance share of classified failures", None, 0.5, "above",
-                         note="no classified failure to decompose")]
-    share = overall.get("dominance_share") or 0.0
-    # failures are counted per run; the runs of one sample are not independent draws (greedy runs repeat each
-    # other), so the interval is over samples: n / runs
-    runs = int(((((audit.get("failure_decomposition") or {}).get("models") or {}).get(run.name) or {})
-                .get("stability_floor") or {}).get("n_runs") or 1)
-    n_samples = max(1, round(n / runs))
-    est = {"value": share, "ci": wilson(round(share * n_samples), n_samples), "n": n_samples}
+    return [dominance_measure(per_sample, null, floor)]
+
+
+def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floor: str | None) -> Tested:
+    """Per-sample dominance over its per-sample null; counted only where the moves clear the stability floor."""
+    spec = BY_NAME["modality_dominance"].measures[0]
+    if not per_sample:
+        return Tested(spec, "all", None, note="no classified failure to decompose")
+    ids = sorted(per_sample)
+    d = np.array([per_sample[i] for i in ids], float)
+    p0 = np.array([null[i] for i in ids], float)
+    c = contrast(np.array(ids), [arm(d, np.ones(len(ids), bool), p0, p0 * (1 - p0))])
     note = {"cleared": "moves clear the stability floor", "flagged": "moves do not clear the stability floor: noise",
             "unchecked": "no stability floor (one run): unchecked"}.get(floor, f"floor check: {floor}")
-    return [evidence("composition", "dominance share of classified failures", est, 0.5, "above",
-                     counts=floor == "cleared", note=note)]
+    return Tested(spec, "all", c, counts=floor == "cleared", note=note)
 
 
-def shortcuts(runs: dict[str, AuditRun], n_resamples: int = 1000) -> dict[str, dict]:
-    """The five verdicts of one model from its audit runs (audit name -> AuditRun)."""
-    found: dict[str, list[dict]] = {s: [] for s in SHORTCUTS}
+# ------------------------------------------------------------------------------------------------------- verdicts
+def _record(t: Tested, family: int, alpha: float) -> dict:
+    """The typed measure record the card shows and ``measures.json`` keeps."""
+    s, c = t.spec, t.contrast
+    out = {"audit": s.audit, "measure": s.title + ("" if t.stratum == "all" else f" [{t.stratum}]"), "key": s.key,
+           "stratum": t.stratum, "side": s.side, "unit": s.unit, "delta": s.delta, "counts": t.counts,
+           "measured": c is not None, "flagged": False, "verdict": None, "value": None, "ci": [None, None],
+           "null": None, "n": None, "clusters": None}
+    if t.note:
+        out["note"] = t.note
+    if c is None:
+        return out
+    out.update(value=c.value, null=c.null, n=c.n, clusters=c.clusters, se=c.se, se0=c.se0)
+    if t.counts:
+        out.update(decide(c, s.side, s.delta, family, alpha))
+        out["flagged"] = out["verdict"] == "flagged"
+    else:  # shown with its plain 95% interval, no verdict
+        out.update(decide(c, s.side, s.delta, 1, alpha), verdict=None, mde=mde(c.se0, c.clusters, s.side, 1, alpha))
+    return out
+
+
+def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dict:
+    """The verdict of one shortcut: flagged when any counted measure is; clear when every counted measure is
+    clear (a shortcut must be ruled out wherever it is tested); else inconclusive; not answering / not measured
+    when nothing was tested."""
+    audits = AUDITS_OF[shortcut]
+    statuses = {a: runs[a].status if a in runs else "not run" for a in audits}
+    counted = [e for e in items if e["counts"] and e["measured"]]
+    flagged = [e for e in counted if e["verdict"] == "flagged"]
+    if flagged:
+        status, head = "flagged", min(flagged, key=lambda e: e["p"])
+    elif counted and all(e["verdict"] == "clear" for e in counted):
+        status, head = "clear", min(counted, key=lambda e: e["p"])  # the closest to a flag
+    elif counted:
+        status, head = "inconclusive", min((e for e in counted if e["verdict"] == "inconclusive"),
+                                           key=lambda e: e["p"])
+    elif any(s == "not answering" for s in statuses.values()):
+        status, head = "not answering", None
+    else:
+        status, head = "not measured", None
+    why = "; ".join(f"{a}: {runs[a].reason}" for a in audits if a in runs and runs[a].reason and not counted)
+    keys = ("value", "ci", "null", "measure", "audit", "stratum", "mde", "delta", "p_adjusted", "unit")
+    head_fields = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
+    if not head:
+        head_fields.update(ci=[None, None], audit=audits[0])
+    return {"flagged": status == "flagged", "status": status, **head_fields, "threshold": head_fields["null"],
+            "audits": statuses, "evidence": items, "rule": RULES[shortcut], **({"why": why} if why else {})}
+
+
+def shortcuts(runs: dict[str, AuditRun], alpha: float = ALPHA) -> dict[str, dict]:
+    """The five verdicts of one model from its audit runs (audit name -> AuditRun): every counted measure of every
+    shortcut and stratum is one family of tests (:mod:`.inference`)."""
+    tested: dict[str, list[Tested]] = {s: [] for s in SHORTCUTS}
+    extra: dict[str, list[dict]] = {s: [] for s in SHORTCUTS}
     ran = {a: r for a, r in runs.items() if r.status == "ran"}
     if "preference" in ran:
-        position, style = _preference(ran["preference"], n_resamples)
-        found["position"] += position
-        found["style"] += style
+        found, gap = _preference(ran["preference"])
+        for t in found:
+            tested["position" if t.spec.key == "slot_a" else "style"].append(t)
+        extra["position"] += gap
     if "protocols" in ran:
-        position, labels = _protocols(ran["protocols"], n_resamples)
-        found["position"] += position
-        found["label_following"] += labels
+        found, position, labels = _protocols(ran["protocols"])
+        for t in found:
+            tested["position" if t.spec.key == "lock" else "label_following"].append(t)
+        extra["position"] += position
+        extra["label_following"] += labels
     if "interventions" in ran:
-        found["visual_inference"] += _interventions(ran["interventions"])
+        found, dims = _interventions(ran["interventions"])
+        tested["visual_inference"] += found
+        extra["visual_inference"] += dims
     if "composition" in ran:
-        found["modality_dominance"] += _composition(ran["composition"])
-    return {s: _summary(s, found[s], runs) for s in SHORTCUTS}
+        tested["modality_dominance"] += _composition(ran["composition"])
+    records = decide_family(tested, alpha)
+    return {s: _summary(s, records[s] + extra[s], runs) for s in SHORTCUTS}
+
+
+def decide_family(tested: dict[str, list[Tested]], alpha: float = ALPHA) -> dict[str, list[dict]]:
+    """Every counted, measured test of one model is one family: each measure's record (:func:`_record`)."""
+    family = max(1, sum(t.counts and t.contrast is not None for ts in tested.values() for t in ts))
+    return {s: [_record(t, family, alpha) for t in ts] for s, ts in tested.items()}
