@@ -19,14 +19,20 @@ report's headline and tables are per model, never pooled over models), failure m
 the stability floor (how often another sampled run's answer to the same full input is not the same answer as a
 failed one: the noise floor of "an ablation moved the answer"; :mod:`.failure_modes` compares
 answers by the grader's rule and flags a decomposition whose moves do not clear the floor); across models, each
-mode's share of the classified failures and the combined dominance share, the mean over models (Table 12).
+mode's share of the classified failures and the combined dominance share, the mean over models (Table 12). Per model,
+``failure_decomposition.models.<m>.dominance_test`` sets the dominance share against a matched content-blind null
+(:mod:`.dominance_null`): ``per_sample`` (sample id -> the share of its classified failed runs that are a dominance),
+``null_per_sample`` (sample id -> the chance a content-blind, prior-free model's failure on that sample reads as
+dominance, exact), ``value`` and ``null`` (their means over the same samples), ``null_by_policy``, ``n_samples`` and
+``method``; each sample weighs once, whatever number of runs failed it.
 
 Every answered ablated copy is graded like the samples (:mod:`.ablation_accuracy`): ``ablation_accuracy`` per model
 and ablation kind, with its CI and the paired drop from the intact accuracy on the same samples.
 
 Writes ``audit.json`` (``accuracy`` over all runs (one model: its accuracy; per model: ``models.<m>.accuracy``),
 ``accuracy_by_run``, ``ablation_accuracy`` and ``ablation_judging``, ``failure_modes``, ``models``,
-``failure_decomposition``, ``runs``, ``run_files``, ``sampling``, ``n_unparsed_verdicts`` and, with attention models,
+``failure_decomposition`` (per model: shares, stability floor, move rates, floor check, swap agreement and
+``dominance_test``), ``runs``, ``run_files``, ``sampling``, ``n_unparsed_verdicts`` and, with attention models,
 ``entropy_gap`` with ``routing`` and ``probe_inputs``), ``graded.csv`` (every graded row with its run, model and the
 judge's prompt and verdict), ``graded_ablations.csv`` (every graded ablated copy), ``attention_samples.csv`` (per model
 and probed sample: alpha per modality, H_mid, commit depth), the per-layer attention tables and figures of
@@ -345,6 +351,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     probe the attention models; see the module docstring."""
     from omniaudit.data_builders.hub import load_config
     from omniaudit.evaluation.composition.attention import ProbeConfig
+    from omniaudit.evaluation.composition.dominance_null import dominance_test, read_inputs, sample_nulls, structures
     from omniaudit.evaluation.composition.failure_modes import (
         AnswerMatcher,
         cohort_decomposition,
@@ -406,8 +413,10 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
                                                             [graded_ablations[k] for k in idx], ablations,
                                                             config.n_resamples, config.seed)}
     decomposition = cohort_decomposition(model_modes)
+    nulls = sample_nulls(structures(read_inputs(dataset)))  # each sample's content-blind null (its inputs hashed)
     for m, entry in decomposition["models"].items():
         entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check", "swap_agreement")})
+        entry["dominance_test"] = dominance_test(model_modes[m], nulls)
     decomposition["answer_comparison"] = {
         "rule": "an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised "
                 "exact match, then the judge when one is given (the grader's rule)",

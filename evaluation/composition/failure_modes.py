@@ -31,6 +31,12 @@ the same full input is not the same answer (graded equivalence, as above) as a f
 :func:`floor_check` applies the rule: an ablation's moves *clear the floor* when its move rate's lower bound exceeds
 the floor's upper bound; a decomposition is **flagged** when any ablation that moved an answer does not clear it
 (its dominance / fusion calls may be sampling noise), and **unchecked** when the floor cannot be measured (one run).
+
+**Chance.** With a few possible answers an ablated answer often agrees with the failed one by chance, so the
+dominance share of a model that reads no content is not 0.5 (about 0.6 on the default build). :mod:`.dominance_null`
+gives each sample its own content-blind null, written per model as ``failure_decomposition.models.<m>.dominance_test``
+in ``audit.json`` (``per_sample``, ``null_per_sample``, ``value``, ``null``, ``null_by_policy``, ``n_samples``,
+``method``).
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ Sections: accuracy per model (the headline; runs of different models are never p
 category, tier and template, one column per model; accuracy under each ablation kind with its CI and the paired
 drop from the intact accuracy; with several models, the model x template heatmap (C3PO Fig. 1)
 and the model x category/tier table (Table 3); failure modes per model, the decomposition across models with the
-combined dominance share (Table 12) beside each model's stability floor and each ablation's move rate, flagged where
-the moves do not clear the floor; and, with attention models, the entropy gap and the routing analyses (alpha by
+combined dominance share (Table 12) beside each model's per-sample dominance share and its content-blind null
+(:mod:`.dominance_null`), its stability floor and each ablation's move rate, flagged where the moves do not clear
+the floor; and, with attention models, the entropy gap and the routing analyses (alpha by
 tier, CC-IC delta alpha, H_mid on correct samples by category, commit depth, dH by modality set).
 """
 
@@ -87,8 +88,11 @@ def _decomposition_section(result: dict) -> list[str]:
     for m, v in dec["models"].items():
         floor, check = v["stability_floor"], v.get("floor_check", {})
         status = check.get("status", "unchecked")
+        test = v.get("dominance_test") or {}
         rows.append([m, v["overall"]["n_classified"], _pct(v["overall"]["dominance_share"]),
                      _pct(v["overall"]["shares"]["incomplete_fusion"]),
+                     "-" if test.get("value") is None else f"{_pct(test['value'])} vs {_pct(test['null'])}",
+                     test.get("n_samples", "-"),
                      "-" if floor["floor"] is None else f"{_pct(floor['floor'])} ({floor['n_pairs']} pairs)",
                      {"flagged": "**flagged**", "cleared": "cleared"}.get(status, "unchecked (one run)")])
         moves = v.get("move_rates", {})
@@ -100,7 +104,7 @@ def _decomposition_section(result: dict) -> list[str]:
     c = dec["combined"]["overall"]
     flagged = f", {len(flags)} flagged" if flags else ""
     rows.append([f"**combined** (mean over {c['n_models']} model(s){flagged})", c.get("n_classified", "-"),
-                 _pct(c["dominance_share"]), _pct(c["shares"]["incomplete_fusion"]), "", ""])
+                 _pct(c["dominance_share"]), _pct(c["shares"]["incomplete_fusion"]), "", "", "", ""])
     template_rows = [[t, v["n_models"], *[_pct(v["shares"][k]) for k in modes], _pct(v["dominance_share"])]
                      for t, v in dec["combined"]["by_template"].items()]
     comparison = dec.get("answer_comparison", {})
@@ -112,9 +116,14 @@ def _decomposition_section(result: dict) -> list[str]:
                 else ": none given, so exact matches only") + "). The stability floor is how often re-running the "
              "full input alone (another sampled run of the same model) moves a failed sample's answer: an ablation "
              "that moves answers no more often than this floor says nothing about modality dependence (a model with "
-             "one run has no floor).", "",
-             markdown_table(["Model", "classified failures", "dominance", "incomplete fusion", "stability floor",
-                             "moves vs floor"], rows), ""]
+             "one run has no floor). *Per-sample dominance vs null*: the mean over samples of the share of each "
+             "sample's classified failed runs that are a dominance (each sample weighs once), beside the mean of "
+             "each sample's content-blind null (the chance that a model reading no content, answering uniformly "
+             "from the template's answers, has a failure there read as dominance: chance agreement looks like "
+             "\"not moved\"; audit.json `dominance_test`); *samples*: the samples with a classified failure.", "",
+             markdown_table(["Model", "classified failures", "dominance", "incomplete fusion",
+                             "per-sample dominance vs null", "samples", "stability floor", "moves vs floor"], rows),
+             ""]
     if ablations:
         lines += ["Move rate of each ablation over the classified failures beside the stability floor, with Wilson "
                   f"95% intervals and counts. Rule: {FLOOR_RULE}.", "",

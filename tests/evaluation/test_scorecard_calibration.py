@@ -5,8 +5,6 @@ planted shortcuts, including one confined to a stratum, are found."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
