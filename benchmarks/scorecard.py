@@ -44,7 +44,7 @@ def build(root: Path) -> tuple[dict[str, Path], Path]:
     for audit in AUDITS:
         folder = root / "datasets" / audit
         if not read_marker(folder):
-            ADAPTERS[audit].build(folder, None)
+            ADAPTERS[audit].build(folder, None, "small")
         data[audit] = folder
     model = root / "omni"
     if not (model / "config.json").is_file():

@@ -23,6 +23,7 @@ class MeasureSpec:
     delta: float
     unit: str = "rate"
     strata: tuple[str, ...] = ("all",)
+    bounds: tuple[float, float] = (0.0, 1.0)  # the values the measure can take (a shown CI is clipped to them)
 
 
 @dataclass(frozen=True)
@@ -51,11 +52,11 @@ TABLE: tuple[Shortcut, ...] = (
     )),
     Shortcut("label_following", "answers with a supplied label instead of what it hears", "label-follower", (
         MeasureSpec("cue", "answer = the wrong label, label supplied minus not, same clip and media", "protocols",
-                    "above", 0.10, strata=("blueprint", "reference", "cue_conflict")),
+                    "above", 0.10, strata=("blueprint", "reference", "cue_conflict"), bounds=(-1.0, 1.0)),
     )),
     Shortcut("visual_inference", "infers the sound from the picture (Thud)", "deaf", (
         MeasureSpec("avg_gap", "Avg Gap, Original minus Shift/Mute/Swap accuracy", "interventions", "above", 20.0,
-                    unit="points"),
+                    unit="points", bounds=(-100.0, 100.0)),
     )),
     Shortcut("modality_dominance", "one modality decides the failures (C3PO)", "audio-dominant", (
         MeasureSpec("dominance", "dominance share of classified failures, over its per-sample null",

@@ -18,11 +18,13 @@ makes runs resumable.
   request body (model, messages, sampling) and the served model's record (its stable fields; never the API key),
   written atomically as it arrives: an interrupted run asks only what is not cached, repeated samples (``--runs``)
   and items that share a prompt are never collapsed into one answer, and another model served under the same name
-  is asked again. ``cache_dir=None``: no cache.
+  is asked again. ``cache_dir=None``: no cache; ``refresh_cache``: every request is asked again and its reply
+  replaces the cached one.
 - A reply that is not a chat completion (an error page, ``content: null``) and a request the server rejects (HTTP 4xx
   other than 401, 403 and 429) become that item's raw answer (unparseable, counted, not cached). When they are most
   of the replies the run stops (from the 20th reply on, or at the end) with the first example, instead of writing a
-  file of non-answers; a rejected ``video_url`` stops it at once, suggesting ``--dialect frames``.
+  file of non-answers; a rejected ``video_url`` stops it at once, suggesting ``--dialect frames``. A run stopped by
+  rejected requests raises ``RefusedItems`` (the server does not answer these items).
 
 Credentials: the API key is read from the environment variable ``api_key_env`` and only ever sent in an
 ``Authorization: Bearer`` header to the URL of the judge spec. By default no key is sent to a loopback URL
@@ -51,6 +53,7 @@ from pathlib import Path
 from omniaudit.errors import InputError, ServiceError
 from omniaudit.evaluation.runners.items import Answer, JudgeItem, Sampling, check_modalities, parse_answer
 from omniaudit.evaluation.runners.payload import Payloads
+from omniaudit.evaluation.runners.run import RefusedItems, check_runner_options
 from omniaudit.evaluation.runners.transport import (
     Deadline,
     HTTPReply,
@@ -121,12 +124,12 @@ class OpenAIJudge:
                  api_key_env: str | None = None, dialect: str = "vllm", sampling: Sampling | None = None,
                  top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32,
                  max_bad_fraction: float = 0.5, allow_insecure_key: bool = False,
-                 max_reply_bytes: int = MAX_REPLY_BYTES) -> None:
-        if concurrency < 1 or max_retries < 0 or not timeout_s > 0 or max_reply_bytes < 1:
-            raise InputError(f"expected concurrency >= 1, max_retries >= 0, timeout > 0 and max_reply_bytes >= 1, "
-                             f"got {concurrency}, {max_retries}, {timeout_s}, {max_reply_bytes}")
+                 max_reply_bytes: int = MAX_REPLY_BYTES, refresh_cache: bool = False) -> None:
+        check_runner_options({"concurrency": concurrency, "max_retries": max_retries, "timeout_s": timeout_s,
+                              "max_reply_bytes": max_reply_bytes, "max_tokens": max_tokens})
         self.model, self.url = model, check_server_url(url)
         self.cache = Path(cache_dir) if cache_dir is not None else None
+        self.refresh_cache = refresh_cache  # ask again what is cached, and cache the new reply
         self.concurrency, self.max_retries, self.backoff_s = concurrency, max_retries, backoff_s
         self.timeout_s, self.max_bad_fraction, self.max_reply_bytes = timeout_s, max_bad_fraction, max_reply_bytes
         self.loopback = is_loopback(self.url)
@@ -298,7 +301,7 @@ class OpenAIJudge:
             try:
                 body = self.body(item)
                 path = self._cache_path(item, body, served)
-                if path is not None and path.exists():
+                if path is not None and path.exists() and not self.refresh_cache:
                     cached = json.loads(path.read_text(encoding="utf-8"))
                     reply = Reply(cached["raw"], True, cached.get("logprobs"),
                                   finish_reason=cached.get("finish_reason"))
@@ -341,7 +344,7 @@ class OpenAIJudge:
     def _mostly_bad(self, tally: _Tally) -> Exception:
         where = f"{len(tally.bad)} of {tally.seen} replies ({tally.n} items)"
         if tally.rejected == len(tally.bad):
-            return InputError(f"the server rejected {where}, e.g. {tally.bad[0]}; check the model name and URL "
+            return RefusedItems(f"the server rejected {where}, e.g. {tally.bad[0]}; check the model name and URL "
                               "(nothing was written)", file=self.url)
         return ServiceError(f"{self.url}: most replies are not chat completions ({where}: {tally.rejected} "
                             f"rejected, {tally.not_completions} error pages, cut or content: null), e.g. "
@@ -375,7 +378,7 @@ class OpenAIJudge:
             if reply.status >= 400:
                 detail = f"HTTP {reply.status}: {self._redact(reply.text[:300])}"
                 if any(p.kind == "video" for p in item.media) and self.dialect != "frames":
-                    raise InputError(f"the server rejected item '{item.id}', which sends a video as video_url "
+                    raise RefusedItems(f"the server rejected item '{item.id}', which sends a video as video_url "
                                      f"({detail}); if this server takes no video input (or, for a video's own "
                                      "soundtrack, not vLLM's mm_processor_kwargs), rerun with --dialect frames "
                                      "(sampled frames + soundtrack)", file=self.url)

@@ -31,9 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import numbers
 import os
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from omniaudit.errors import InputError
@@ -62,12 +65,44 @@ def default_cache() -> Path:
 
 
 def check_sampling(temperature: float, top_p: float | None, runs: int = 1) -> None:
-    if not (temperature >= 0 and temperature == temperature):
-        raise InputError("temperature must be >= 0", value=temperature)
+    if not (_is_number(temperature) and math.isfinite(temperature) and temperature >= 0):
+        raise InputError("temperature must be a finite number >= 0", value=temperature)
     if top_p is not None and not 0 < top_p <= 1:
         raise InputError("top_p must be in (0, 1]", value=top_p)
     if runs < 1:
         raise InputError("runs must be >= 1", value=runs)
+
+
+# make_judge's runner options and their ranges: integers in [low, high] (high None: no upper bound), positive numbers
+INTEGER_OPTIONS = {"batch_size": (1, None), "max_tokens": (1, None), "concurrency": (1, None),
+                   "max_retries": (0, None), "max_reply_bytes": (1, None), "max_frames": (1, None),
+                   "top_logprobs": (0, 20)}
+POSITIVE_OPTIONS = ("timeout_s", "fps")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def check_runner_options(options: dict) -> None:
+    """The :func:`make_judge` options given in ``options`` are in range, whatever the runner kind (``scripted:``
+    ignores them, yet a wrong one is refused there too): InputError naming the option and its range, before any
+    model is loaded or asked. (``hf:`` video sampling needs ``max_frames >= 2``: its runner says so.)"""
+    from omniaudit.evaluation.runners.payload import DIALECTS
+
+    for name, (low, high) in INTEGER_OPTIONS.items():
+        value = options.get(name, low)
+        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value
+                and (high is None or value <= high)):
+            raise InputError(f"{name} must be an integer " + (f">= {low}" if high is None else f"in [{low}, {high}]"),
+                             value=value)
+    for name in POSITIVE_OPTIONS:
+        value = options.get(name, 1.0)
+        if not (_is_number(value) and math.isfinite(value) and value > 0):
+            raise InputError(f"{name} must be a finite number > 0", value=value)
+    for name, allowed in (("mode", ("logits", "generate")), ("dialect", DIALECTS)):
+        if options.get(name, allowed[0]) not in allowed:
+            raise InputError(f"{name} must be one of {', '.join(allowed)}", value=options[name])
 
 
 # per runner kind: the settings that change what a model is shown or how its answer is read (in the provenance, so a
@@ -87,19 +122,25 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                mode: str = "logits", concurrency: int = 4, max_retries: int = 5, cache_dir: str | Path | None = None,
                use_cache: bool = True, api_key_env: str | None = None, allow_insecure_key: bool = False,
                max_tokens: int = 32, dialect: str = "vllm", timeout_s: float = 120.0, max_reply_bytes: int = 8 << 20,
-               top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32):
+               top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32, refresh_cache: bool = False):
     """A runner for ``spec``. ``sampling`` (default: greedy, with ``seed``) is what it samples with.
 
     ``openai:MODEL@URL`` only: ``api_key_env`` names the environment variable whose key is sent (default: none to a
     loopback URL, ``OPENAI_API_KEY`` to any other host; ``"none"``: no key); a key over plain ``http://`` to a
     non-loopback host is refused unless ``allow_insecure_key``; ``timeout_s`` bounds each request as a whole and
-    ``max_reply_bytes`` its reply (:mod:`~omniaudit.evaluation.runners.openai_compat`). A URL carrying credentials or
-    a query string is refused; no message echoes a secret of the spec.
+    ``max_reply_bytes`` its reply (:mod:`~omniaudit.evaluation.runners.openai_compat`); ``refresh_cache`` asks every
+    request again and stores the new replies over the cached ones. A URL carrying credentials or a query string is
+    refused; no message echoes a secret of the spec. Every runner option is checked (:func:`check_runner_options`)
+    before a runner is made.
     """
     from omniaudit.evaluation.runners.transport import redact
 
     sampling = sampling or Sampling(seed=seed)
     check_sampling(sampling.temperature, sampling.top_p)
+    check_runner_options({"batch_size": batch_size, "mode": mode, "concurrency": concurrency,
+                          "max_retries": max_retries, "max_tokens": max_tokens, "dialect": dialect,
+                          "timeout_s": timeout_s, "max_reply_bytes": max_reply_bytes, "top_logprobs": top_logprobs,
+                          "fps": fps, "max_frames": max_frames})
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL or scripted:NAME",
@@ -118,7 +159,8 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                            concurrency=concurrency, max_retries=max_retries, timeout_s=timeout_s,
                            max_tokens=max_tokens, api_key_env=api_key_env, dialect=dialect, sampling=sampling,
                            top_logprobs=top_logprobs, fps=fps, max_frames=max_frames,
-                           allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes)
+                           allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes,
+                           refresh_cache=refresh_cache)
     if kind == "hf":
         judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
                              max_frames=max_frames)
@@ -201,8 +243,18 @@ def usable(row: dict) -> bool:
     return bool(row["raw"].strip()) and not REFUSAL.match(row["raw"]) and not unreadable(row["raw"])
 
 
+@dataclass(kw_only=True)
 class UnusableRun(InputError):
-    """A judge run whose answers are mostly not answers; nothing is written."""
+    """A judge run whose answers are mostly not answers; nothing is written. ``usable`` of ``total`` answers were
+    usable (:func:`usable`)."""
+
+    usable: int
+    total: int
+
+
+class RefusedItems(InputError):
+    """A runner that cannot answer the items as asked (an option-picking scripted model on free-form items, a server
+    rejecting them): the model does not answer them, no option or input of the run is wrong."""
 
 
 def check_usable(rows: list[dict], spec: str, min_usable: float) -> None:
@@ -217,7 +269,7 @@ def check_usable(rows: list[dict], spec: str, min_usable: float) -> None:
         raise UnusableRun(f"{spec} gave {good} usable answers of {len(rows)} (at least {min_usable:.0%} needed): "
                           f"empty replies, refusals, error replies, noise or no option named, e.g. item "
                           f"'{bad['id']}': {bad['raw'][:200]!r}{hint}. No predictions file was written "
-                          f"(--min-usable 0 writes it anyway)")
+                          f"(--min-usable 0 writes it anyway)", usable=good, total=len(rows))
 
 
 def _say(progress: Callable[[str], None] | None, done: int, total: int, prefix: str = ""):
@@ -347,6 +399,31 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
             "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),
             "not_completions": getattr(judge, "not_completions", None),
             "shard": f"{shard[0]}/{shard[1]}" if shard else None}
+
+
+def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[int, int]], *,
+                 temperature: float = 0.0, top_p: float | None = None, seed: int | None = None,
+                 **judge_options) -> list[dict]:
+    """Ask ``spec`` again for some answers of a run of ``config``, as :func:`run_judge` asked them: ``picks`` are
+    (run, position) pairs (position: the item's place in the config's item order), each asked at its run's sampling
+    by the same runner and read the same way (:func:`prediction_row`). Returns their rows (without provenance) in the
+    order of ``picks``; nothing is written. The scorecard's canary: a kept predictions file of a served model is
+    checked against what the server answers now."""
+    check_sampling(temperature, top_p)
+    items = load_items(dataset, config)
+    base = Sampling(temperature, top_p, seed)
+    judge = make_judge(spec, sampling=base, **judge_options)
+    rows: dict[tuple[int, int], dict] = {}
+    for run in sorted({r for r, _ in picks}):
+        sampling = base.for_run(run)
+        apply_sampling(judge, sampling)
+        positions = [p for r, p in picks if r == run]
+        answers = judge.answer([items[p] for p in positions])
+        if len(answers) != len(positions):
+            raise InputError(f"{redact(spec)} returned {len(answers)} answers for {len(positions)} items")
+        for k, p in enumerate(positions):
+            rows[(run, p)] = prediction_row(items[p], answers[k], sampling, _option_probs(judge, answers, k))
+    return [rows[pick] for pick in picks]
 
 
 def write_jsonl(out: Path, rows: list[dict]) -> None:

@@ -5,8 +5,8 @@ The registry names the item configs and their modalities; the audits' own ``run_
 arguments (a judge file list, a config object, a progress callback), so each audit has one adapter here. A fifth
 audit without an adapter is listed on the card as skipped ("no scorecard adapter").
 
-The defaults are small on purpose (a scorecard of five scripted models runs in well under a minute on 2 CPU cores,
-a 7B model answers them in minutes on one GPU) and synthetic with known ground truth; the card says their item counts.
+The defaults are synthetic with known ground truth, sized by power (``size="default"``) or small for smoke runs
+(``size="small"``); the card says their item counts and what each measure can detect on them.
 """
 
 from __future__ import annotations
@@ -20,32 +20,65 @@ Progress = Callable[[str], None] | None
 ALL_MODALITIES = frozenset({"text", "audio", "image", "video", "video+audio"})
 
 
-def _build_preference(out: Path, progress: Progress) -> Path:
+# the embedded defaults per size: "default" is sized by power (the minimum effects of omniaudit.shortcuts, 80% power
+# under the family-wise control, where it fits on a laptop: benchmarks/scorecard_power.py prints what each detects),
+# "small" the quick sets for smoke runs (the card says what they can detect)
+SIZES = ("default", "small")
+PARAMS = {
+    "preference": {"default": {"n_pairs": 400}, "small": {"n_pairs": 120}},
+    "interventions": {"default": {"n_clips": 24}, "small": {"n_clips": 6}},
+    "protocols": {"default": {"max_trials": 40, "sentences_per_cell": 3},
+                  "small": {"max_trials": 6, "sentences_per_cell": 1}},
+    "composition": {"default": {"n_synthetic": 48}, "small": {"n_synthetic": 16}},
+}
+
+
+def _build_preference(out: Path, progress: Progress, size: str = "default") -> Path:
     from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
 
     # labels follow content (which description names the true emotion) over the planted generator prior, and no
     # label position bias: the judge's length / generator / slot preferences are then shortcuts, not the label's
-    return build_preference_dataset(out, spec=SyntheticSpec(n_pairs=120, content_strength=4.0, position_bias=0.0))
+    n = PARAMS["preference"][size]["n_pairs"]
+    return build_preference_dataset(out, spec=SyntheticSpec(n_pairs=n, content_strength=4.0, position_bias=0.0))
 
 
-def _build_interventions(out: Path, progress: Progress) -> Path:
+def _build_interventions(out: Path, progress: Progress, size: str = "default") -> Path:
     from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
 
-    return build_interventions_dataset(out, spec=SyntheticClipSpec(n_clips=6, width=160, height=120, fps=12),
+    n = PARAMS["interventions"][size]["n_clips"]
+    return build_interventions_dataset(out, spec=SyntheticClipSpec(n_clips=n, width=160, height=120, fps=12),
                                        progress=progress)
 
 
-def _build_protocols(out: Path, progress: Progress) -> Path:
+def _build_protocols(out: Path, progress: Progress, size: str = "default") -> Path:
     from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
 
-    return build_protocols_dataset(out, options=ProtocolBuildOptions(max_trials=6),
-                                   spec=SpeechSetSpec(sentences_per_cell=1), progress=progress)
+    p = PARAMS["protocols"][size]
+    return build_protocols_dataset(out, options=ProtocolBuildOptions(max_trials=p["max_trials"]),
+                                   spec=SpeechSetSpec(sentences_per_cell=p["sentences_per_cell"]), progress=progress)
 
 
-def _build_composition(out: Path, progress: Progress) -> Path:
+def _build_composition(out: Path, progress: Progress, size: str = "default") -> Path:
     from omniaudit.data_builders.composition import build_composition_dataset
 
-    return build_composition_dataset(out, n_synthetic=16)
+    return build_composition_dataset(out, n_synthetic=PARAMS["composition"][size]["n_synthetic"])
+
+
+def describe(audit: str, size: str) -> str:
+    """What the embedded default of ``audit`` is at ``size`` (the card says it)."""
+    p = PARAMS[audit][size]
+    texts = {
+        "preference": lambda: f"{p['n_pairs']} synthetic EmoPrefer-style pairs (7 generators, labels following "
+                              "content over the generator prior), each judged in both orders",
+        "interventions": lambda: f"{p['n_clips']} synthetic Thud clips (a visible impact and its sound), each "
+                                 "Original + Shift -2/+2 s, Mute and Swap",
+        "protocols": lambda: f"espeak-ng speech in 4 languages x 4 voices x 4 emotions ({p['sentences_per_cell']} "
+                             f"sentence(s) per cell): blueprint, reference, pairwise (up to {p['max_trials']} trials "
+                             "per task) and cue-conflict probes",
+        "composition": lambda: f"{p['n_synthetic']} synthetic C3PO samples (a drawn image and a spoken instruction) "
+                               "and their bypass ablations, answered twice (greedy runs give the stability floor)",
+    }
+    return texts[audit]() + ("" if size == "default" else f" ({size})")
 
 
 def _audit_preference(out: Path, dataset: Path, name: str, files: dict[str, Path], n_resamples: int,
@@ -96,8 +129,7 @@ def _interventions_coverage(folder: Path) -> float | None:
 class Adapter:
     """One audit as the scorecard runs it."""
 
-    build: Callable[[Path, Progress], Path]  # the small embedded default, into a folder
-    default: str  # what the small default is (the card says it)
+    build: Callable[[Path, Progress, str], Path]  # the embedded default of a size (SIZES), into a folder
     audit: Callable[[Path, Path, str, dict[str, Path], int, Progress], Path]
     runs: dict[str, int] = field(default_factory=dict)  # config -> sampled runs (default 1)
     figure: str | None = None  # the key figure of the audit folder (the card shows it)
@@ -106,18 +138,12 @@ class Adapter:
 
 
 ADAPTERS: dict[str, Adapter] = {
-    "preference": Adapter(_build_preference, "120 synthetic EmoPrefer-style pairs (7 generators, labels following "
-                          "content over the generator prior), each judged in both orders", _audit_preference,
-                          figure="waf_full_vs_counter.png"),
-    "interventions": Adapter(_build_interventions, "6 synthetic Thud clips (a visible impact and its sound), each "
-                             "Original + Shift -2/+2 s, Mute and Swap", _audit_interventions,
-                             figure="failure_modes.png", coverage=_interventions_coverage),
-    "protocols": Adapter(_build_protocols, "espeak-ng speech in 4 languages x 4 voices x 4 emotions (1 sentence per "
-                         "cell): blueprint, reference, pairwise (6 trials per task) and cue-conflict probes",
-                         _audit_protocols),
-    "composition": Adapter(_build_composition, "16 synthetic C3PO samples (a drawn image and a spoken instruction) "
-                           "and their bypass ablations, answered twice (greedy runs give the stability floor)",
-                           _audit_composition, runs={"samples": 2, "ablations": 2}, figure="template_accuracy.png"),
+    "preference": Adapter(_build_preference, _audit_preference, figure="waf_full_vs_counter.png"),
+    "interventions": Adapter(_build_interventions, _audit_interventions, figure="failure_modes.png",
+                             coverage=_interventions_coverage),
+    "protocols": Adapter(_build_protocols, _audit_protocols),
+    "composition": Adapter(_build_composition, _audit_composition, runs={"samples": 2, "ablations": 2},
+                           figure="template_accuracy.png"),
 }
 
 

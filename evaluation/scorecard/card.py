@@ -13,7 +13,7 @@ from pathlib import Path
 from omniaudit import __version__
 from omniaudit.evaluation.report import markdown_table
 from omniaudit.evaluation.scorecard import figures
-from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+from omniaudit.evaluation.scorecard.adapters import ADAPTERS, describe
 from omniaudit.evaluation.scorecard.inference import ALPHA
 from omniaudit.evaluation.scorecard.rules import RULES, SHORTCUTS
 from omniaudit.evaluation.scorecard.runner import REFERENCES
@@ -48,7 +48,8 @@ def _cell(v: dict) -> str:
 
 def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, dict]:
     """Per shortcut, whether the reference models that ran calibrate it: the oracle is not flagged and the planted
-    model of the shortcut (where it ran) is flagged. ``{"ok": bool, "why": [...]}``."""
+    model of the shortcut, where it was measured, is flagged (a planted model not answering or not measured leaves
+    the calibration unchecked, not failed). ``{"ok": bool, "why": [...]}``."""
     from omniaudit.shortcuts import BY_NAME
 
     out = {}
@@ -58,7 +59,7 @@ def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, 
             status = verdicts[name][shortcut]["status"]
             if spec == REFERENCES["oracle"] and status == "flagged":
                 why.append(f"the oracle ({name}) is flagged")
-            if spec == f"scripted:{BY_NAME[shortcut].reference}" and status != "flagged":
+            if spec == f"scripted:{BY_NAME[shortcut].reference}" and status in ("clear", "inconclusive"):
                 why.append(f"its planted reference ({name}) is {status}")
         out[shortcut] = {"ok": not why, "why": why}
     return out
@@ -151,7 +152,7 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
         entry = {"title": get(audit).title, "paper": get(audit).paper, "dataset": _relative(dataset, out)}
         if dataset is not None:
             entry["source"] = ("--data" if audit in card.options.data
-                               else f"embedded default: {ADAPTERS[audit].default}")
+                               else f"embedded default: {describe(audit, card.options.size)}")
             entry["items"] = _items(dataset, card.needs(audit))
             entry["runs"] = {c: ADAPTERS[audit].runs.get(c, 1) for c in entry["items"]}
         audits[audit] = entry

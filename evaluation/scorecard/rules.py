@@ -282,6 +282,8 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
         out["flagged"] = out["verdict"] == "flagged"
     else:  # shown with its plain 95% interval, no verdict
         out.update(decide(c, s.side, s.delta, 1, alpha), verdict=None, mde=mde(c.se0, c.clusters, s.side, 1, alpha))
+    lo, hi = s.bounds  # no value outside them is possible: clipping never moves a bound across the null
+    out["ci"] = [min(max(out["ci"][0], lo), hi), min(max(out["ci"][1], lo), hi)]
     return out
 
 

@@ -7,7 +7,9 @@ complete:
   user's ``--data AUDIT=PATH`` is read where it is;
 - ``models/<NAME>/<config>.jsonl``: the predictions (``run_judge``: answers journaled as they come, the file written
   whole at the end); a complete file whose provenance matches this run (dataset fingerprint, judge, sampling, model
-  identity for ``hf:``) is reused;
+  identity for ``hf:``) is reused, a served model's (``openai:``) only while a canary of its answers, asked again,
+  is answered the same (:meth:`Scorecard._canary`; else it is asked afresh and its status says why); with
+  ``reuse=False`` (``--no-reuse``) every model answers afresh;
 - ``models/<NAME>/<audit>/``: the audit's own folder (``audit.json``, ``report.md``, figures), redone only when its
   predictions changed; ``models/<NAME>/status.json`` records each audit's status and the predictions it read;
 - ``scorecard.json``, ``scorecard.md``, ``scorecard.html``, ``figures/``: written last (each file atomically) from the
@@ -33,16 +35,37 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.run import MIN_USABLE, input_settings
-from omniaudit.evaluation.scorecard.adapters import ADAPTERS, dataset_modalities, model_accepts
+from omniaudit.evaluation.runners.run import (
+    MIN_USABLE,
+    RefusedItems,
+    UnusableRun,
+    check_runner_options,
+    check_sampling,
+    input_settings,
+)
+from omniaudit.evaluation.scorecard.adapters import (
+    ADAPTERS,
+    PARAMS,
+    SIZES,
+    dataset_modalities,
+    describe,
+    model_accepts,
+)
 from omniaudit.evaluation.scorecard.rules import AuditRun, shortcuts
+from omniaudit.shortcuts import REFERENCE_NAMES, TABLE
 
 # --references adds the planted ones
-REFERENCES = {"oracle": "scripted:oracle", "pos": "scripted:position-locked", "label": "scripted:label-follower",
-              "deaf": "scripted:deaf", "verbose": "scripted:verbose", "dominant": "scripted:audio-dominant"}
+REFERENCES = {"oracle": "scripted:oracle", **{REFERENCE_NAMES[s.name]: f"scripted:{s.reference}" for s in TABLE}}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 STATUS = "status.json"
-USABLE = re.compile(r"gave (\d+) usable answers of (\d+)")  # UnusableRun's message
+MIN_RESAMPLES = 200  # fewer bootstrap resamples make the percentile tails (2.5%, 97.5%) of every CI unreliable
+CANARY = 8  # answers of a kept predictions file of a served model asked again before it is reused
+CANARY_SEED = 0
+
+
+class CalibrationFailed(RuntimeError):
+    """The card is written, but a reference model failed its calibration (the oracle flagged, or a planted model not
+    flagged for its own shortcut): the verdicts of the models under test there are inconclusive."""
 
 
 class MissingShard(InputError):
@@ -59,11 +82,31 @@ class ScorecardOptions:
     data: dict[str, str] = field(default_factory=dict)  # audit -> the user's built dataset
     min_usable: float = MIN_USABLE  # a model with fewer usable answers is "not answering" on that audit
     n_resamples: int = 1000
+    size: str = "default"  # the embedded defaults: "default" (sized by power) or "small" (smoke runs)
+    allow_uncalibrated: bool = False  # write the card even when a reference model fails its calibration
     references: bool = False  # also run the four planted-shortcut reference models
     runner: dict = field(default_factory=dict)
     sampling: dict = field(default_factory=dict)
     shard: tuple[int, int] | None = None  # answer only shard I of N of every item config; no audit, no card
     from_shards: tuple[str | Path, ...] = ()  # the OUT folders of the N shard runs, merged before the audits
+    reuse: bool = True  # False: every model answers afresh (no kept predictions or statuses; datasets are kept)
+
+
+def check_options(options: ScorecardOptions) -> None:
+    """Every option in its range, before any dataset is built or any model asked: InputError naming the option and
+    its range (a wrong option is the user's to fix, never a model's "not answering")."""
+    n = options.n_resamples
+    if not (isinstance(n, int) and not isinstance(n, bool) and n >= MIN_RESAMPLES):
+        raise InputError(f"n_resamples must be an integer >= {MIN_RESAMPLES} (fewer resamples make the CIs' "
+                         "percentile tails unreliable)", value=n)
+    if not 0 <= options.min_usable <= 1:
+        raise InputError("min_usable must be in [0, 1]", value=options.min_usable)
+    check_sampling(options.sampling.get("temperature", 0.0), options.sampling.get("top_p"))
+    check_runner_options(options.runner)
+    if options.shard and options.from_shards:
+        raise InputError("a shard run (--shard) and a merge of shard runs (--from-shards) are separate runs")
+    if options.size not in SIZES:
+        raise InputError(f"size must be one of {', '.join(SIZES)}", value=options.size)
 
 
 def parse_models(specs: list[str] | dict[str, str], references: bool = False) -> dict[str, str]:
@@ -121,7 +164,7 @@ def code_digest(package: str) -> str:
     return digest.hexdigest()[:16]
 
 
-def default_key(audit: str) -> str:
+def default_key(audit: str, size: str = "default") -> str:
     """What an embedded default is: its adapter (size and description) and the builders' code (a folder built by
     another key is rebuilt, so a changed size or builder never reuses a stale dataset)."""
     import inspect
@@ -131,7 +174,7 @@ def default_key(audit: str) -> str:
         code = inspect.getsource(adapter.build)
     except (OSError, TypeError):  # installed without sources: the builders' digest stands for it
         code = adapter.build.__qualname__
-    return _digest(code, adapter.default, code_digest("omniaudit.data_builders"))
+    return _digest(code, describe(audit, size), PARAMS[audit][size], code_digest("omniaudit.data_builders"))
 
 
 def _file_digest(path: Path) -> str:
@@ -150,6 +193,7 @@ class Scorecard:
         self.audits = _audits(options)
         self.datasets: dict[str, Path | str] = {}  # audit -> the dataset its models answered
         self._needs: dict[str, dict[str, tuple[str, ...]]] = {}
+        self.canaries: dict[str, dict[str, dict]] = {}  # model -> config -> its canary (see _canary)
 
     # ---- up front: modalities, datasets -------------------------------------------------------------------------
     def needs(self, audit: str) -> dict[str, tuple[str, ...]]:
@@ -186,7 +230,7 @@ class Scorecard:
 
         folder = self.out / "datasets" / audit
         stamp = folder.with_name(f"{audit}.default.json")  # which default the folder holds
-        key = default_key(audit)
+        key = default_key(audit, self.options.size)
         try:
             built = json.loads(stamp.read_text(encoding="utf-8")).get("key")
         except (OSError, ValueError, AttributeError):
@@ -197,10 +241,11 @@ class Scorecard:
             self.say(f"the {audit} default changed: rebuilding it")
             remove_path(folder)
         self.say(f"building the {audit} default")
-        ADAPTERS[audit].build(folder, lambda m, a=audit: self.say(f"building the {a} default: {m}"))
+        say = lambda m, a=audit: self.say(f"building the {a} default: {m}")  # noqa: E731
+        ADAPTERS[audit].build(folder, say, self.options.size)
         with atomic_file(stamp) as tmp:
-            tmp.write_text(json.dumps({"audit": audit, "default": ADAPTERS[audit].default, "key": key}) + "\n",
-                           encoding="utf-8")
+            stamped = {"audit": audit, "default": describe(audit, self.options.size), "key": key}
+            tmp.write_text(json.dumps(stamped) + "\n", encoding="utf-8")
         return folder
 
     # ---- one model ------------------------------------------------------------------------------------------------
@@ -233,7 +278,10 @@ class Scorecard:
         return {"temperature": s.get("temperature", 0.0), "top_p": s.get("top_p"), "seed": s.get("seed")}
 
     def predictions(self, name: str, spec: str, audit: str, dataset) -> dict[str, Path]:
-        """config -> predictions file of one model (run or reused); UnusableRun / InputError propagate."""
+        """config -> predictions file of one model (run or reused); UnusableRun / InputError propagate. A kept file
+        is reused unless ``reuse`` is off, and a served model's only while its canary holds (:meth:`_canary`); a
+        served model asked afresh for either reason is asked past its response cache (which its new replies
+        refresh)."""
         from omniaudit.evaluation.runners.run import run_judge
 
         files = {}
@@ -247,19 +295,65 @@ class Scorecard:
                                        "(another dataset build, judge, sampling, runner setting or model): run the "
                                        "shards with the same models, options and --data", file=path)
                 self._check_usable(path, spec)
-            if not self._reusable(path, dataset, config, spec, runs):
+                files[config] = path
+                continue
+            served = spec.startswith("openai:")
+            keep = self.options.reuse and self._reusable(path, dataset, config, spec, runs)
+            changed = keep and served and not self._canary(name, spec, config, path, dataset)
+            if not keep or changed:
                 self.say(f"{name}: {audit}: {config}")
+                refresh = {"refresh_cache": True} if served and (changed or not self.options.reuse) else {}
                 # a shard keeps every answer: --min-usable holds for the whole run, checked once merged
                 run_judge(dataset, config, spec, path, progress=lambda m, c=config: self.say(
                     f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=0 if self.options.shard else
-                    self.options.min_usable, shard=self.options.shard, **self._sampling(), **self.options.runner)
+                    self.options.min_usable, shard=self.options.shard, **self._sampling(), **self.options.runner,
+                    **refresh)
             files[config] = path
         return files
+
+    def _canary(self, name: str, spec: str, config: str, path: Path, dataset) -> bool:
+        """Do a served model's kept answers still stand? :data:`CANARY` of them (a sample drawn with a fixed seed)
+        are asked again through the same runner at the file's own sampling, past the response cache, and compared
+        (the option named, else the text). False when any differs, or when answers sampled without a seed cannot be
+        compared: the user is told (naming the changed items) and the status records it (``canary``). A server
+        that does not answer cannot be checked: its kept answers are reused, with a warning."""
+        import random
+
+        from omniaudit.errors import ServiceError
+        from omniaudit.evaluation.runners.run import answer_again
+
+        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        picks = sorted(random.Random(CANARY_SEED).sample(range(len(rows)), min(CANARY, len(rows))))
+        sampling = self._sampling()
+        if sampling["temperature"] > 0 and sampling["seed"] is None:
+            return self._canary_says(name, config, len(picks), None, f"{name}: its {config} answers were sampled "
+                                     "without a seed and cannot be checked against the server: asked afresh")
+        items = rows[0]["provenance"]["selection"]["items"]
+        asked = [(rows[k]["run"], (rows[k].get("shard") or {}).get("position", k % items)) for k in picks]
+        try:
+            again = answer_again(dataset, config, spec, asked, **sampling,
+                                 **{**self.options.runner, "refresh_cache": True})
+        except ServiceError as exc:
+            self._canary_says(name, config, len(picks), None, f"{name}: the server did not answer, so its kept "
+                              f"{config} answers could not be checked and are reused ({exc})")
+            return True
+        changed = list(dict.fromkeys(str(rows[k]["id"]) for k, row in zip(picks, again, strict=True)
+                                     if (row["id"], _said(row)) != (rows[k]["id"], _said(rows[k]))))
+        return self._canary_says(name, config, len(picks), changed, f"{name}: the server's answers to {config} "
+                                 f"changed since they were kept (asked again, items {', '.join(changed)} are "
+                                 "answered otherwise): not reused, every item is asked afresh" if changed else None)
+
+    def _canary_says(self, name: str, config: str, asked: int, changed: list[str] | None, note: str | None) -> bool:
+        """Record a canary's outcome (``changed``: None when it could not compare); tell the user ``note``. True:
+        the kept answers stand."""
+        self.canaries.setdefault(name, {})[config] = {"asked": asked, "changed": changed, "note": note}
+        if note:
+            self.say(note)
+        return changed == []
 
     def _merge(self, name: str, audit: str, config: str, path: Path) -> None:
         """Join the shard runs' answers of one model and config into ``path`` (``merge_predictions``: every shard
         once, all from one run); a shard run that found the model not answering makes it not answering here."""
-        from omniaudit.evaluation.runners.run import UnusableRun
         from omniaudit.evaluation.runners.shards import merge_predictions
 
         files, missing, refused = [], [], []
@@ -278,7 +372,7 @@ class Scorecard:
                                f"{', '.join(str(f) for f, _ in missing)}: did they finish (scorecard --shard I/N "
                                "with the same models)?")
         if refused:  # the runner refused the items in a shard (every shard would): not answering
-            raise UnusableRun(f"{refused[0][1]} (shard run {refused[0][0]})")
+            raise RefusedItems(f"{refused[0][1]} (shard run {refused[0][0]})")
         self.say(f"{name}: merging {len(files)} shards of {config}")
         try:
             merge_predictions(path, files)
@@ -317,28 +411,33 @@ class Scorecard:
                           input_settings(spec, self.options.runner), self.options.runner.get("max_tokens", 32),
                           self._model_identity(spec), self.options.shard, code_digest("omniaudit.evaluation"))
             entry = kept.get(audit) or {}
-            if entry.get("key") == key and entry.get("status") == "not answering" and not entry.get("predictions"):
+            if (self.options.reuse and entry.get("key") == key and entry.get("status") == "not answering"
+                    and not entry.get("predictions")):
                 runs[audit] = AuditRun("not answering", dataset=dataset, name=name, reason=entry.get("reason"),
                                        parse_rate=entry.get("parse_rate"))
-                continue
-            try:
-                files = self.predictions(name, spec, audit, dataset)
-            except MissingShard:
-                raise
-            except InputError as exc:  # UnusableRun, or the runner refused the items (an option-picker on free-form)
-                match = USABLE.search(str(exc))
-                rate = int(match[1]) / int(match[2]) if match and int(match[2]) else None
-                runs[audit] = AuditRun("not answering", dataset=dataset, name=name, reason=str(exc), parse_rate=rate)
             else:
-                runs[audit] = (AuditRun("answered", dataset=dataset, files=files, name=name) if self.options.shard
-                               else self._audit(name, audit, dataset, files, entry, key))
+                runs[audit] = self._answer(name, spec, audit, dataset, entry, key)
+            canary = {c: self.canaries[name][c] for c in self.needs(audit) if c in self.canaries.get(name, {})}
             entry = {"status": runs[audit].status, "reason": runs[audit].reason, "key": key,
                      "parse_rate": runs[audit].parse_rate,
-                     "predictions": {c: _file_digest(f) for c, f in runs[audit].files.items()}}
+                     "predictions": {c: _file_digest(f) for c, f in runs[audit].files.items()},
+                     **({"canary": canary} if canary else {})}
             kept[audit] = entry
             with atomic_file(folder / STATUS) as tmp:
                 tmp.write_text(json.dumps(kept, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         return runs
+
+    def _answer(self, name: str, spec: str, audit: str, dataset, entry: dict, key: str) -> AuditRun:
+        """The model's answers to one audit (run or reused), audited; "not answering" when it said too little or
+        cannot answer these items (any other InputError is the user's: it propagates)."""
+        try:
+            files = self.predictions(name, spec, audit, dataset)
+        except (UnusableRun, RefusedItems) as exc:
+            rate = exc.usable / exc.total if isinstance(exc, UnusableRun) and exc.total else None
+            return AuditRun("not answering", dataset=dataset, name=name, reason=str(exc), parse_rate=rate)
+        if self.options.shard:
+            return AuditRun("answered", dataset=dataset, files=files, name=name)
+        return self._audit(name, audit, dataset, files, entry, key)
 
     def _model_identity(self, spec: str) -> dict | None:
         """A local model's identity (a checkpoint rewritten in place is another model), else None."""
@@ -377,6 +476,11 @@ class Scorecard:
                 run.reason = (f"the audit read {read:.0%} of {name}'s answers (at least "
                               f"{self.options.min_usable:.0%} needed, --min-usable)")
         return run
+
+
+def _said(row: dict) -> str:
+    """What a predictions row answered: the option it named, else its text."""
+    return row["label"] if row.get("label") is not None else str(row.get("raw", "")).strip()
 
 
 def check_shard_folders(folders: tuple[str | Path, ...]) -> None:
@@ -442,11 +546,8 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
     from omniaudit.io import check_out_dir, current_policy, output_lock, remove_path, write_marker
 
     options = options or ScorecardOptions()
-    if not 0 <= options.min_usable <= 1:
-        raise InputError("min_usable must be in [0, 1]", value=options.min_usable)
+    check_options(options)
     chosen = parse_models(models, options.references)
-    if options.shard and options.from_shards:
-        raise InputError("a shard run (--shard) and a merge of shard runs (--from-shards) are separate runs")
     check_shard_folders(options.from_shards)
     out = check_out_dir(out_dir)
     if out == Path.cwd().resolve():
@@ -471,7 +572,13 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
             write_shard_summary(out, options.shard, results)
             write_marker(out)
             return out
-        verdicts = {name: shortcuts(runs, options.n_resamples) for name, runs in results.items()}
-        write_card(out, card, results, verdicts)
+        verdicts = {name: shortcuts(runs) for name, runs in results.items()}
+        data = write_card(out, card, results, verdicts)
         write_marker(out)
+    failed = {s: c["why"] for s, c in data["calibration"].items() if not c["ok"]}
+    if failed and not options.allow_uncalibrated:
+        what = "; ".join(f"{s} ({', '.join(w)})" for s, w in failed.items())
+        raise CalibrationFailed(f"calibration failed for {what}"
+                                + f": the card ({out / 'scorecard.md'}) marks those verdicts inconclusive "
+                                "(--allow-uncalibrated accepts it)")
     return out

@@ -240,6 +240,10 @@ def runner_kwargs(args: argparse.Namespace) -> dict:
     if hasattr(args, "no_cache"):
         kwargs["use_cache"] = not args.no_cache
     if hasattr(args, "max_reply_mb"):
+        if not 0 < args.max_reply_mb < float("inf"):  # checked here: the library sees bytes, not this flag
+            from omniaudit.errors import InputError
+
+            raise InputError("--max-reply-mb must be a finite number > 0", value=args.max_reply_mb)
         kwargs["max_reply_bytes"] = max(1, int(args.max_reply_mb * 2 ** 20))
     return kwargs
 

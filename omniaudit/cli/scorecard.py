@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from omniaudit.cli import common
 
@@ -34,28 +35,35 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     for the shortcuts position, label_following, visual_inference, modality_dominance and style, a verdict flagged
     only when a 95% CI excludes the value of a model without the shortcut. scripted:oracle always runs as the
     calibration row; --references adds the planted-shortcut models (position-locked, label-follower, deaf,
-    verbose, audio-dominant). A rerun reuses every complete dataset, predictions file and audit.
+    verbose, audio-dominant). A rerun reuses every complete dataset, predictions file and audit; a served model's
+    (openai:) predictions only while a canary of its kept answers, asked again, is answered the same (else it is
+    asked afresh, with a warning naming the changed items); --no-reuse asks every model afresh.
     """
     from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
+    from omniaudit.evaluation.scorecard.runner import CalibrationFailed
 
     audits = tuple(a.strip() for a in args.audits.split(",") if a.strip()) if args.audits else None
     options = ScorecardOptions(audits=audits, data=_named(args.data, "--data"), min_usable=args.min_usable,
                                n_resamples=args.n_resamples, references=args.references,
                                runner=common.runner_kwargs(args),
                                sampling={"temperature": args.temperature, "top_p": args.top_p, "seed": args.seed},
-                               shard=args.shard, from_shards=tuple(args.from_shards or ()))
+                               shard=args.shard, from_shards=tuple(args.from_shards or ()), reuse=not args.no_reuse,
+                               size=args.size, allow_uncalibrated=args.allow_uncalibrated)
+    failed = None
     with common.progress_status("scorecard") as progress:
-        out = run_scorecard(args.out, args.model, options, progress)
+        try:
+            out = run_scorecard(args.out, args.model, options, progress)
+        except CalibrationFailed as exc:  # the card is written; its verdicts there are inconclusive
+            out, failed = Path(args.out), exc
+    _warn_canaries(out, audits)
     if args.shard:
         print(f"shard {args.shard[0]}/{args.shard[1]}: answers in {out / 'models'}; when every shard is done, run "
               "the same command with --from-shards SHARD_OUT ... (and no --shard) to merge them and write the card")
         return
     card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
     for name, entry in card["models"].items():
-        flagged = card["flagged"][name]
         quiet = [f"{a}: {e['status']}" for a, e in entry["audits"].items() if e["status"] != "ran"]
-        print(f"{name}: {'flags ' + ', '.join(flagged) if flagged else 'no shortcut flagged'}"
-              + (f" ({'; '.join(quiet)})" if quiet else ""))
+        print(f"{name}: {entry['summary']}" + (f" ({'; '.join(quiet)})" if quiet else ""))
     for name, entry in card["models"].items():
         for audit, e in entry["audits"].items():
             if e["status"] == "failed":
@@ -63,6 +71,23 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     print(f"scorecard: {out / 'scorecard.html'}")
     print(f"markdown: {out / 'scorecard.md'}")
     print(f"metrics: {out / 'scorecard.json'}")
+    if failed is not None:
+        common.say("error", str(failed), "bold red")
+        raise SystemExit(3)
+
+
+def _warn_canaries(out, audits: tuple[str, ...] | None) -> None:
+    """A warning for each served model whose kept answers of this run's audits changed or could not be checked (the
+    ``canary`` of its status.json)."""
+    from omniaudit.audits import AUDITS
+
+    notes = []
+    for status in sorted(out.glob("models/*/status.json")):
+        entries = json.loads(status.read_text(encoding="utf-8"))
+        for audit in audits or AUDITS:
+            notes += [c["note"] for c in ((entries.get(audit) or {}).get("canary") or {}).values() if c.get("note")]
+    for note in dict.fromkeys(notes):
+        common.say("warning", note)
 
 
 def register(groups: common.Groups) -> None:
@@ -84,7 +109,17 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--from-shards", nargs="+", metavar="SHARD_OUT",
                    help="the --out folders of the N shard runs (copied here from their machines): their answers are "
                         "merged (checked to be one run, every shard once) and the audits and card follow")
-    p.add_argument("--n-resamples", type=int, default=1000, help="bootstrap resamples of every CI (default 1000)")
+    p.add_argument("--size", choices=("default", "small"), default="default",
+                   help="the embedded defaults: 'default' is sized to detect each shortcut's minimum effect with 80%% "
+                        "power; 'small' the quick sets of a smoke run (the card says what each measure can detect)")
+    p.add_argument("--allow-uncalibrated", action="store_true",
+                   help="exit 0 even when a reference model fails calibration (the oracle flagged, or a planted "
+                        "model not flagged for its own shortcut); otherwise the card is written and the exit is 3")
+    p.add_argument("--n-resamples", type=int, default=1000,
+                   help="bootstrap resamples of every CI (default 1000; at least 200)")
+    p.add_argument("--no-reuse", action="store_true",
+                   help="ask every model afresh: no kept predictions or statuses are reused, and served models are "
+                        "asked past their response cache (the built datasets are still reused)")
     common.add_sampling(p, "sampling (every model; default greedy)", runs=False)
     g = p.add_argument_group("runners: local models (hf) and servers (openai)")
     common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "concurrency",

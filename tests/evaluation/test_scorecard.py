@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -38,7 +37,7 @@ def headline(tmp_path_factory) -> tuple[Path, float]:
     out = tmp_path_factory.mktemp("scorecard") / "card"
     start = time.perf_counter()
     try:
-        assert main(["scorecard", "--model", *HEADLINE, "--out", str(out)], mp) == 0
+        assert main(["scorecard", "--model", *HEADLINE, "--size", "small", "--out", str(out)], mp) == 0
     finally:
         mp.undo()
     return out, time.perf_counter() - start
@@ -81,7 +80,7 @@ def test_card_files_are_self_contained(headline):
     assert not re.search(r"(src|href)=\"(https?:)?//", page), "the page loads something from the network"
     assert "<script" not in page and "<link" not in page and "@import" not in page
     text = (out / "scorecard.md").read_text(encoding="utf-8")
-    assert "| pos (reference) | FLAGGED 1.00 [1.00, 1.00] |" in text
+    assert re.search(r"\| pos \(reference\) \| FLAGGED 1\.00 \[0\.\d\d, 1\.00\] \(null 0\.50, MDE 0\.\d\d\) \|", text)
     assert "embedded default" in text and "blueprint 224" in text
     for href in re.findall(r"\]\((models/[^)]+)\)", text):  # links to the full audit folders resolve
         assert (out / href).is_file(), href
@@ -102,7 +101,7 @@ def test_rerun_reuses_datasets_predictions_and_audits(headline, monkeypatch):
     asked = []
     real = run_module.run_judge
     monkeypatch.setattr(run_module, "run_judge", lambda *a, **k: asked.append((a[1], a[2])) or real(*a, **k))
-    assert main(["scorecard", "--model", *HEADLINE, "--out", str(out)], monkeypatch) == 0
+    assert main(["scorecard", "--model", *HEADLINE, "--size", "small", "--out", str(out)], monkeypatch) == 0
     assert asked == [("reference", "scripted:label-follower")]  # only the missing file was asked again
     kept = [f for f in files if f.name != "reference.jsonl" or f.parent.name != "label"]
     assert {f: f.stat().st_mtime_ns for f in kept} == {f: stamps[f] for f in kept}
@@ -143,7 +142,8 @@ def test_degenerate_models_are_not_findings(headline, monkeypatch, tmp_path):
 
     def refuse_some(dataset, config, spec, *args, **kwargs):  # a model whose protocol answers are unusable
         if spec == "scripted:random" and config == "blueprint":
-            raise run_module.UnusableRun(f"{spec} gave 3 usable answers of 224 (at least 20% needed): ...")
+            raise run_module.UnusableRun(f"{spec} gave 3 usable answers of 224 (at least 20% needed): ...",
+                                         usable=3, total=224)
         return real(dataset, config, spec, *args, **kwargs)
 
     monkeypatch.setattr(run_module, "run_judge", refuse_some)
@@ -184,8 +184,8 @@ def test_refusals_up_front(tmp_path, monkeypatch):
 def test_models_always_include_the_oracle():
     assert parse_models(["m=hf:x"]) == {"m": "hf:x", "oracle": "scripted:oracle"}
     assert parse_models(["oracle=hf:x"]) == {"oracle": "hf:x", "oracle-reference": "scripted:oracle"}
-    assert list(parse_models(["ref=scripted:oracle"], references=True)) == ["ref", "pos", "label", "deaf", "verbose",
-                                                                            "dominant"]
+    assert list(parse_models(["ref=scripted:oracle"], references=True)) == ["ref", "pos", "label", "deaf",
+                                                                            "dominant", "verbose"]
     with pytest.raises(InputError, match="same name"):
         parse_models(["a=scripted:oracle", "a=scripted:random"])
     with pytest.raises(InputError, match="folder"):
@@ -245,20 +245,20 @@ def test_audio_dominant_moves_only_without_the_audio():
 def test_a_changed_default_is_rebuilt_not_reused(headline, monkeypatch, tmp_path):
     """The embedded default a folder holds is stamped; another default (its size changed) is rebuilt."""
     import omniaudit.evaluation.scorecard.runner as runner
-    from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+    from omniaudit.evaluation.scorecard.adapters import PARAMS
 
     out = tmp_path / "card"
-    argv = ["scorecard", "--model", "x=scripted:oracle", "--audits", "preference", "--n-resamples", "50"]
+    argv = ["scorecard", "--model", "x=scripted:oracle", "--audits", "preference", "--size", "small"]
     assert main([*argv, "--out", str(out)], monkeypatch) == 0
     first = (out / "datasets/preference/pairs/train-00000-of-00001.parquet")
     stamp = json.loads((out / "datasets/preference.default.json").read_text())
-    assert stamp["key"] == runner.default_key("preference") and "120 synthetic" in stamp["default"]
+    assert stamp["key"] == runner.default_key("preference", "small") and "120 synthetic" in stamp["default"]
     built = first.stat().st_mtime_ns
     assert main([*argv, "--out", str(out)], monkeypatch) == 0
     assert first.stat().st_mtime_ns == built  # the same default: reused
-    monkeypatch.setitem(ADAPTERS, "preference", replace(ADAPTERS["preference"], default="60 pairs"))
+    monkeypatch.setitem(PARAMS["preference"], "small", {"n_pairs": 60})
     assert main([*argv, "--out", str(out)], monkeypatch) == 0
-    assert json.loads((out / "datasets/preference.default.json").read_text())["default"] == "60 pairs"
+    assert "60 synthetic" in json.loads((out / "datasets/preference.default.json").read_text())["default"]
     assert first.stat().st_mtime_ns != built
 
 
@@ -335,7 +335,7 @@ def test_a_merge_takes_every_shard_folder_once_and_a_bad_count_is_no_model_s_fau
     items cannot fill is refused up front, never read as the models "not answering"."""
     out, _ = headline
     base = ["scorecard", "--model", "pos=scripted:position-locked", "--audits", "composition", "--data",
-            f"composition={out / 'datasets' / 'composition'}", "--n-resamples", "50"]
+            f"composition={out / 'datasets' / 'composition'}", "--n-resamples", "200"]
     assert main([*base, "--shard", "0/20", "--out", str(tmp_path / "s20")], monkeypatch) == 2
     assert "composition samples" in capsys.readouterr().err and not (tmp_path / "s20" / "shard.json").exists()
     assert main([*base, "--shard", "0/3", "--out", str(tmp_path / "s0")], monkeypatch) == 0
@@ -357,13 +357,14 @@ def test_a_rerun_with_other_runner_settings_asks_again(headline, monkeypatch, tm
     def short_replies(dataset, config, spec, *args, max_tokens=32, **kwargs):
         asked.append(max_tokens)
         if max_tokens < 16:
-            raise run_module.UnusableRun(f"{spec} gave 0 usable answers of 180 (at least 20% needed): cut")
+            raise run_module.UnusableRun(f"{spec} gave 0 usable answers of 180 (at least 20% needed): cut",
+                                         usable=0, total=180)
         return real(dataset, config, spec, *args, max_tokens=max_tokens, **kwargs)
 
     real = run_module.run_judge
     monkeypatch.setattr(run_module, "run_judge", short_replies)
     base = ["scorecard", "--model", "pos=scripted:position-locked", "--audits", "preference", "--data",
-            f"preference={out / 'datasets' / 'preference'}", "--n-resamples", "50", "--out", str(tmp_path / "c")]
+            f"preference={out / 'datasets' / 'preference'}", "--n-resamples", "200", "--out", str(tmp_path / "c")]
     assert main([*base, "--max-tokens", "4"], monkeypatch) == 0
     assert _card(tmp_path / "c")["models"]["pos"]["audits"]["preference"]["status"] == "not answering"
     assert main([*base, "--max-tokens", "4"], monkeypatch) == 0
@@ -383,3 +384,37 @@ def test_input_settings_are_part_of_a_run_s_provenance():
     record = run_provenance("ds", "judge", None, "hf:m", {}, {}, {}, input_settings("hf:m", {"mode": "generate"}))
     assert record["runner"]["mode"] == "generate"
     assert "runner" not in run_provenance("ds", "judge", None, "scripted:oracle", {}, {}, {}, {})
+
+
+def _entry(**statuses) -> dict:
+    shortcuts = {s: {"status": statuses.get(s, "not measured"), "stratum": "all"} for s in SHORTCUTS}
+    return {"shortcuts": shortcuts}
+
+
+def test_a_model_that_answered_nothing_ranks_below_a_measured_clear_one():
+    from omniaudit.evaluation.scorecard.card import rank_key, summary
+
+    silent = _entry(**{s: "not answering" for s in SHORTCUTS})
+    measured = _entry(position="clear", style="inconclusive")
+    clear = _entry(**{s: "clear" for s in SHORTCUTS})
+    models = {"silent": silent, "measured": measured, "clear": clear}
+    board = sorted(models.items(), key=lambda kv: rank_key(kv[1], kv[0]))
+    assert [name for name, _ in board] == ["clear", "measured", "silent"]
+    assert summary(clear) == "no shortcut found (clear on all 5)"
+    assert summary(silent).startswith("nothing measured")
+    assert summary(measured).startswith("no flag; clear on 1 of 5")
+
+
+def test_calibration_fails_when_the_oracle_is_flagged_or_a_measured_plant_is_not():
+    from omniaudit.evaluation.scorecard.card import calibration, uncalibrated
+
+    models = {"oracle": "scripted:oracle", "pos": "scripted:position-locked", "me": "hf:x"}
+    verdicts = {"oracle": _entry(style="flagged")["shortcuts"], "pos": _entry(position="inconclusive")["shortcuts"],
+                "me": _entry(position="flagged", style="clear", label_following="clear")["shortcuts"]}
+    checks = calibration(models, verdicts)
+    assert not checks["style"]["ok"] and not checks["position"]["ok"] and checks["label_following"]["ok"]
+    uncalibrated(verdicts, models, checks)
+    assert verdicts["me"]["position"]["status"] == verdicts["me"]["style"]["status"] == "inconclusive"
+    assert verdicts["me"]["label_following"]["status"] == "clear"
+    verdicts["pos"]["position"]["status"] = "not answering"  # unchecked, not failed
+    assert calibration(models, verdicts)["position"]["ok"]

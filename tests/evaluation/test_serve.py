@@ -157,7 +157,7 @@ def test_the_scorecard_of_a_served_model_is_the_card_of_the_local_one(served, tm
     data = {"preference": build_preference_dataset(tmp_path / "pref", spec=SyntheticSpec(n_pairs=24, seed=2)),
             "composition": build_composition_dataset(tmp_path / "comp", n_synthetic=6)}
     common = ["--audits", "preference,composition", "--data", *(f"{a}={p}" for a, p in data.items()),
-              "--max-tokens", "8", "--min-usable", "0", "--n-resamples", "100"]
+              "--max-tokens", "8", "--min-usable", "0", "--n-resamples", "200"]
     cards = {}
     for name, spec, extra in (("hf", f"hf:{models['omni']}", ("--mode", "generate")),
                               ("serve", f"openai:{models['omni']}@{server.url}", ("--dialect", "frames",

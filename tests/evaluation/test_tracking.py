@@ -345,7 +345,7 @@ def test_scorecard_logs_verdicts_figures_card_and_predictions(offline, tmp_path)
     figures, the card as an artifact and each model's predictions."""
     out = tmp_path / "card"
     rc = main(["scorecard", "--model", "pos=scripted:position-locked", "--audits", "preference", "--n-resamples",
-               "100", "--out", str(out), "--report-to", "wandb", "--run-name", "card-demo"])
+               "200", "--out", str(out), "--report-to", "wandb", "--run-name", "card-demo"])
     assert rc == 0
     card = json.loads((out / "scorecard.json").read_text())
     run = offline_runs(offline)["card-demo"]
