@@ -25,11 +25,11 @@ ALL_MODALITIES = frozenset({"text", "audio", "image", "video", "video+audio"})
 # "small" the quick sets for smoke runs (the card says what they can detect)
 SIZES = ("default", "small")
 PARAMS = {
-    "preference": {"default": {"n_pairs": 400}, "small": {"n_pairs": 120}},
-    "interventions": {"default": {"n_clips": 24}, "small": {"n_clips": 6}},
-    "protocols": {"default": {"max_trials": 40, "sentences_per_cell": 3},
+    "preference": {"default": {"n_pairs": 500}, "small": {"n_pairs": 120}},
+    "interventions": {"default": {"n_clips": 48}, "small": {"n_clips": 6}},
+    "protocols": {"default": {"max_trials": 72, "sentences_per_cell": 4},  # 4: the speech set's most
                   "small": {"max_trials": 6, "sentences_per_cell": 1}},
-    "composition": {"default": {"n_synthetic": 48}, "small": {"n_synthetic": 16}},
+    "composition": {"default": {"n_synthetic": 64}, "small": {"n_synthetic": 16}},
 }
 
 

@@ -14,7 +14,7 @@ from omniaudit import __version__
 from omniaudit.evaluation.report import markdown_table
 from omniaudit.evaluation.scorecard import figures
 from omniaudit.evaluation.scorecard.adapters import ADAPTERS, describe
-from omniaudit.evaluation.scorecard.inference import ALPHA
+from omniaudit.evaluation.scorecard.inference import ALPHA, FWER
 from omniaudit.evaluation.scorecard.rules import RULES, SHORTCUTS
 from omniaudit.evaluation.scorecard.runner import REFERENCES
 
@@ -23,7 +23,8 @@ REFERENCE_SPECS = set(REFERENCES.values())  # the calibration models: scripted:o
 STATISTICS = (f"Each measure is a matched contrast on the same items, tested against its null: the value a "
               f"content-blind model has on those very items (computed per item). Intervals are cluster-robust with "
               f"Student-t critical values on clusters - 1 degrees of freedom; all counted measures of one model are "
-              f"one family (Bonferroni, family-wise error {ALPHA:.0%}): a CI shown is simultaneous and a verdict is "
+              f"one family (Bonferroni at {ALPHA:.0%}, so that at most {FWER:.0%} of models without a shortcut get "
+              f"any flag, measured by simulation): a CI shown is simultaneous and a verdict is "
               f"FLAGGED when it excludes the null on the shortcut's side. clear: the one-sided 95% bound rules out "
               f"the shortcut's minimum effect of interest (an equivalence test); otherwise inconclusive (too few "
               f"items to tell). MDE: the effect flagged with 80% power on these items. Details: "
@@ -95,10 +96,12 @@ def summary(entry: dict) -> str:
 
 
 def rank_key(entry: dict, name: str) -> tuple:
-    """Leaderboard order by measured evidence: fewest flags, then most shortcuts measured clear, then fewest
-    inconclusive; a model not answering or not measured never ranks above a measured clear one."""
+    """Leaderboard order by measured evidence: a model with any measured verdict before one with none (a model that
+    answered nothing says nothing, not "no shortcut"), then fewest flags, most shortcuts measured clear, fewest
+    inconclusive."""
     status = [entry["shortcuts"][s]["status"] for s in SHORTCUTS]
-    return (status.count("flagged"), -status.count("clear"), status.count("inconclusive"), name)
+    measured = sum(s in ("flagged", "clear", "inconclusive") for s in status)
+    return (measured == 0, status.count("flagged"), -status.count("clear"), status.count("inconclusive"), name)
 
 
 def _relative(path: Path | str | None, out: Path) -> str | None:
@@ -360,6 +363,12 @@ def write_card(out: Path, card, results: dict, verdicts: dict) -> dict:
             figs[audit] = f"figures/{audit}.png"
         else:
             (out / "figures" / f"{audit}.png").unlink(missing_ok=True)
+    for name, entry in data["models"].items():  # each model's measures beside its audits: a cell traced to its data
+        records = {s: [e for e in v["evidence"] if e.get("key")] for s, v in entry["shortcuts"].items()}
+        if (out / "models" / name).is_dir():
+            with atomic_file(out / "models" / name / "measures.json") as tmp:
+                tmp.write_text(to_json({"model": name, "family_size": entry["family_size"], "measures": records}),
+                               encoding="utf-8")
     items = blocks(data, figs, out)
     for name, text in (("scorecard.json", to_json(data)), ("scorecard.md", render_markdown(items)),
                        ("scorecard.html", render_html(items, out))):

@@ -13,7 +13,8 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
 - ``label_following`` (protocols, per protocol): Pr[answer = the clip's wrong label] on items that supply it minus on
   items of the same clip with the *same media* that do not (blueprint: ``wrong_audio`` vs ``audio`` with the clip,
   ``wrong`` / ``no_frame`` vs ``descriptors`` without it; reference: ``wrong`` at every placement vs the clip's
-  no-label audio items; cue-conflict: the ``conf_*`` cells vs ``none``). A model that does not read the label, however
+  no-label audio items; cue-conflict: the ``conf_*`` cells vs the same; the clip's no-label audio items are blueprint
+  ``audio`` and cue-conflict ``none``, one prompt and one clip). A model that does not read the label, however
   it answers with or without audio, has 0 (a uniform guess: 1/k in both arms). Clusters: clips.
 - ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10) recomputed from the audit's ``scored.csv``: mean over
   Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows). A uniform guess
@@ -49,6 +50,11 @@ AUDITS_OF = {s: BY_NAME[s].audits for s in SHORTCUTS}
 HALF, HALF_VAR = 0.5, 0.25  # a uniform pick of two: its mean and variance
 PAIR_VAR = 0.125  # the mean of two independent uniform picks of two (a pair's two orders)
 STATUSES = ("flagged", "clear", "inconclusive", "not answering", "not measured")
+# what each audit's measures are computed from, relative to the model's folder (models/NAME/): a card cell's trace
+SOURCES = {"preference": "preference/predictions.csv (the audit's per-pair table)",
+           "protocols": "the protocol answers (blueprint, reference, pairwise, cue_conflict .jsonl) with the items",
+           "interventions": "interventions/scored.csv (the audit's per-row correctness)",
+           "composition": "composition/audit.json: failure_decomposition.models.NAME.dominance_test"}
 
 
 @dataclass
@@ -159,7 +165,7 @@ CUE_ARMS = {
     "blueprint": ((("blueprint", ("wrong_audio",)), ("blueprint", ("audio",))),
                   (("blueprint", ("wrong", "no_frame")), ("blueprint", ("descriptors",)))),
     "reference": ((("reference", ("wrong",)), ("no_label_audio", ())),),
-    "cue_conflict": ((("cue_conflict", ("conf_ref", "conf_spec", "conf_both")), ("cue_conflict", ("none",))),),
+    "cue_conflict": ((("cue_conflict", ("conf_ref", "conf_spec", "conf_both")), ("no_label_audio", ())),),
 }
 
 
@@ -270,6 +276,7 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
     s, c = t.spec, t.contrast
     out = {"audit": s.audit, "measure": s.title + ("" if t.stratum == "all" else f" [{t.stratum}]"), "key": s.key,
            "stratum": t.stratum, "side": s.side, "unit": s.unit, "delta": s.delta, "counts": t.counts,
+           "source": SOURCES[s.audit],
            "measured": c is not None, "flagged": False, "verdict": None, "value": None, "ci": [None, None],
            "null": None, "n": None, "clusters": None}
     if t.note:
