@@ -52,7 +52,7 @@ TABLE: tuple[Shortcut, ...] = (
     )),
     Shortcut("label_following", "answers with a supplied label instead of what it hears", "label-follower", (
         MeasureSpec("cue", "answer = the wrong label, label supplied minus not, same clip and media", "protocols",
-                    "above", 0.10, strata=("blueprint", "reference", "cue_conflict"), bounds=(-1.0, 1.0)),
+                    "above", 0.10, strata=("all", "blueprint", "reference", "cue_conflict"), bounds=(-1.0, 1.0)),
     )),
     Shortcut("visual_inference", "infers the sound from the picture (Thud)", "deaf", (
         MeasureSpec("avg_gap", "Avg Gap, Original minus Shift/Mute/Swap accuracy", "interventions", "above", 20.0,

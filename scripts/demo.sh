@@ -18,4 +18,5 @@ if .venv/bin/python -c "import torch" 2>/dev/null; then  # torch installed (scri
   [ -f runs/tiny-omni/config.json ] || .venv/bin/python -c "from omniaudit.tiny_models import tiny_omni; tiny_omni('runs/tiny-omni')"
   models+=(omni=hf:runs/tiny-omni)
 fi
-OMP_NUM_THREADS=1 .venv/bin/omniaudit scorecard --model "${models[@]}" --out runs/card
+# --size small: the quick sets (about a minute); drop it for the defaults sized by power (README: what each detects)
+OMP_NUM_THREADS=1 .venv/bin/omniaudit scorecard --model "${models[@]}" --size small --out runs/card

@@ -26,8 +26,8 @@ ALL_MODALITIES = frozenset({"text", "audio", "image", "video", "video+audio"})
 SIZES = ("default", "small")
 PARAMS = {
     "preference": {"default": {"n_pairs": 500}, "small": {"n_pairs": 120}},
-    "interventions": {"default": {"n_clips": 48}, "small": {"n_clips": 6}},
-    "protocols": {"default": {"max_trials": 72, "sentences_per_cell": 4},  # 4: the speech set's most
+    "interventions": {"default": {"n_clips": 60}, "small": {"n_clips": 6}},
+    "protocols": {"default": {"max_trials": 100, "sentences_per_cell": 4},  # 4: the speech set's most
                   "small": {"max_trials": 6, "sentences_per_cell": 1}},
     "composition": {"default": {"n_synthetic": 64}, "small": {"n_synthetic": 16}},
 }

@@ -10,8 +10,9 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
   ``native``: the protocols paper finds the lock on one format): Pr[the same slot in AB and BA] over non-identical
   trials with both orders answered; a uniform guess has 0.5, any judge choosing by content less (null 0.5, above;
   clusters: trials).
-- ``label_following`` (protocols, per protocol): Pr[answer = the clip's wrong label] on items that supply it minus on
-  items of the same clip with the *same media* that do not (blueprint: ``wrong_audio`` vs ``audio`` with the clip,
+- ``label_following`` (protocols, pooled and per protocol): Pr[answer = the clip's wrong label] on items that supply it
+  minus on items of the same clip with the *same media* that do not (blueprint: ``wrong_audio`` vs ``audio`` with the
+  clip,
   ``wrong`` / ``no_frame`` vs ``descriptors`` without it; reference: ``wrong`` at every placement vs the clip's
   no-label audio items; cue-conflict: the ``conf_*`` cells vs the same; the clip's no-label audio items are blueprint
   ``audio`` and cue-conflict ``none``, one prompt and one clip). A model that does not read the label, however
@@ -167,6 +168,7 @@ CUE_ARMS = {
     "reference": ((("reference", ("wrong",)), ("no_label_audio", ())),),
     "cue_conflict": ((("cue_conflict", ("conf_ref", "conf_spec", "conf_both")), ("no_label_audio", ())),),
 }
+CUE_ARMS["all"] = tuple(pair for protocol in tuple(CUE_ARMS) for pair in CUE_ARMS[protocol])  # every matched pair
 
 
 def cue_measures(df: pd.DataFrame) -> list[Tested]:

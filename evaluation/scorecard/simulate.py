@@ -41,7 +41,8 @@ NO_AUDIO = ("skeleton", "descriptors", "true", "wrong", "no_frame")  # blueprint
 PROTOCOL_CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
 # on a uniform base: slot-A 0.5 + q/2, lock 0.5 + q/2, follow q (1 - 1/k) with k = 4, Avg Gap 100 q, picks 0.5 + q/2
 AT_MINIMUM = {"slot_a/all": {"slot_a": 0.2}, "lock/concat": {"lock": 0.3, "format": "concat"},
-              "lock/native": {"lock": 0.3, "format": "native"}, "cue/blueprint": {"follow": 0.4 / 3},
+              "lock/native": {"lock": 0.3, "format": "native"}, "cue/all": {"follow": 0.4 / 3},
+              "cue/blueprint": {"follow": 0.4 / 3},
               "cue/reference": {"follow": 0.4 / 3}, "cue/cue_conflict": {"follow": 0.4 / 3},
               "avg_gap/all": {"deaf": 0.2}, "longer/all": {"longer": 0.2}, "prior/all": {"prior": 0.2}}
 
