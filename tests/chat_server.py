@@ -164,7 +164,9 @@ class ChatServer:
                 if body.get("logprobs") and server.probs:
                     alternatives = [{"token": t, "logprob": math.log(p)}
                                     for t, p in server.probs(body, text).items()]
-                    chosen = max(alternatives, key=lambda a: a["logprob"])
+                    # the token generated is the text's own where it is an alternative (a sampled, less likely one)
+                    chosen = next((a for a in alternatives if a["token"] == text),
+                                  max(alternatives, key=lambda a: a["logprob"]))
                     choice["logprobs"] = {"content": [{**chosen, "top_logprobs": alternatives}]}
                 self.send(200, json.dumps({"object": "chat.completion", "choices": [choice]}).encode(),
                           {"Content-Type": "application/json"})

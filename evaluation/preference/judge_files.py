@@ -35,6 +35,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_lines
+from omniaudit.evaluation.runners.reading import agreeing_probs
 from omniaudit.evaluation.stats import TIE, decide_with_ties
 from omniaudit.specs import parse_named_files
 
@@ -194,6 +195,11 @@ def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial
             continue
         first = 0 if order == "ab" else 1  # the slot showing a1: A in order ab, B in order ba
         probs = _slot_probs(rec["option_probs"], path, row) if has["option_probs"] else None
+        if probs is not None and items and "raw" in rec:  # the text wins over probabilities it contradicts
+            named = None if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip().upper()
+            sampled = bool(rec.get("temperature")) and not _missing(rec.get("temperature"))
+            kept, _ = agreeing_probs(rec["raw"], named, dict(zip(SLOTS, probs, strict=True)), sampled)
+            probs = None if kept is None else probs
         if probs is not None:
             p[i], source[i] = probs[first], "probs"
             continue

@@ -325,8 +325,10 @@ class OpenAIJudge:
                 done = tally.done
             if progress:
                 progress(f"{done}/{len(items)}")
-            probs = option_probs(reply.logprobs, item.options, parse_answer(reply.raw, item.options)) \
-                if item.closed and reply.answered else None
+            label = parse_answer(reply.raw, item.options) if item.closed and reply.answered else None
+            # read at the option the text names: a text naming none has no probabilities (prediction_row drops any
+            # that contradict the text)
+            probs = option_probs(reply.logprobs, item.options, label) if label is not None else None
             return Answer(reply.raw, probs, finish_reason=reply.finish_reason)
 
         try:

@@ -330,3 +330,27 @@ def parse_answer(raw: str, options: list[str], question: str | None = None) -> s
         letter = _parse_letter(_ordinals(text, digits), question)
         return None if letter is None else {"A": "1", "B": "2"}[letter] if digits else letter
     return _parse_label(text, options)
+
+
+def agreeing_probs(raw: object, label: str | None, probs: dict | None,
+                   sampled: bool = False) -> tuple[dict | None, str | None]:
+    """The option probabilities an answer may be read by, and why not when they are dropped.
+
+    Probabilities and text must agree; the text wins. They count when the runner scored the options without writing
+    (empty text) or when the text names the option they favour. When the text names no option (``unread``: "A or B?
+    Neither is accurate.") they are dropped: a text-less probability is never read as the model's answer. When it
+    names another one (``conflict``) they are dropped under greedy decoding, where the text is the model's most
+    likely answer, so a disagreement is a misreading; a ``sampled`` text is one draw from them, and they are its
+    distribution (dropping only the draws that disagree would bias every rate read from them).
+    """
+    if not probs:
+        return None, None
+    text = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw).strip()
+    top = max(probs, key=lambda o: probs[o])
+    if not text:  # the runner scored the options without writing
+        return probs, None
+    if label is None:
+        return None, f"unread: the text names no option; the probabilities favour {top}"
+    if not sampled and str(top).casefold() != str(label).casefold():
+        return None, f"conflict: the text names {label}; the probabilities favour {top}"
+    return probs, None

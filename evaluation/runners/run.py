@@ -10,7 +10,8 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
 - ``label``: the option it names (closed items; null when it names none, and always null for free-form items, which
   are generated, never matched against an option list) and ``parsed`` (``label`` is not null; null for free-form);
 - ``option_probs``: option -> probability for closed items where the runner has them (``hf:`` option logits,
-  ``openai:`` servers that return logprobs), else null;
+  ``openai:`` servers that return logprobs) and the text agrees with them, else null; ``probs_dropped`` (only where
+  they were dropped) says why: the text names no option or another one (:func:`~.reading.agreeing_probs`);
 - ``temperature``, ``top_p``, ``seed``: the run's sampling settings (``seed`` is the run's own: seed + run);
 - ``finish_reason`` (``stop``, ``length``, ...; null where the runner does not say) and ``provenance``: the
   dataset build's fingerprint and config, the judge spec (no credentials), the model's identity, the sampling,
@@ -44,6 +45,7 @@ from omniaudit.evaluation.answer_language import unreadable
 from omniaudit.evaluation.predictions import run_provenance
 from omniaudit.evaluation.runners.identity import runner_identity
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items, parse_answer
+from omniaudit.evaluation.runners.reading import agreeing_probs
 from omniaudit.evaluation.runners.shards import shard_positions
 from omniaudit.evaluation.runners.transport import redact
 from omniaudit.io import atomic_file, check_out_file, looks_like
@@ -217,16 +219,20 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
                    provenance: dict | None = None, finish_reason: str | None = None) -> dict:
     """One predictions row (see the module docstring)."""
     raw = str(raw)
-    label = None
+    label, dropped = None, None
     if item.closed:
         label = parse_answer(raw, item.options, item.prompt)  # the question lets "the first is cleaner" answer
         if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
             label = max(item.options, key=lambda o: probs.get(o, 0.0))
+        # the text wins over probabilities it contradicts (a sampled text is a draw from them)
+        probs, dropped = agreeing_probs(raw, label, probs, sampled=bool(sampling.temperature))
     else:
         probs = None  # a free-form item is never scored against options
     record = sampling.record()
     row = {"id": item.id, "order": item.order, "run": record.pop("run"), "raw": raw, "label": label,
            "parsed": (label is not None) if item.closed else None, "option_probs": probs, **record}
+    if dropped:
+        row["probs_dropped"] = dropped
     if provenance is not None:
         row["finish_reason"] = finish_reason
         row["provenance"] = provenance
@@ -394,6 +400,7 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     return {"items": len(items), "runs": runs, "rows": len(rows), "closed": len(closed),
             "parsed": sum(r["parsed"] for r in closed),
             "with_probs": sum(r["option_probs"] is not None for r in closed),
+            "probs_dropped": sum("probs_dropped" in r for r in closed),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
             "usable": sum(map(usable, rows)), "resumed": resumed,
             "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),

@@ -16,7 +16,8 @@ def _judged(counts: dict) -> str:
     parts = [f"{counts['items']} items{runs} judged{part}"]
     if counts["closed"]:
         parts.append(f"{counts['parsed']} of {counts['closed']} closed answers parsed, {counts['with_probs']} with "
-                     "option probabilities")
+                     "option probabilities" + (f" ({counts['probs_dropped']} dropped: the text named no option or "
+                                               "another one)" if counts.get("probs_dropped") else ""))
     if counts["free_form"]:
         parts.append(f"{counts['generated']} of {counts['free_form']} free-form answers non-empty")
     if counts["requests"] is not None:

@@ -155,7 +155,7 @@ def test_copying_the_supplied_label_is_label_following(run):
     label = card["models"]["label-copy"]["shortcuts"]["label_following"]
     assert label["status"] == "flagged"
     cue = {e["stratum"]: e for e in label["evidence"] if e.get("key") == "cue"}
-    assert set(cue) == {"blueprint", "reference", "cue_conflict"}
+    assert set(cue) == {"all", "blueprint", "reference", "cue_conflict"}
     for protocol, e in cue.items():  # the wrong label always when shown, a 1/k guess when not
         assert e["flagged"] and e["value"] > 0.5 and e["ci"][0] > e["null"], (protocol, e)
     assert card["flagged"]["label-copy"] == ["label_following"]
