@@ -108,7 +108,10 @@ def held_out_scores(p_first: np.ndarray, y_a1: np.ndarray) -> dict[str, float]:
     p_A in order ab and 1 - p_A in order ba); ``first_slot_rate`` is the share of (pair, order) decisions for the
     description shown first (0.5 for a judge without position bias, 1.0 for one that always answers A);
     ``first_slot_p`` the mean P(slot A) (0.5 for a judge without a slot prior, even one with no other signal);
-    ``order_agreement`` the share of pairs whose two orders pick the same description.
+    ``order_agreement`` the share of pairs whose two orders pick the same description. A decision of exactly 0.5 is a
+    tie, scored as the preference audit scores it: half credit in ``accuracy`` and ``first_slot_rate``, and a pair
+    with a tied order picks no description, so its orders do not agree (a judge with no verdict on any item has
+    accuracy 0.5, first-slot rate 0.5 and order agreement 0, never 0.75 / 1.0 / 1.0).
     """
     p_first = np.asarray(p_first, dtype=np.float64)
     if p_first.size != 2 * len(y_a1):
@@ -116,10 +119,12 @@ def held_out_scores(p_first: np.ndarray, y_a1: np.ndarray) -> dict[str, float]:
     p_ab, p_ba = p_first[0::2], 1.0 - p_first[1::2]  # P(a1) from each order
     p = dual_order_p_a1(p_first[0::2], p_first[1::2])
     y = np.asarray(y_a1, dtype=bool)
+    choice, first = decide_with_ties(p), decide_with_ties(p_first)  # 1, 0 or 0.5 (a tie)
+    both = (decide_with_ties(p_ab) != 0.5) & (decide_with_ties(p_ba) != 0.5)
     return {"waf": waf_score(y, p), "waf_ab": waf_score(y, p_ab), "waf_ba": waf_score(y, p_ba),
-            "accuracy": float(np.mean((p >= 0.5) == y)),
-            "order_agreement": float(np.mean((p_ab >= 0.5) == (p_ba >= 0.5))),
-            "first_slot_rate": float(np.mean(p_first >= 0.5)), "first_slot_p": float(np.mean(p_first))}
+            "accuracy": float(np.mean(np.where(y, choice, 1.0 - choice))),
+            "order_agreement": float(np.mean(both & (decide_with_ties(p_ab) == decide_with_ties(p_ba)))),
+            "first_slot_rate": float(np.mean(first)), "first_slot_p": float(np.mean(p_first))}
 
 
 def eval_metrics(eval_pred) -> dict[str, float]:

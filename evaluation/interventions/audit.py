@@ -268,10 +268,17 @@ def _by_run(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> tuple[pd.Dat
     return diag, predictions.set_index("id").loc[diag["id"]].reset_index(), []
 
 
+def _parsed(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
+    """Per row: an answer was given and its dimension's field was read from it."""
+    dim = diag["dimension"].to_numpy()
+    field = np.where(dim == "sync", pred["synced"], np.where(dim == "existence", pred["audio_state"], pred["match"]))
+    return pred["answered"].to_numpy(bool) & pd.notna(field)
+
+
 def scored_table(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
-    """Per diagnostic row (and run): ``id, source_id, dimension, intervention, run, paired, correct``, the rows the
-    accuracies and gaps of :func:`audit_interventions` are computed from (``scored.csv``: a scorecard recomputes the
-    Avg Gap from it with its own interval)."""
+    """Per diagnostic row (and run): ``id, source_id, dimension, intervention, run, paired, parsed, correct``, the
+    rows the accuracies and gaps of :func:`audit_interventions` are computed from (``scored.csv``: a scorecard
+    recomputes the Avg Gap from it with its own interval)."""
     diag, pred, runs = _by_run(diagnostic, predictions)
     paired, _ = scored_rows(diag, INTERVENTION_OF, max(1, len(runs)))
     in_pair = np.zeros(len(diag), bool)
@@ -279,7 +286,7 @@ def scored_table(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> pd.Data
         in_pair |= np.asarray(paired[d], bool)
     return pd.DataFrame({"id": diag["id"], "source_id": diag["source_id"], "dimension": diag["dimension"],
                          "intervention": diag["intervention"], "run": diag["run"] if runs else 0,
-                         "paired": in_pair, "correct": _correct(diag, pred)})
+                         "paired": in_pair, "parsed": _parsed(diag, pred), "correct": _correct(diag, pred)})
 
 
 def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
@@ -310,8 +317,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     direction = pred["direction"].to_numpy(dtype=object)
     exist, cons, sync = dim == "existence", dim == "consistency", dim == "sync"
     answered = pred["answered"].to_numpy(bool)
-    field = np.where(sync, pred["synced"], np.where(exist, pred["audio_state"], pred["match"]))
-    parsed = answered & pd.notna(field)
+    parsed = _parsed(diag, pred)
     # failure modes are rates over the answers a model gave (unparsed ones are reported as coverage, not counted)
     shift = sync & (iv == "shift") & parsed
     exist, cons, sync_parsed = exist & parsed, cons & parsed, sync & parsed
@@ -357,7 +363,8 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     est = lambda name, scale=1.0: stats.estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
     dimensions, gap_samples, gap_points = {}, [], []
     for d in INTERVENTION_OF:
-        if not counts[f"answered.{d}"] or not point[f"answered.{d}"]:  # no predictions for this dimension
+        # no predictions for this dimension, or none read: not measured (never an accuracy of 0 and a gap of 0)
+        if not counts[f"answered.{d}"] or not point[f"answered.{d}"] or not point[f"parsed.{d}"]:
             keys = [f"{d}.orig", f"{d}.interv"] + (list(SYNC_ONLY) + [k for k in point if k.startswith("band.")]
                                                     if d == "sync" else [])
             for key in keys:

@@ -219,9 +219,11 @@ def avg_gap_measure(scored: pd.DataFrame) -> Tested:
     paired, orig = scored["paired"].to_numpy(bool), (scored["intervention"] == "original").to_numpy()
     dim = scored["dimension"].to_numpy(object)
     correct = scored["correct"].to_numpy(float) * 100
-    dims = [d for d in THUD_CHANCE if (paired & orig & (dim == d)).any() and (paired & ~orig & (dim == d)).any()]
-    if len(dims) < len(THUD_CHANCE):  # eq. 10 needs all three dimensions
-        return Tested(spec, "all", None, note="the Avg Gap needs Sync, Existence and Consistency items")
+    read = scored["parsed"].to_numpy(bool) if "parsed" in scored.columns else np.ones(len(scored), bool)
+    dims = [d for d in THUD_CHANCE if (paired & orig & (dim == d)).any() and (paired & ~orig & (dim == d)).any()
+            and (read & paired & (dim == d)).any()]
+    if len(dims) < len(THUD_CHANCE):  # eq. 10 needs all three dimensions, each with answers read
+        return Tested(spec, "all", None, note="the Avg Gap needs read answers on Sync, Existence and Consistency")
     arms = []
     for d in dims:
         p0, var0 = THUD_CHANCE[d] * 100, THUD_CHANCE[d] * (1 - THUD_CHANCE[d]) * 100 ** 2

@@ -455,3 +455,21 @@ def test_llm_extractor_through_the_judge_runners(tmp_path):
     assert denial["failure_modes"]["false_silence"] == 1.0 and denial["failure_modes"]["false_sync_alarm"] == 1.0
     rules = read_predictions(path, diag)  # the rule-based extractor cannot read "free text"
     assert rules["synced"].isna().all()
+
+
+def test_answers_none_of_which_are_read_are_not_measured_not_a_gap_of_zero(tmp_path):
+    """Every answer given but none read (27 of 27 unparsed once headlined Avg Gap 0.0 [0.0, 0.0])."""
+    from omniaudit.evaluation.interventions.audit import scored_table
+    from omniaudit.evaluation.scorecard.rules import avg_gap_measure
+
+    diag = diagnostic(3)
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"id": r.id, "response": "Lorem ipsum dolor sit amet."}) + "\n"
+                            for r in diag.itertuples()))
+    pred = read_predictions(path, diag)
+    res = audit_interventions(diag, pred)
+    assert res["avg_gap"] is None and res["avg_gap_ci"] == [None, None]
+    assert all(res["dimensions"][d]["gap"] is None for d in ("sync", "existence", "consistency"))
+    scored = scored_table(diag, pred)
+    assert not scored["parsed"].any()
+    assert avg_gap_measure(scored).contrast is None  # the scorecard: not measured, never "clear"

@@ -264,3 +264,14 @@ def test_omni_odin_and_the_single_head_control_train_on_clips_and_reload(tiny_ro
     n = len(held)
     p = torch.sigmoid(scores[:n, 0] - scores[n:, 0]).numpy()
     np.testing.assert_allclose(p, pred.set_index("id").loc[[r["id"] for r in held], "p_a1"], atol=1e-5)
+
+
+def test_held_out_scores_count_ties_as_no_verdict():
+    """A judge with no verdict on any held-out item (every P(slot A) = 0.5) once scored accuracy 0.75 and order
+    agreement 1.0; it is a fair coin: accuracy 0.5, first-slot rate 0.5, and its orders never agree."""
+    import numpy as np
+
+    from omniaudit.training.pairwise_judge import held_out_scores
+
+    s = held_out_scores(np.full(8, 0.5), np.array([True, True, True, False]))
+    assert (s["accuracy"], s["first_slot_rate"], s["order_agreement"]) == (0.5, 0.5, 0.0)
