@@ -41,7 +41,11 @@ class ChatServer:
     Failure modes: ``trickle`` ("body": headers at once, then the completion one byte every ``trickle_s``;
     "headers": the status line and headers themselves that slowly); ``huge`` bytes of reply (with a Content-Length
     when ``huge_declared``, else read until the connection closes); ``redirect_to`` answers every request (POST and
-    GET) with 302 to that URL; ``echo_auth`` puts the Authorization header it got into error bodies and answers.
+    GET) with 302 to that URL; ``echo_auth`` puts the Authorization header it got into error bodies and answers;
+    ``echo_key`` names more places where it echoes the bare key it got (the header's credential, no ``Bearer``):
+    "content" (the answer), "finish_reason", "logprobs" (a generated token and an alternative, with its ``bytes``),
+    "fingerprint" (the completion's ``model`` and ``system_fingerprint``), "models" (a field, a field name and a
+    nested value of every ``/models`` entry).
     ``models`` is the ``/models`` list (None: ``/models`` answers 404); with ``always_fail`` and a 401 / 403
     ``status``, ``/models`` refuses too. GET requests are counted in ``gets`` (their headers in ``get_auth``), not in
     ``requests``."""
@@ -52,12 +56,12 @@ class ChatServer:
                  probs: Callable[[dict, str], dict[str, float]] | None = None, retry_after: str | None = None,
                  finish_reason: str = "stop", trickle: str | None = None, trickle_s: float = 0.5, huge: int = 0,
                  huge_declared: bool = False, redirect_to: str | None = None, echo_auth: bool = False,
-                 models: list[dict] | None = None) -> None:
+                 models: list[dict] | None = None, echo_key: tuple[str, ...] = ()) -> None:
         self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
         self.fault, self.reject_video, self.answer, self.probs = fault, reject_video, answer, probs
         self.retry_after, self.finish_reason = retry_after, finish_reason
         self.trickle, self.trickle_s, self.huge, self.huge_declared = trickle, trickle_s, huge, huge_declared
-        self.redirect_to, self.echo_auth, self.models = redirect_to, echo_auth, models
+        self.redirect_to, self.echo_auth, self.models, self.echo_key = redirect_to, echo_auth, models, echo_key
         self.auth: list[str | None] = []
         self.bodies: list[dict] = []
         self.gets = 0
@@ -113,6 +117,9 @@ class ChatServer:
                 except OSError:  # the client stopped reading
                     pass
 
+            def key(self) -> str:
+                return (self.headers.get("Authorization") or "").removeprefix("Bearer ")
+
             def refusal(self, status: int, message: str) -> bytes:
                 error = {"error": message}
                 if server.echo_auth:
@@ -128,7 +135,11 @@ class ChatServer:
                 if server.always_fail and server.status in (401, 403):
                     return self.send(server.status, self.refusal(server.status, "invalid api key"))
                 if self.path.rstrip("/").endswith("/models") and server.models is not None:
-                    return self.send(200, json.dumps({"object": "list", "data": server.models}).encode(),
+                    models = server.models
+                    if "models" in server.echo_key:
+                        key = self.key()
+                        models = [{**m, "root": f"/weights/{key}", key: "x", "meta": [{"note": key}]} for m in models]
+                    return self.send(200, json.dumps({"object": "list", "data": models}).encode(),
                                      {"Content-Type": "application/json"})
                 self.send(404, b'{"detail": "Not Found"}')
 
@@ -159,7 +170,13 @@ class ChatServer:
                 text = server.answer(body)
                 if server.echo_auth:
                     text = f"{text} (you sent {self.headers.get('Authorization')})"
-                choice = {"index": 0, "finish_reason": server.finish_reason,
+                key = self.key()
+                if "content" in server.echo_key:
+                    text = f"{text} {key}"
+                finish = server.finish_reason
+                if "finish_reason" in server.echo_key:
+                    finish = f"{finish} {key}"
+                choice = {"index": 0, "finish_reason": finish,
                           "message": {"role": "assistant", "content": None if fault == "null" else text}}
                 if body.get("logprobs") and server.probs:
                     alternatives = [{"token": t, "logprob": math.log(p)}
@@ -167,9 +184,16 @@ class ChatServer:
                     # the token generated is the text's own where it is an alternative (a sampled, less likely one)
                     chosen = next((a for a in alternatives if a["token"] == text),
                                   max(alternatives, key=lambda a: a["logprob"]))
-                    choice["logprobs"] = {"content": [{**chosen, "top_logprobs": alternatives}]}
-                self.send(200, json.dumps({"object": "chat.completion", "choices": [choice]}).encode(),
-                          {"Content-Type": "application/json"})
+                    content = [{**chosen, "top_logprobs": alternatives}]
+                    if "logprobs" in server.echo_key:
+                        echoed = {"token": key, "logprob": -9.0, "bytes": list(key.encode())}
+                        content[0]["top_logprobs"] = [*alternatives, echoed]
+                        content.append({**echoed, "top_logprobs": [echoed]})
+                    choice["logprobs"] = {"content": content}
+                reply = {"object": "chat.completion", "choices": [choice]}
+                if "fingerprint" in server.echo_key:
+                    reply.update(model=f"{body.get('model')}-{key}", system_fingerprint=key)
+                self.send(200, json.dumps(reply).encode(), {"Content-Type": "application/json"})
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"

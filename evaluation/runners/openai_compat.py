@@ -32,8 +32,10 @@ Credentials: the API key is read from the environment variable ``api_key_env`` a
 documented by their vendors); ``api_key_env="none"`` sends no key. A key is never sent over plain ``http://`` to a
 non-loopback host unless ``allow_insecure_key`` (refused before any request otherwise). A URL carrying credentials
 (``user:password@``) or a query string is refused, and every message shows URLs with their secrets redacted; server
-text echoed in messages and error answers has ``Bearer ...`` and the key's value redacted, and a completion the
-key's value. These rules and the bounded HTTP exchange live in :mod:`~omniaudit.evaluation.runners.transport`.
+text echoed in messages and error answers has ``Bearer ...`` and the key's value redacted, and every server-derived
+field kept (a completion's content, finish reason and logprob tokens, the ``/models`` entry recorded as ``served``)
+has the key's value replaced by ``***`` where the reply is parsed, before the cache, predictions or reports see it.
+These rules and the bounded HTTP exchange live in :mod:`~omniaudit.evaluation.runners.transport`.
 """
 
 from __future__ import annotations
@@ -63,6 +65,7 @@ from omniaudit.evaluation.runners.transport import (
     is_loopback,
     key_env_for,
     redact,
+    scrub,
 )
 
 RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -172,9 +175,14 @@ class OpenAIJudge:
                              "allow_insecure_key=True) if this network is trusted")
         return key
 
+    def _secret(self) -> str | None:
+        """The key's value as the environment holds it now (None: no key is sent), to hide wherever a server echoes
+        it."""
+        return (os.environ.get(self.api_key_env, "").strip() or None) if self.api_key_env else None
+
     def _redact(self, text: str) -> str:
         """Server text to echo (in messages, raw answers, the cache): secrets and the key's value hidden."""
-        return redact(text, os.environ.get(self.api_key_env, "").strip() if self.api_key_env else None)
+        return redact(text, self._secret())
 
     # ---- one HTTP exchange ------------------------------------------------------------------------------------------
 
@@ -256,7 +264,8 @@ class OpenAIJudge:
                 except (ValueError, KeyError, TypeError):
                     return None
                 entries = listed if isinstance(listed, list) else []
-                return next((dict(e) for e in entries if isinstance(e, dict) and e.get("id") == self.model), None)
+                entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == self.model), None)
+                return None if entry is None else scrub(entry, self._secret())  # kept in reports: no key in it
         raise ServiceError(f"{self.url}/models: no answer after {self.max_retries + 1} attempts ({last}); is the "
                            "server up?")
 
@@ -302,9 +311,7 @@ class OpenAIJudge:
                 body = self.body(item)
                 path = self._cache_path(item, body, served)
                 if path is not None and path.exists() and not self.refresh_cache:
-                    cached = json.loads(path.read_text(encoding="utf-8"))
-                    reply = Reply(cached["raw"], True, cached.get("logprobs"),
-                                  finish_reason=cached.get("finish_reason"))
+                    reply = _cached(json.loads(path.read_text(encoding="utf-8")), self._secret())
                 else:
                     reply = self._ask(http, item, body, stop)
                     if reply.answered and path is not None:  # only real completions are kept
@@ -385,7 +392,7 @@ class OpenAIJudge:
                                      "soundtrack, not vLLM's mm_processor_kwargs), rerun with --dialect frames "
                                      "(sampled frames + soundtrack)", file=self.url)
                 return Reply(f"[{detail}]", False, rejected=True)
-            return _completion(reply.text, self._key())
+            return _completion(reply.text, self._secret())
         raise ServiceError(f"{self.url}: item '{item.id}' failed after {self.max_retries + 1} attempts ({last}); "
                            "answers received so far are cached, so rerunning the same command resumes")
 
@@ -406,8 +413,9 @@ def _write_atomic(path: Path, record: dict) -> None:
 
 
 def _completion(text: str, key: str | None = None) -> Reply:
-    """A chat completion's content (the key's value, if it is there, hidden), logprobs and finish reason; anything
-    else comes back verbatim with its secrets redacted (it will not parse)."""
+    """A chat completion's content, logprobs and finish reason, each with the key's value (``key``) hidden wherever
+    the server put it (:func:`_scrubbed`); anything else comes back verbatim with its secrets redacted (it will not
+    parse)."""
     try:
         choice = json.loads(text)["choices"][0]
         content = choice["message"]["content"]
@@ -415,12 +423,34 @@ def _completion(text: str, key: str | None = None) -> Reply:
         return Reply(redact(text[:2000], key), False)
     if not isinstance(content, str):
         return Reply(redact(text[:2000], key), False)
-    if key and len(key) >= 6:
-        content = content.replace(key, "***")
     logprobs = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
-    finish = choice.get("finish_reason")
-    return Reply(content, True, logprobs[:KEEP_LOGPROB_POSITIONS] if isinstance(logprobs, list) else None,
-                 finish_reason=finish if isinstance(finish, str) else None)
+    return _scrubbed(Reply(content, True, logprobs[:KEEP_LOGPROB_POSITIONS] if isinstance(logprobs, list) else None,
+                           finish_reason=choice.get("finish_reason")), key)
+
+
+def _cached(record: dict, key: str | None) -> Reply:
+    """A cached completion, scrubbed again (an entry written before a server's echo was scrubbed keeps no key)."""
+    return _scrubbed(Reply(record["raw"], True, record.get("logprobs"), finish_reason=record.get("finish_reason")),
+                     key)
+
+
+def _scrubbed(reply: Reply, key: str | None) -> Reply:
+    """``reply`` with nothing of the key kept, before it is cached, answered or written anywhere: its value replaced
+    in the content and logprob tokens (only the key: a model's words stay as they are) and, with every other secret
+    pattern, in the finish reason (a string, else None). Logprob entries keep only ``token``, ``logprob`` and
+    ``top_logprobs`` (a token's ``bytes`` would spell a key it held)."""
+
+    def entry(e):
+        if not isinstance(e, dict):
+            return None
+        kept = {k: scrub(e[k], key, patterns=False) for k in ("token", "logprob") if k in e}
+        if isinstance(e.get("top_logprobs"), list):
+            kept["top_logprobs"] = [entry(a) for a in e["top_logprobs"]]
+        return kept
+
+    logprobs = [entry(e) for e in reply.logprobs] if isinstance(reply.logprobs, list) else None
+    finish = scrub(reply.finish_reason, key) if isinstance(reply.finish_reason, str) else None
+    return Reply(scrub(reply.raw, key, patterns=False), reply.answered, logprobs, reply.rejected, finish)
 
 
 _EDGE = re.compile(r"^[\s*_`\"'(\[]+|[\s*_`\"'.,:;!?)\]]+$")
@@ -438,7 +468,8 @@ def option_probs(logprobs: list | None, options: list[str], label: str | None = 
     option) as a whole word, so "Answer: B" is read at "B". There, each alternative token (markup and spaces
     stripped, case folded) that begins exactly one option adds its probability to that option; a token that begins
     several options (they share a first token) is ambiguous. The option masses are normalised to sum to 1. None when
-    no alternative names an option, or when ambiguous mass is at least the named mass (a server's first-token
+    no alternative with a finite logprob names an option (a non-finite one, such as a server's ``Infinity`` or
+    ``NaN``, is skipped), or when ambiguous mass is at least the named mass (a server's first-token
     alternatives cannot separate such options; the parsed text decides instead).
     """
     if not logprobs or not options:
@@ -460,8 +491,11 @@ def option_probs(logprobs: list | None, options: list[str], label: str | None = 
     ambiguous = 0.0
     for alt in alternatives:
         try:
-            p = math.exp(float(alt["logprob"]))
+            logprob = float(alt["logprob"])
+            p = math.exp(logprob) if math.isfinite(logprob) else None  # +inf, NaN: not a probability; -inf adds 0
         except (KeyError, TypeError, ValueError, OverflowError):
+            continue
+        if p is None:
             continue
         tok = _norm(str(alt.get("token", "")))
         if not tok:
@@ -475,6 +509,6 @@ def option_probs(logprobs: list | None, options: list[str], label: str | None = 
         elif begins:
             ambiguous += p
     named = sum(mass.values())
-    if named <= 0 or ambiguous >= named:
+    if not math.isfinite(named) or named <= 0 or ambiguous >= named:
         return None
     return {o: m / named for o, m in mass.items()}

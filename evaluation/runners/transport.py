@@ -5,7 +5,8 @@ kept out of every message, and one HTTP exchange bounded as a whole in time and 
   127.0.0.0/8, ::1), ``OPENAI_API_KEY`` for any other host; ``"none"`` sends no key.
 - :func:`check_server_url` refuses a URL carrying credentials (``user:password@``) or a query string
   (``?api_key=``); :func:`redact` hides secrets (URL credentials, query-string keys, ``Bearer ...``, the key's value)
-  in any text that is shown or stored.
+  in any text that is shown or stored; :func:`scrub` hides the key's value in every string of a server's parsed
+  reply (content, finish reason, logprob tokens, the ``/models`` entry) before anything keeps it.
 - :func:`client` never follows redirects, and its connections keep each request's deadline; :func:`fetch` makes one
   request within ``timeout_s`` for the whole of it (connecting, sending, waiting and reading: httpx's own timeouts
   are per socket operation, so a server that trickles a byte now and then would keep a request alive for ever) and
@@ -45,6 +46,22 @@ def redact(text: str, *secrets: str | None) -> str:
         if secret and len(secret) >= 6:
             text = text.replace(secret, "***")
     return text
+
+
+def scrub(value, key: str | None, patterns: bool = True):
+    """``value`` (a parsed JSON value a server sent: strings, numbers, lists, dicts) with the key's value replaced by
+    ``***`` in every string, dict keys included, before anything keeps it. ``patterns``: every string is also
+    :func:`redact`-ed (URL credentials, ``Bearer ...``, ``sk-...``; for server metadata); without it only the key's
+    value is replaced (a model's words are kept as they are, but never the key)."""
+    if isinstance(value, str):
+        if patterns:
+            return redact(value, key)
+        return value.replace(key, "***") if key and len(key) >= 6 else value
+    if isinstance(value, list):
+        return [scrub(v, key, patterns) for v in value]
+    if isinstance(value, dict):
+        return {scrub(k, key, patterns): scrub(v, key, patterns) for k, v in value.items()}
+    return value
 
 
 def check_server_url(url: str) -> str:
