@@ -1,4 +1,4 @@
-"""Test-wide setup: no network, a private Hugging Face cache, a non-interactive matplotlib backend."""
+"""Test-wide setup: no network, a private Hugging Face cache and omniaudit cache, a non-interactive matplotlib backend."""
 
 import os
 import tempfile
@@ -6,6 +6,7 @@ import tempfile
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
 os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="omniaudit-hf-"))
+os.environ.setdefault("OMNIAUDIT_CACHE", tempfile.mkdtemp(prefix="omniaudit-cache-"))  # never the user's cache
 os.environ["MPLBACKEND"] = "Agg"
 
 import pandas as pd  # noqa: E402
