@@ -1,4 +1,4 @@
-"""Test-wide setup: no network, a private Hugging Face cache and omniaudit cache, a non-interactive matplotlib backend."""
+"""Test-wide setup: no network, private Hugging Face and omniaudit caches, a non-interactive matplotlib backend."""
 
 import os
 import tempfile
