@@ -48,7 +48,7 @@ from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items, 
 from omniaudit.evaluation.runners.reading import agreeing_probs
 from omniaudit.evaluation.runners.shards import shard_positions
 from omniaudit.evaluation.runners.transport import redact
-from omniaudit.io import atomic_file, check_out_file, looks_like
+from omniaudit.io import atomic_file, check_out_file, looks_like, output_lock
 from omniaudit.records import canonical
 
 CHUNK = 64  # items answered between two journal writes
@@ -309,6 +309,19 @@ def _read_journal(path: Path) -> dict[tuple[int, int], dict]:
     return kept
 
 
+def _drop_empty_journals(out: Path) -> None:
+    """Remove the empty journals of ``out`` (a run that answered nothing: nothing to resume), under its lock."""
+    try:
+        entries = list(out.parent.iterdir())
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if name.startswith(f".{out.name}.journal-") and name.endswith(".jsonl") and entry.is_file() \
+                and not entry.is_symlink() and not entry.stat().st_size:
+            entry.unlink(missing_ok=True)
+
+
 def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None = None,
               progress: Callable[[str], None] | None = None, formats: list[str] | None = None, *,
               temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
@@ -318,7 +331,10 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     ``out`` (atomically, only after every answer is in).
 
     Answers are kept as they come in a journal beside ``out`` (chunks of :data:`CHUNK` items), so a killed run
-    restarts where it stopped (for every runner; ``openai:`` also has its response cache). A run whose answers are
+    restarts where it stopped (for every runner; ``openai:`` also has its response cache). ``out``'s
+    :func:`~omniaudit.io.output_lock` is held for the whole run, journal included: a second run on the same file
+    (another process or thread) is refused at once with an InputError and writes nothing; a killed run's lock is
+    released with its process. A run that writes nothing leaves no empty journal. A run whose answers are
     mostly unusable (fewer than ``min_usable``, see :func:`check_usable`) writes nothing and raises UnusableRun.
     Every row records its provenance (:mod:`omniaudit.evaluation.predictions`). ``dump_prompts`` adds a column
     ``rendered_prompt``: the exact prompt of the item as the runner sends it (its ``render(item)``: ``hf:`` the chat
@@ -328,6 +344,20 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     Returns counts: items, runs, rows, closed / parsed / with option probabilities, free-form / generated (non-empty),
     resumed answers, and for remote judges HTTP requests, rejected items and replies that were not completions.
     """
+    with output_lock(out):  # from before the first answer to after the final write: one run per output file
+        try:
+            return _run_judge(dataset, config, spec, out, conditions, progress, formats, temperature=temperature,
+                              top_p=top_p, seed=seed, runs=runs, shard=shard, min_usable=min_usable,
+                              dump_prompts=dump_prompts, **judge_options)
+        finally:  # a run stopped before its first answer (refused, failed, interrupted) leaves no empty journal
+            _drop_empty_journals(Path(out))
+
+
+def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None,
+               progress: Callable[[str], None] | None, formats: list[str] | None, *, temperature: float,
+               top_p: float | None, seed: int | None, runs: int, shard: tuple[int, int] | None, min_usable: float,
+               dump_prompts: bool, **judge_options) -> dict:
+    """:func:`run_judge`'s work, under ``out``'s lock."""
     from omniaudit.data_builders.fingerprint import fingerprint_of
 
     check_out_file(out, is_predictions_file)  # before any judging: never replace a file omniaudit did not write
