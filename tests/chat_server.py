@@ -46,6 +46,8 @@ class ChatServer:
     "content" (the answer), "finish_reason", "logprobs" (a generated token and an alternative, with its ``bytes``),
     "fingerprint" (the completion's ``model`` and ``system_fingerprint``), "models" (a field, a field name and a
     nested value of every ``/models`` entry).
+    ``served_model`` and ``system_fingerprint`` are every completion's ``model`` and ``system_fingerprint`` (None, the
+    default: the reply has no such field; both may be changed while the server runs).
     ``models`` is the ``/models`` list (None: ``/models`` answers 404); with ``always_fail`` and a 401 / 403
     ``status``, ``/models`` refuses too. GET requests are counted in ``gets`` (their headers in ``get_auth``), not in
     ``requests``."""
@@ -56,12 +58,14 @@ class ChatServer:
                  probs: Callable[[dict, str], dict[str, float]] | None = None, retry_after: str | None = None,
                  finish_reason: str = "stop", trickle: str | None = None, trickle_s: float = 0.5, huge: int = 0,
                  huge_declared: bool = False, redirect_to: str | None = None, echo_auth: bool = False,
-                 models: list[dict] | None = None, echo_key: tuple[str, ...] = ()) -> None:
+                 models: list[dict] | None = None, echo_key: tuple[str, ...] = (), served_model: str | None = None,
+                 system_fingerprint: str | None = None) -> None:
         self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
         self.fault, self.reject_video, self.answer, self.probs = fault, reject_video, answer, probs
         self.retry_after, self.finish_reason = retry_after, finish_reason
         self.trickle, self.trickle_s, self.huge, self.huge_declared = trickle, trickle_s, huge, huge_declared
         self.redirect_to, self.echo_auth, self.models, self.echo_key = redirect_to, echo_auth, models, echo_key
+        self.served_model, self.system_fingerprint = served_model, system_fingerprint
         self.auth: list[str | None] = []
         self.bodies: list[dict] = []
         self.gets = 0
@@ -191,6 +195,10 @@ class ChatServer:
                         content.append({**echoed, "top_logprobs": [echoed]})
                     choice["logprobs"] = {"content": content}
                 reply = {"object": "chat.completion", "choices": [choice]}
+                if server.served_model is not None:
+                    reply["model"] = server.served_model
+                if server.system_fingerprint is not None:
+                    reply["system_fingerprint"] = server.system_fingerprint
                 if "fingerprint" in server.echo_key:
                     reply.update(model=f"{body.get('model')}-{key}", system_fingerprint=key)
                 self.send(200, json.dumps(reply).encode(), {"Content-Type": "application/json"})

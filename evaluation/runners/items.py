@@ -96,16 +96,22 @@ class Answer(str):
     """A runner's answer to one item: the raw text (a ``str``, so callers that want only text are unchanged) and, for
     a closed item, ``option_probs`` (option -> probability, summing to 1) where the runner has them (option logits,
     a server's logprobs), else None: the text is parsed instead. ``finish_reason`` is why generation stopped as the
-    runner reports it (a chat completion's ``"stop"``, ``"length"``, ...), None when unknown."""
+    runner reports it (a chat completion's ``"stop"``, ``"length"``, ...), None when unknown. ``served_model`` and
+    ``system_fingerprint`` are a served model's own word on who answered (a chat completion's ``model`` and
+    ``system_fingerprint``), None where the runner has none."""
 
     option_probs: dict[str, float] | None
     finish_reason: str | None
+    served_model: str | None
+    system_fingerprint: str | None
 
-    def __new__(cls, raw: str, option_probs: dict[str, float] | None = None,
-                finish_reason: str | None = None) -> Answer:
+    def __new__(cls, raw: str, option_probs: dict[str, float] | None = None, finish_reason: str | None = None,
+                served_model: str | None = None, system_fingerprint: str | None = None) -> Answer:
         answer = super().__new__(cls, raw)
         answer.option_probs = option_probs
         answer.finish_reason = finish_reason
+        answer.served_model = served_model
+        answer.system_fingerprint = system_fingerprint
         return answer
 
 

@@ -33,8 +33,9 @@ documented by their vendors); ``api_key_env="none"`` sends no key. A key is neve
 non-loopback host unless ``allow_insecure_key`` (refused before any request otherwise). A URL carrying credentials
 (``user:password@``) or a query string is refused, and every message shows URLs with their secrets redacted; server
 text echoed in messages and error answers has ``Bearer ...`` and the key's value redacted, and every server-derived
-field kept (a completion's content, finish reason and logprob tokens, the ``/models`` entry recorded as ``served``)
-has the key's value replaced by ``***`` where the reply is parsed, before the cache, predictions or reports see it.
+field kept (a completion's content, finish reason, logprob tokens, ``model`` and ``system_fingerprint``, the
+``/models`` entry recorded as ``served``) has the key's value replaced by ``***`` where the reply is parsed, before
+the cache, predictions or reports see it.
 These rules and the bounded HTTP exchange live in :mod:`~omniaudit.evaluation.runners.transport`.
 """
 
@@ -90,6 +91,8 @@ class Reply:
     logprobs: list | None = None
     rejected: bool = False  # HTTP 4xx (other than 401, 403, 429)
     finish_reason: str | None = None
+    served_model: str | None = None  # the completion's ``model``: the model the server says answered
+    system_fingerprint: str | None = None  # the completion's ``system_fingerprint`` (the backend's configuration)
 
 
 class _Stop(Exception):
@@ -316,7 +319,9 @@ class OpenAIJudge:
                     reply = self._ask(http, item, body, stop)
                     if reply.answered and path is not None:  # only real completions are kept
                         _write_atomic(path, {"raw": reply.raw, "logprobs": reply.logprobs,
-                                             "finish_reason": reply.finish_reason})
+                                             "finish_reason": reply.finish_reason,
+                                             "served_model": reply.served_model,
+                                             "system_fingerprint": reply.system_fingerprint})
                     with self._lock:
                         tally.add(reply, item)
                         stop_now = tally.seen >= min(MIN_SEEN, tally.n) and tally.mostly_bad(self.max_bad_fraction)
@@ -336,7 +341,8 @@ class OpenAIJudge:
             # read at the option the text names: a text naming none has no probabilities (prediction_row drops any
             # that contradict the text)
             probs = option_probs(reply.logprobs, item.options, label) if label is not None else None
-            return Answer(reply.raw, probs, finish_reason=reply.finish_reason)
+            return Answer(reply.raw, probs, finish_reason=reply.finish_reason, served_model=reply.served_model,
+                          system_fingerprint=reply.system_fingerprint)
 
         try:
             with client(self.concurrency, self.timeout_s) as http, ThreadPoolExecutor(self.concurrency) as pool:
@@ -413,11 +419,12 @@ def _write_atomic(path: Path, record: dict) -> None:
 
 
 def _completion(text: str, key: str | None = None) -> Reply:
-    """A chat completion's content, logprobs and finish reason, each with the key's value (``key``) hidden wherever
-    the server put it (:func:`_scrubbed`); anything else comes back verbatim with its secrets redacted (it will not
-    parse)."""
+    """A chat completion's content, logprobs, finish reason, ``model`` and ``system_fingerprint``, each with the key's
+    value (``key``) hidden wherever the server put it (:func:`_scrubbed`); anything else comes back verbatim with its
+    secrets redacted (it will not parse)."""
     try:
-        choice = json.loads(text)["choices"][0]
+        completion = json.loads(text)
+        choice = completion["choices"][0]
         content = choice["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
         return Reply(redact(text[:2000], key), False)
@@ -425,20 +432,23 @@ def _completion(text: str, key: str | None = None) -> Reply:
         return Reply(redact(text[:2000], key), False)
     logprobs = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
     return _scrubbed(Reply(content, True, logprobs[:KEEP_LOGPROB_POSITIONS] if isinstance(logprobs, list) else None,
-                           finish_reason=choice.get("finish_reason")), key)
+                           finish_reason=choice.get("finish_reason"), served_model=completion.get("model"),
+                           system_fingerprint=completion.get("system_fingerprint")), key)
 
 
 def _cached(record: dict, key: str | None) -> Reply:
     """A cached completion, scrubbed again (an entry written before a server's echo was scrubbed keeps no key)."""
-    return _scrubbed(Reply(record["raw"], True, record.get("logprobs"), finish_reason=record.get("finish_reason")),
-                     key)
+    return _scrubbed(Reply(record["raw"], True, record.get("logprobs"), finish_reason=record.get("finish_reason"),
+                           served_model=record.get("served_model"),
+                           system_fingerprint=record.get("system_fingerprint")), key)
 
 
 def _scrubbed(reply: Reply, key: str | None) -> Reply:
-    """``reply`` with nothing of the key kept, before it is cached, answered or written anywhere: its value replaced
-    in the content and logprob tokens (only the key: a model's words stay as they are) and, with every other secret
-    pattern, in the finish reason (a string, else None). Logprob entries keep only ``token``, ``logprob`` and
-    ``top_logprobs`` (a token's ``bytes`` would spell a key it held)."""
+    """``reply`` with nothing of the key kept, before it is cached, answered or written anywhere: its value replaced in
+    the content and logprob tokens (only the key: a model's words stay as they are) and, with every other secret
+    pattern, in the finish reason, the served model's name and the system fingerprint (each a string, else None).
+    Logprob entries keep only ``token``, ``logprob`` and ``top_logprobs`` (a token's ``bytes`` would spell a key it
+    held)."""
 
     def entry(e):
         if not isinstance(e, dict):
@@ -449,8 +459,10 @@ def _scrubbed(reply: Reply, key: str | None) -> Reply:
         return kept
 
     logprobs = [entry(e) for e in reply.logprobs] if isinstance(reply.logprobs, list) else None
-    finish = scrub(reply.finish_reason, key) if isinstance(reply.finish_reason, str) else None
-    return Reply(scrub(reply.raw, key, patterns=False), reply.answered, logprobs, reply.rejected, finish)
+    finish, served, fingerprint = (scrub(v, key) if isinstance(v, str) else None
+                                   for v in (reply.finish_reason, reply.served_model, reply.system_fingerprint))
+    return Reply(scrub(reply.raw, key, patterns=False), reply.answered, logprobs, reply.rejected, finish, served,
+                 fingerprint)
 
 
 _EDGE = re.compile(r"^[\s*_`\"'(\[]+|[\s*_`\"'.,:;!?)\]]+$")

@@ -13,6 +13,9 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
   ``openai:`` servers that return logprobs) and the text agrees with them, else null; ``probs_dropped`` (only where
   they were dropped) says why: the text names no option or another one (:func:`~.reading.agreeing_probs`);
 - ``temperature``, ``top_p``, ``seed``: the run's sampling settings (``seed`` is the run's own: seed + run);
+- ``served_model`` and ``system_fingerprint``: the chat completion's own ``model`` and ``system_fingerprint`` (what
+  the server says answered), only where the server gives them (``openai:``); a run warns (:class:`ServedModelWarning`)
+  when a reply names another model than the one asked for, or the server does not list it under ``/models``;
 - ``finish_reason`` (``stop``, ``length``, ...; null where the runner does not say) and ``provenance``: the
   dataset build's fingerprint and config, the judge spec (no credentials), the model's identity, the sampling,
   the item selection and the omniaudit version, the same in every row of the run
@@ -36,7 +39,8 @@ import math
 import numbers
 import os
 import re
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -215,9 +219,58 @@ def _option_probs(judge, answers: list, i: int) -> dict[str, float] | None:
     return {str(k): float(v) for k, v in probs.items()} if probs else None
 
 
+SERVED_FIELDS = ("served_model", "system_fingerprint")  # a served model's own word on who answered, per row
+
+
+class ServedModelWarning(UserWarning):
+    """A served model's answers may not be the requested model's: a reply names another model, or the server does
+    not list the requested one under ``/models``."""
+
+
+def served_fields(answer) -> dict[str, str]:
+    """The :data:`SERVED_FIELDS` an answer carries (an :class:`~.items.Answer` of a server that gave them), else
+    none."""
+    return {k: v for k in SERVED_FIELDS if isinstance(v := getattr(answer, k, None), str)}
+
+
+def served_difference(kept: Iterable[dict], now: Iterable[dict]) -> str | None:
+    """How the rows ``now`` differ from the ``kept`` rows in who answered them (their :data:`SERVED_FIELDS`, an
+    absent one as null), e.g. ``system_fingerprint "fp-1" (kept) but "fp-2" now``; None when they agree."""
+    kept, now = list(kept), list(now)
+    parts = []
+    for name in SERVED_FIELDS:
+        was, is_ = ({json.dumps(r.get(name)) for r in rows} for rows in (kept, now))
+        if was != is_:
+            parts.append(f"{name} {', '.join(sorted(was))} (kept) but {', '.join(sorted(is_))} now")
+    return "; ".join(parts) or None
+
+
+def _warn(progress: Callable[[str], None] | None, message: str) -> None:
+    """A run's warning: a :class:`ServedModelWarning` (on stderr) and, where the run reports progress, there too."""
+    warnings.warn(message, ServedModelWarning, stacklevel=4)  # at the caller of run_judge
+    if progress is not None:
+        progress(f"warning: {message}")
+
+
+def _served_note(identity, rows: list[dict]) -> str | None:
+    """Why a served model's answers may not be the requested model's (see :class:`ServedModelWarning`), or None."""
+    if not isinstance(identity, dict) or "served" not in identity:
+        return None
+    asked, notes = identity.get("model"), []
+    if identity["served"] is None:
+        notes.append(f"the server does not list the model {asked!r} under /models (or has none; the predictions' "
+                     "provenance records served: null)")
+    named = sorted({r["served_model"] for r in rows if r.get("served_model") not in (None, asked)})
+    if named:
+        notes.append(f"replies name the model {', '.join(map(repr, named))}, not the one asked for ({asked!r}): "
+                     "another model may have answered")
+    return "; ".join(notes) or None
+
+
 def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[str, float] | None,
-                   provenance: dict | None = None, finish_reason: str | None = None) -> dict:
-    """One predictions row (see the module docstring)."""
+                   provenance: dict | None = None, finish_reason: str | None = None,
+                   served: dict[str, str] | None = None) -> dict:
+    """One predictions row (see the module docstring); ``served``: its :func:`served_fields`."""
     raw = str(raw)
     label, dropped = None, None
     if item.closed:
@@ -233,6 +286,7 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
            "parsed": (label is not None) if item.closed else None, "option_probs": probs, **record}
     if dropped:
         row["probs_dropped"] = dropped
+    row.update(served or {})
     if provenance is not None:
         row["finish_reason"] = finish_reason
         row["provenance"] = provenance
@@ -307,6 +361,23 @@ def _read_journal(path: Path) -> dict[tuple[int, int], dict]:
         except (ValueError, KeyError, TypeError):
             continue
     return kept
+
+
+def _served_now(judge, items: list[JudgeItem], positions: list[int], kept: dict[tuple[int, int], dict],
+                base: Sampling) -> dict:
+    """What a served model says of itself now: one kept item asked again at its run's sampling, past the response
+    cache (a row of its :data:`SERVED_FIELDS`)."""
+    run, pos = min((k for k in kept if k[1] in positions), default=(0, positions[0]))
+    apply_sampling(judge, base.for_run(run))
+    refresh = getattr(judge, "refresh_cache", None)
+    if refresh is not None:
+        judge.refresh_cache = True
+    try:
+        answers = judge.answer([items[positions.index(pos)]])
+    finally:
+        if refresh is not None:
+            judge.refresh_cache = refresh
+    return served_fields(answers[0]) if answers else {}
 
 
 def _drop_empty_journals(out: Path) -> None:
@@ -384,9 +455,17 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     out.parent.mkdir(parents=True, exist_ok=True)
     journal = _journal(out, provenance, shard)
     kept = _read_journal(journal)
+    if kept and spec.startswith("openai:"):  # never mix answers of two served models (or deployments) in one file
+        differ = served_difference(kept.values(), [_served_now(judge, items, positions, kept, base)])
+        if differ:
+            _warn(progress, f"{redact(spec)}: the server's model changed since the answers kept in {journal.name} "
+                            f"({differ}): not resumed, every item is asked afresh")
+            kept = {}
+            if hasattr(judge, "refresh_cache"):
+                judge.refresh_cache = True  # the response cache holds the old model's replies too
     resumed = len(kept)
     rows = []
-    with journal.open("a", encoding="utf-8") as log:
+    with journal.open("a" if kept else "w", encoding="utf-8") as log:
         for run in range(runs):
             run_sampling = base.for_run(run)
             apply_sampling(judge, run_sampling)
@@ -400,7 +479,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                     raise InputError(f"{spec} returned {len(answers)} answers for {len(chunk)} items")
                 for k, (i, answer) in enumerate(zip(chunk, answers, strict=True)):
                     row = prediction_row(items[i], answer, run_sampling, _option_probs(judge, answers, k),
-                                         provenance, getattr(answer, "finish_reason", None))
+                                         provenance, getattr(answer, "finish_reason", None), served_fields(answer))
                     kept[(run, positions[i])] = row
                     log.write(json.dumps({"run": run, "pos": positions[i], "row": row}, ensure_ascii=False) + "\n")
                 log.flush()
@@ -417,6 +496,10 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     if isinstance(model, dict) and "served" in model and model["served"] is None:  # see runner_identity
         final = {**provenance, "model": runner_identity(judge, spec, refresh=True)}
         rows = [{**row, "provenance": final} for row in rows]
+        model = final["model"]
+    note = _served_note(model, rows)
+    if note:
+        _warn(progress, f"{redact(spec)}: {note}")
     try:
         if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
             check_usable(rows, spec, min_usable)
@@ -459,7 +542,8 @@ def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[
         if len(answers) != len(positions):
             raise InputError(f"{redact(spec)} returned {len(answers)} answers for {len(positions)} items")
         for k, p in enumerate(positions):
-            rows[(run, p)] = prediction_row(items[p], answers[k], sampling, _option_probs(judge, answers, k))
+            rows[(run, p)] = prediction_row(items[p], answers[k], sampling, _option_probs(judge, answers, k),
+                                            served=served_fields(answers[k]))
     return [rows[pick] for pick in picks]
 
 

@@ -312,15 +312,16 @@ class Scorecard:
         return files
 
     def _canary(self, name: str, spec: str, config: str, path: Path, dataset) -> bool:
-        """Do a served model's kept answers still stand? :data:`CANARY` of them (a sample drawn with a fixed seed)
-        are asked again through the same runner at the file's own sampling, past the response cache, and compared
-        (the option named, else the text). False when any differs, or when answers sampled without a seed cannot be
-        compared: the user is told (naming the changed items) and the status records it (``canary``). A server
-        that does not answer cannot be checked: its kept answers are reused, with a warning."""
+        """Do a served model's kept answers still stand? :data:`CANARY` of them (a sample drawn with a fixed seed) are
+        asked again through the same runner at the file's own sampling, past the response cache, and compared (the
+        option named, else the text). False when any differs, when the server says another model or deployment answers
+        now (the rows' ``served_model`` / ``system_fingerprint`` differ from the kept ones), or when answers sampled
+        without a seed cannot be compared: the user is told (naming the changed items) and the status records it
+        (``canary``). A server that does not answer cannot be checked: its kept answers are reused, with a warning."""
         import random
 
         from omniaudit.errors import ServiceError
-        from omniaudit.evaluation.runners.run import answer_again
+        from omniaudit.evaluation.runners.run import answer_again, served_difference
 
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         picks = sorted(random.Random(CANARY_SEED).sample(range(len(rows)), min(CANARY, len(rows))))
@@ -337,6 +338,12 @@ class Scorecard:
             self._canary_says(name, config, len(picks), None, f"{name}: the server did not answer, so its kept "
                               f"{config} answers could not be checked and are reused ({exc})")
             return True
+        moved = served_difference(rows, again)  # another model or deployment: none of the kept answers stand
+        if moved:
+            changed = list(dict.fromkeys(str(rows[k]["id"]) for k in picks))
+            return self._canary_says(name, config, len(picks), changed, f"{name}: the server's model changed since "
+                                     f"its {config} answers were kept ({moved}): not reused, every item is asked "
+                                     "afresh")
         changed = list(dict.fromkeys(str(rows[k]["id"]) for k, row in zip(picks, again, strict=True)
                                      if (row["id"], _said(row)) != (rows[k]["id"], _said(rows[k]))))
         return self._canary_says(name, config, len(picks), changed, f"{name}: the server's answers to {config} "
