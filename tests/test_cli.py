@@ -111,6 +111,12 @@ def test_console_script_help():
     assert "build" in proc.stdout and "audit" in proc.stdout
 
 
+def test_python_dash_m_omniaudit_is_the_command():
+    proc = subprocess.run([sys.executable, "-m", "omniaudit", "--help"], capture_output=True, text=True, timeout=120,
+                          check=False)
+    assert proc.returncode == 0 and proc.stdout.startswith("usage: omniaudit"), proc.stderr
+
+
 # ---------------------------------------------------------------------------------------------- end-to-end audit
 def test_audit_preference_end_to_end(capsys, tmp_path, emoprefer_csv, small_raw):
     out = tmp_path / "audit"
