@@ -66,3 +66,15 @@ def tiny_models(tmp_path_factory):
 
     root = tmp_path_factory.mktemp("tiny")
     return {"text": tiny_causal_lm(root / "text"), "audio": tiny_audio_lm(root / "audio")}
+
+
+@pytest.fixture(autouse=True)
+def _no_wandb_run_left_open():
+    """A wandb run a test leaves open would swallow the next test's run (the Trainer's callback reuses an open run),
+    so every test ends with none open."""
+    yield
+    import sys
+
+    wandb = sys.modules.get("wandb")
+    if wandb is not None and getattr(wandb, "run", None) is not None:
+        wandb.finish()
