@@ -56,6 +56,14 @@ def test_probe_refuses_the_truncated_copy_and_passes_the_intact_one(clips):
         media.probe(clips / "t.mp4")
 
 
+def _built_or_refused(capsys, args: list[str], out, bad_file: str | None) -> None:
+    """The truncated file is refused naming it (nothing written); the intact one builds."""
+    if bad_file:
+        _refused(capsys, args, out, bad_file)
+    else:
+        assert main(args) == 0 and out.is_dir()
+
+
 @pytest.mark.parametrize("bad", [True, False])
 def test_build_interventions(clips, tmp_path, capsys, bad):
     folder = _copy(clips, tmp_path / "m", {"x.mp4": "t" if bad else "a", "y.mp4": "b"})
@@ -63,10 +71,7 @@ def test_build_interventions(clips, tmp_path, capsys, bad):
     (folder / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     out = tmp_path / "out"
     args = ["build", "interventions", "--manifest", str(folder / "m.jsonl"), "--out", str(out)]
-    if bad:
-        _refused(capsys, args, out, "x.mp4")
-    else:
-        assert main(args) == 0 and out.is_dir()
+    _built_or_refused(capsys, args, out, "x.mp4" if bad else None)
 
 
 @pytest.mark.parametrize("bad", [True, False])
@@ -74,10 +79,7 @@ def test_build_interventions_ood_sync(clips, tmp_path, capsys, bad):
     folder = _copy(clips, tmp_path / "ood", {"x__off+0.00.mp4": "t" if bad else "a", "y__off+0.40.mp4": "b"})
     out = tmp_path / "out"
     args = ["build", "interventions", "--ood-sync", str(folder), "--out", str(out)]
-    if bad:
-        _refused(capsys, args, out, "x__off+0.00.mp4")
-    else:
-        assert main(args) == 0 and out.is_dir()
+    _built_or_refused(capsys, args, out, "x__off+0.00.mp4" if bad else None)
 
 
 @pytest.mark.parametrize("bad", [True, False])
@@ -89,7 +91,4 @@ def test_build_composition(clips, tmp_path, capsys, bad):
     (folder / "s.jsonl").write_text(json.dumps(row) + "\n")
     out = tmp_path / "out"
     args = ["build", "composition", "--samples", str(folder / "s.jsonl"), "--out", str(out)]
-    if bad:
-        _refused(capsys, args, out, "v.mp4")
-    else:
-        assert main(args) == 0 and out.is_dir()
+    _built_or_refused(capsys, args, out, "v.mp4" if bad else None)
