@@ -5,8 +5,14 @@ import tempfile
 
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["HF_DATASETS_OFFLINE"] = "1"
-os.environ.setdefault("HF_HOME", tempfile.mkdtemp(prefix="omniaudit-hf-"))
-os.environ.setdefault("OMNIAUDIT_CACHE", tempfile.mkdtemp(prefix="omniaudit-cache-"))  # never the user's cache
+# Private caches, whatever the environment sets: a datasets cache shared with an earlier run keys a folder by its
+# path, and pytest's numbered temporary folders repeat from one run to the next, so rows of another build could be
+# served; and no test may touch a user's caches.
+_HF = tempfile.mkdtemp(prefix="omniaudit-hf-")
+os.environ["HF_HOME"] = _HF
+os.environ["HF_DATASETS_CACHE"] = os.path.join(_HF, "datasets")
+os.environ["HF_HUB_CACHE"] = os.path.join(_HF, "hub")
+os.environ["OMNIAUDIT_CACHE"] = tempfile.mkdtemp(prefix="omniaudit-cache-")
 os.environ["MPLBACKEND"] = "Agg"
 
 import pandas as pd  # noqa: E402

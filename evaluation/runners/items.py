@@ -283,11 +283,10 @@ def to_wav(audio: bytes) -> bytes:
 
 
 def parse_answer(raw: str, options: list[str], question: str | None = None) -> str | None:
-    """The option a free-form answer names, or None (empty, a refusal, none or several options named, a comparison
-    without a choice). A final explicit choice wins over earlier mentions; ordinal references ("the second one",
-    "Audio 1", "la segunda", "第二个") name A/B or 1/2 slots, a label's stems and aliases name it ("Surprise.",
-    "Mandarin", "español"), and ``question`` (the item's prompt) lets a statement in its own comparative words answer
-    it. The rules: :mod:`omniaudit.evaluation.runners.reading`."""
+    """The option a free-form answer names, or None: no option, several, or doubt (a negated, hedged, reversed or
+    conflicting choice); ``question`` (the item's prompt, of which only the question sentence is read) lets a
+    statement in its own comparative words answer it. :func:`omniaudit.evaluation.runners.reading.read_answer` also
+    says why; the rules are in :mod:`omniaudit.evaluation.runners.reading`."""
     from omniaudit.evaluation.runners.reading import parse_answer as read
 
     return read(raw, options, question)

@@ -1,39 +1,50 @@
-"""How a free-form answer names an option of a closed item (``parse_answer``, re-exported by ``judges.items``).
+"""How a free-form answer names an option of a closed item: :func:`read_answer` (the option, or None and why not)
+and :func:`parse_answer` (the option alone, re-exported by ``runners.items``).
 
-Option sets: two ordinal slots (``A``/``B`` or ``1``/``2``, pairwise judging) or a label set (emotions, languages,
-...). The rules, in order:
+A misreading is worse than a non-reading: it becomes a finding. So the reader abstains on doubt, with a reason
+(:data:`REASONS`), and reads the reply, of the prompt only its question sentence (:func:`question_of`; the whole
+prompt's candidate texts once decided whether "B is more faithful to the voice" answered it). Option sets: two
+ordinal slots (``A``/``B`` or ``1``/``2``, pairwise judging) or a label set (emotions, languages, ...). The rules, in
+order:
 
-* the answer is prepared: Unicode NFKC (full-width ``Ｂ`` is ``B``), markup removed, and a Spanish or Chinese answer
-  glossed into English phrase by phrase (``omniaudit.evaluation.answer_language``: "Respuesta: B" is "answer: B",
-  "答案是A" is "the answer is A", "la segunda" is "the second", "第二个" is "the second");
+* noise (:func:`~omniaudit.evaluation.answer_language.unreadable`) and empty replies name nothing;
+* a structured answer is read exactly: a JSON object's ``answer``/``choice``/``verdict``/... field, ``[[B]]``
+  (``[[C]]`` is a tie), ``\\boxed{B}``; fields naming different options are a ``conflict``;
+* a language code is a language where the options are languages ("es", "pt-BR", "Language: de");
+* the answer is prepared: Unicode NFKC (full-width ``Ｂ`` is ``B``), markup removed, and a Spanish, Chinese, German or
+  French answer glossed into English phrase by phrase (``omniaudit.evaluation.answer_language``: "Respuesta: B" is
+  "answer: B", "答案是A" is "the answer is A", "Ich wähle A" is "I choose A", "le premier" is "the first");
 * ordinal references name a slot where the options are A/B or 1/2: "the first/second one", "the former/latter",
   "Audio 1/2", "clip 2", "Description A", "option (B)", and, for 1/2 sets, a bare 1 or 2 that is not a quantity
   ("at 2 seconds" is not option 2);
-* explicit choices name an option: a cue ("Answer: B", "my choice is clip B", "if forced: A"), a choice verb ("I
-  choose B", "I'd go with B"), a conclusion ("..., so B."), an attribute-free verdict ("B is better", "clip A is
-  the better one"), a sentence or line that is only the option ("B.", "I think clip B."), or an answer that leads
-  with it ("B - it has less hiss", "Angry, not sad"); when several are present, the LAST one wins (a final answer
-  after reasoning);
-* comparatives of the judged attribute only describe ("Clip A is noisier than clip B", "B is cleaner"): without the
-  question the parser cannot tell "B is cleaner" from "B is noisier", so they name no choice (unparsed) unless an
-  explicit choice follows. Given the ``question``, a statement whose comparative predicate is the question's own
-  ("The first clip has less background noise." to "Which clip has cleaner audio, with less background noise?")
-  answers it; any word the question does not use ("more noise", "noisier") leaves it unread;
-* a negated ("not A", "I wouldn't pick B") or coordinated ("A or B", "neither A nor B", "happy/sad") mention names
-  nothing; a label-set answer without an explicit choice names the option only if it is the one option mentioned
-  (negated mentions aside);
-* a label is named by its own words or their stems and aliases ("Surprise." is ``surprised``, "sadness" is
-  ``sad``, "Mandarin" or "中文" is ``Mandarin Chinese``, "español" is ``Spanish``); a form that would name two of the
-  options names neither.
-
-None is the safe failure: an empty, off-topic or hedged answer, a refusal or the question echoed back names nothing.
+* explicit choices name an option: a cue ("Answer: B", "Response: B", "my choice is clip B", "if forced: A"), a choice
+  verb ("I choose B", "I'd go with B"), a conclusion ("..., so B."), an attribute-free verdict ("B is better"), a
+  sentence or line that is only the option ("B.", "I think clip B."), or an answer that leads with it ("B - it has
+  less hiss", "Angry, not sad"); comparatives of the judged attribute ("B is cleaner") only describe, unless their
+  words are all the question sentence's own ("The first clip has less background noise" to "Which clip has cleaner
+  audio, with less background noise?");
+* doubt voids a choice: one inside a question ("maybe it's Polish?"), a hypothetical or first impression ("I would
+  have said A", "At first I thought A") or a negated claim ("It is not the case that A is better") is no choice
+  (``hedged``, ``negated``); a choice followed by words that take it back ("Wait, no: B is more faithful") is
+  ``reversed``; choices of two options are read only when the later one follows such words or is a final answer
+  ("A. Actually no, B. Final answer: B."), else ``conflict``;
+* a negated ("not A", "anything but happy") or coordinated ("A or B", "happy/sad") mention names nothing; a label-set
+  answer without an explicit choice names the option only if it is the one option mentioned, no other label of its
+  kind is ("Chinese (Cantonese)" is not Mandarin), and it does not say it cannot tell (``hedged``);
+* a supplied label the answer only reports ("the reference label is happy", "German, according to the label") is no
+  choice: "..., but I hear sadness" is ``sad``; agreeing with it ("The label says angry. I agree.") reads it;
+* a label is named by its own words or their stems and aliases ("Surprise." is ``surprised``, "sadness" is ``sad``,
+  "Mandarin" or "中文" is ``Mandarin Chinese``, "traurig" is ``sad``); a form that would name two options names
+  neither; courtesy ("Happy to help!") names nothing.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from typing import NamedTuple
 
-from omniaudit.evaluation.answer_language import Gloss, language, prepare
+from omniaudit.evaluation.answer_language import Gloss, language, prepare, unreadable
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _SLOT = r"(?:clip|option|candidate|slot|sample|recording|audio|response|description)"
@@ -49,7 +60,7 @@ _SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
 _FORCED = (r"if\s+(?:i'?m\s+|i\s+am\s+|i\s+was\s+)?forced(?:\s+to\s+(?:choose|pick|answer|decide))?|"
            r"if\s+i\s+(?:had|have|must|need)\s+to\s+(?:choose|pick|say|answer|decide)|forced\s+to\s+choose|"
            r"leaning\s+(?:towards?|to)|i'?d\s+lean\s+(?:towards?|to)")
-_AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|winner|"
+_AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|winner|win\s+for|"
            rf"(?:better|preferred)\s+(?:one|clip|option|candidate|sample|recording)|{_FORCED})\b(?:\s+(?:is|would\s+be|"
            r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013,]?\s*)")
 _AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
@@ -67,6 +78,8 @@ _ITS = r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is)\s+)"  # "..., it's B."
 
 # ------------------------------------------------------------------------------ Spanish and Chinese choice words
 _ES_CHOICE = Gloss([
+    (r"seg[uú]n la etiqueta", "according to the label"), (r"(?:la|el) etiqueta(?: de referencia)?", "the label"),
+    (r"dice", "says"), (r"(?:yo )?oigo|(?:yo )?escucho", "I hear"),
     (r"(?:la|mi) respuesta(?: final| correcta)? es", "the answer is"), (r"respuesta(?: final| correcta)?", "answer"),
     (r"(?:mi )?elecci[oó]n(?: final)? es", "my choice is"), (r"elecci[oó]n", "choice"),
     (r"(?:yo )?(?:elijo|escojo|selecciono|elegir[ií]a|escoger[ií]a|me quedo con|me quedar[ií]a con|opto por|"
@@ -105,10 +118,46 @@ _ZH_CHOICE = Gloss([
     ("或者", "or"), ("或", "or"), ("还是", "or"), ("和", "and"), ("与", "and"), ("跟", "and"), ("都不", "neither"),
     ("都", "both"), ("两个", "both"), ("不是", "not"), ("不选", "would not choose"), ("不", "not"),
     ("无法判断", "I cannot tell"), ("不确定", "I am not sure"), ("不知道", "I don't know"),
-    ("说不准", "I cannot tell"),
+    ("说不准", "I cannot tell"), ("参考标签是", "the reference label is "), ("标签是", "the label is "),
+    ("根据标签", "according to the label "), ("我听到的是", "I hear "), ("我听到", "I hear "), ("但", "but "),
     ("我", "I"), ("是", "is"), ("的", ""), ("了", ""), ("很", ""), ("吧", ""),
 ], cjk=True)
-_CHOICE_GLOSSES = {"es": _ES_CHOICE, "zh": _ZH_CHOICE}
+# German and French: the choice words, ordinals and negations the English rules read
+_DE_CHOICE = Gloss([
+    (r"(?:die|meine) (?:endg[uü]ltige |richtige )?antwort (?:ist|lautet)", "the answer is"), (r"antwort", "answer"),
+    (r"meine wahl (?:ist|f[aä]llt auf)", "my choice is"), (r"wahl", "choice"),
+    (r"ich (?:w[aä]hle|nehme|entscheide mich f[uü]r|stimme f[uü]r)", "I choose"), (r"ich bevorzuge", "I prefer"),
+    (r"wenn ich (?:w[aä]hlen|mich entscheiden) m[uü]sste", "if forced"),
+    (r"(?:ist|klingt|wirkt|scheint) (?:deutlich |viel |etwas |klar )?besser", "is better"), (r"besser", "better"),
+    (r"(?:der|die|das|den) erste(?:n|r|s)?", "the first"), (r"(?:der|die|das|den) zweite(?:n|r|s)?", "the second"),
+    (r"erste(?:n|r|s)?", "first"), (r"zweite(?:n|r|s)?", "second"), (r"aufnahme", "recording"),
+    (r"beschreibung", "description"), (r"ausschnitt", "clip"), (r"weder", "neither"), (r"noch", "nor"),
+    (r"beide|beides", "both"), (r"keine(?:r|s|n)?", "neither"), (r"oder", "or"), (r"und", "and"),
+    (r"aber|jedoch", "but"), (r"eigentlich|tats[aä]chlich", "actually"), (r"warte", "wait"),
+    (r"ich wei[sß] (?:es )?nicht", "I don't know"), (r"nicht sicher", "not sure"), (r"nicht", "not"),
+    (r"kein", "no"), (r"laut (?:dem |der )?(?:label|etikett|referenz)", "according to the label"),
+    (r"sagt", "says"),
+    (r"(?:das|die) (?:referenz)?(?:label|etikett)", "the label"), (r"ich h[oö]re", "I hear"), (r"ist", "is"),
+    (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"),
+])
+_FR_CHOICE = Gloss([
+    (r"(?:la|ma) r[ée]ponse(?: finale| correcte)? est", "the answer is"), (r"r[ée]ponse", "answer"),
+    (r"mon choix(?: final)? (?:est|se porte sur)", "my choice is"), (r"choix", "choice"),
+    (r"je (?:choisis|choisirais|prends|prendrais|s[ée]lectionne|vote pour)|j' opte pour", "I choose"),
+    (r"je pr[ée]f[èe]re", "I prefer"), (r"si je devais choisir", "if forced"),
+    (r"(?:est|sonne|semble|para[iî]t) (?:nettement |beaucoup |un peu |clairement )?(?:meilleure?|mieux)",
+     "is better"), (r"meilleure?|mieux", "better"),
+    (r"(?:le|la) premi(?:er|[èe]re)", "the first"), (r"(?:le|la) (?:deuxi[èe]me|seconde?)", "the second"),
+    (r"premi(?:er|[èe]re)", "first"), (r"deuxi[èe]me|seconde?", "second"), (r"enregistrement", "recording"),
+    (r"extrait", "clip"), (r"ni l'un ni l'autre|aucune?", "neither"), (r"ni", "nor"), (r"les deux", "both"),
+    (r"ou", "or"), (r"et", "and"), (r"mais|cependant", "but"), (r"en fait", "actually"), (r"attends?", "wait"),
+    (r"je ne sais pas", "I don't know"), (r"pas s[uû]re?", "not sure"), (r"ce n' est pas", "it is not"),
+    (r"n' est pas", "is not"), (r"pas", "not"), (r"ne|n'", ""), (r"c' est", "it is"), (r"dit", "says"),
+    (r"selon (?:l' |le |la )(?:[ée]tiquette|label|r[ée]f[ée]rence)", "according to the label"),
+    (r"l' [ée]tiquette|le label", "the label"), (r"j' entends", "I hear"), (r"est", "is"), (r"je", "I"),
+    (r"le|la|les|l'", "the"), (r"de la|du|des", "some"),
+])
+_CHOICE_GLOSSES = {"es": _ES_CHOICE, "zh": _ZH_CHOICE, "de": _DE_CHOICE, "fr": _FR_CHOICE}
 
 # ------------------------------------------------------------------------------------- ordinal slots (A/B, 1/2)
 _SLOT_NOUN = r"(?:one|clip|audio|option|sample|recording|candidate|description|response|track|file|version|choice)"
@@ -155,8 +204,17 @@ _NOT_COMPARATIVE = {"reference", "speaker", "number", "other", "either", "neithe
 _COMPARATIVE = {"more", "less", "fewer", "most", "least", "same", "better", "best", "worse", "worst", "closer"}
 
 
+def question_of(prompt: str | None) -> str | None:
+    """The prompt's question proper: its last sentence that ends with "?". Never the rest: a pairwise prompt's
+    candidate texts once decided whether "B is more faithful to the voice" answered it."""
+    asked = re.findall(r"[^.!?\n]*\?", prompt or "")
+    return asked[-1].strip() if asked else None
+
+
 def _question_choices(text: str, question: str | None) -> list[tuple[int, int, str]]:
-    """Spans of statements that answer ``question`` in its own comparative words (see the module docstring)."""
+    """Spans of statements that answer ``question`` (the sentence :func:`question_of` finds) in its own comparative
+    words (see the module docstring)."""
+    question = question_of(question)
     if not question:
         return []
     asked = set(re.findall(r"[a-z]+", _MARKUP.sub("", prepare(question)).lower()))
@@ -173,36 +231,40 @@ def _question_choices(text: str, question: str | None) -> list[tuple[int, int, s
 # --------------------------------------------------------------------------------------- label stems and aliases
 _ALIASES = {  # option (lower case) -> other words that name it (English, Spanish, Chinese)
     "angry": ["anger", "angrily", "mad", "furious", "enojado", "enojada", "enfadado", "enfadada", "ira", "enojo",
-              "rabia", "生气", "愤怒", "恼怒"],
+              "rabia", "生气", "愤怒", "恼怒", "wütend", "wut", "zornig", "verärgert", "colère", "en colère", "fâché",
+              "fâchée"],
     "happy": ["happiness", "joy", "joyful", "cheerful", "glad", "feliz", "alegre", "alegría", "felicidad", "开心",
-              "高兴", "快乐", "喜悦"],
-    "sad": ["sadness", "sorrow", "unhappy", "triste", "tristeza", "悲伤", "难过", "伤心"],
+              "高兴", "快乐", "喜悦", "glücklich", "fröhlich", "freude", "heureux", "heureuse", "joie", "joyeux"],
+    "sad": ["sadness", "sorrow", "triste", "tristeza", "悲伤", "难过", "伤心", "traurig", "traurigkeit", "trauer",
+            "tristesse"],
     "fearful": ["fear", "afraid", "scared", "frightened", "miedo", "temeroso", "temerosa", "asustado", "asustada",
-                "恐惧", "害怕"],
-    "disgust": ["disgusted", "disgusting", "asco", "disgustado", "disgustada", "asqueado", "asqueada", "厌恶", "恶心"],
-    "surprised": ["surprise", "astonished", "sorpresa", "sorprendido", "sorprendida", "惊讶", "惊奇", "吃惊"],
+                "恐惧", "害怕", "ängstlich", "angst", "furcht", "peur", "effrayé", "effrayée", "apeuré"],
+    "disgust": ["disgusted", "disgusting", "asco", "disgustado", "disgustada", "asqueado", "asqueada", "厌恶", "恶心",
+                "ekel", "angewidert", "dégoût", "dégoûté", "dégoûtée"],
+    "surprised": ["surprise", "astonished", "sorpresa", "sorprendido", "sorprendida", "惊讶", "惊奇", "吃惊",
+                  "überrascht", "überraschung", "surpris"],
     "calm": ["calmness", "calmly", "tranquil", "calma", "tranquilo", "tranquila", "calmado", "calmada", "平静",
-             "冷静"],
-    "neutral": ["neutrality", "neutro", "neutra", "中性", "中立"],
-    "english": ["inglés", "ingles", "英语", "英文"],
-    "french": ["français", "francés", "frances", "法语", "法文"],
-    "german": ["deutsch", "alemán", "aleman", "德语", "德文"],
-    "japanese": ["日本語", "japonés", "japones", "日语", "日文"],
-    "spanish": ["español", "espanol", "castellano", "castilian", "西班牙语", "西班牙文"],
-    "italian": ["italiano", "意大利语"],
-    "portuguese": ["português", "portugués", "portugues", "葡萄牙语"],
-    "russian": ["русский", "ruso", "俄语", "俄文"],
+             "冷静", "ruhig", "gelassen", "calme"],
+    "neutral": ["neutrality", "neutro", "neutra", "中性", "中立", "neutre"],
+    "english": ["inglés", "ingles", "英语", "英文", "englisch", "anglais"],
+    "french": ["français", "francais", "francés", "frances", "法语", "法文", "französisch"],
+    "german": ["deutsch", "alemán", "aleman", "德语", "德文", "allemand"],
+    "japanese": ["日本語", "japonés", "japones", "日语", "日文", "japanisch", "japonais"],
+    "spanish": ["español", "espanol", "castellano", "castilian", "西班牙语", "西班牙文", "spanisch", "espagnol"],
+    "italian": ["italiano", "意大利语", "italienisch", "italien"],
+    "portuguese": ["português", "portugués", "portugues", "葡萄牙语", "portugiesisch", "portugais"],
+    "russian": ["русский", "ruso", "俄语", "俄文", "russisch", "russe"],
     "mandarin chinese": ["mandarin", "chinese", "chino", "chino mandarín", "chino mandarin", "mandarín", "中文",
-                         "普通话", "汉语", "国语", "华语"],
+                         "普通话", "汉语", "国语", "华语", "chinesisch", "chinois"],
     "cantonese": ["chinese", "粤语", "广东话", "cantonés"],
     "cantonese chinese": ["cantonese", "chinese", "粤语", "广东话", "cantonés"],
-    "korean": ["한국어", "coreano", "韩语", "朝鲜语"],
-    "arabic": ["العربية", "árabe", "arabe", "阿拉伯语"],
+    "korean": ["한국어", "coreano", "韩语", "朝鲜语", "koreanisch", "coréen"],
+    "arabic": ["العربية", "árabe", "arabe", "阿拉伯语", "arabisch"],
     "hindi": ["हिन्दी", "हिंदी", "印地语"],
-    "dutch": ["nederlands", "neerlandés", "holandés", "荷兰语"],
-    "polish": ["polski", "polaco", "波兰语"],
-    "turkish": ["türkçe", "turco", "土耳其语"],
-    "swedish": ["svenska", "sueco", "瑞典语"],
+    "dutch": ["nederlands", "neerlandés", "holandés", "荷兰语", "niederländisch", "néerlandais"],
+    "polish": ["polski", "polaco", "波兰语", "polnisch", "polonais"],
+    "turkish": ["türkçe", "turco", "土耳其语", "türkisch", "turc"],
+    "swedish": ["svenska", "sueco", "瑞典语", "schwedisch", "suédois"],
     "male": ["man", "masculine", "hombre", "masculino", "男性", "男"],
     "female": ["woman", "feminine", "mujer", "femenino", "女性", "女"],
 }
@@ -244,7 +306,159 @@ def _canonical_labels(text: str, options: list[str]) -> str:
     return pattern.sub(lambda m: forms[m.group(0).lower()], text)
 
 
-# ---------------------------------------------------------------------------------------------------- reading
+# ------------------------------------------------------------------------------------------------- label kinds
+_EMOTIONS = {"angry", "happy", "sad", "fearful", "disgust", "surprised", "calm", "neutral"}
+_LANGUAGES = {"english", "french", "german", "japanese", "spanish", "italian", "portuguese", "russian",
+              "mandarin chinese", "cantonese", "cantonese chinese", "korean", "arabic", "hindi", "dutch", "polish",
+              "turkish", "swedish"}
+_KINDS = (_EMOTIONS, _LANGUAGES, {"male", "female"})
+# ISO 639 codes (a region subtag may follow: "pt-BR", "zh_CN") -> the language names an option may carry
+_CODES = {"en": ["english"], "eng": ["english"], "fr": ["french"], "fra": ["french"], "fre": ["french"],
+          "de": ["german"], "deu": ["german"], "ger": ["german"], "ja": ["japanese"], "jpn": ["japanese"],
+          "es": ["spanish"], "spa": ["spanish"], "it": ["italian"], "ita": ["italian"], "pt": ["portuguese"],
+          "por": ["portuguese"], "ru": ["russian"], "rus": ["russian"],
+          "zh": ["mandarin chinese", "chinese", "mandarin"], "cmn": ["mandarin chinese", "mandarin", "chinese"],
+          "zho": ["mandarin chinese", "chinese", "mandarin"],
+          "yue": ["cantonese", "cantonese chinese"], "ko": ["korean"], "kor": ["korean"], "ar": ["arabic"],
+          "ara": ["arabic"], "hi": ["hindi"], "hin": ["hindi"], "nl": ["dutch"], "nld": ["dutch"], "pl": ["polish"],
+          "pol": ["polish"], "tr": ["turkish"], "tur": ["turkish"], "sv": ["swedish"], "swe": ["swedish"]}
+_CODE = r"([A-Za-z]{2,3})(?:[-_][A-Za-z]{2}|[-_]\d{3}|[-_][A-Z][a-z]{3})?"
+_CODE_ALONE = re.compile(rf"^\W*{_CODE}\W*$")
+_CODE_CUE = re.compile(rf"(?i:\b(?:language|lang|code|answer|label|prediction)(?:\s+code)?\s*[:=]\s*[\"']?){_CODE}"
+                       r"(?![\w-])")
+
+
+def _language_codes(text: str, options: list[str]) -> str:
+    """A language code standing alone or after a cue ("es", "Language: pt-BR") as the option it names, before the
+    Spanish gloss reads "es" as "it is"; elsewhere a two-letter word is a word ("it", "de")."""
+    names = {o.lower(): o for o in options}
+
+    def option(m: re.Match) -> str:
+        found = next((names[n] for n in _CODES.get(m.group(1).lower(), []) if n in names), None)
+        return m.group(0) if found is None else m.group(0)[: m.start(1) - m.start()] + found
+
+    if not any(n in _LANGUAGES or n in ("chinese", "mandarin") for n in names):
+        return text
+    alone = _CODE_ALONE.match(text)
+    if alone:
+        found = next((names[n] for n in _CODES.get(alone.group(1).lower(), []) if n in names), None)
+        return found or text
+    return _CODE_CUE.sub(option, text)
+
+
+# ---------------------------------------------------------------------------------------------------- doubt
+class Reading(NamedTuple):
+    """What a reply says: the ``option`` it names, or None and the ``reason`` (one of :data:`REASONS`)."""
+
+    option: str | None
+    reason: str | None = None
+
+
+REASONS = {
+    "empty": "nothing written",
+    "noise": "no language (byte noise, a repeated token)",
+    "none": "no option named",
+    "tie": "the options judged equal, or neither chosen",
+    "conflict": "several options chosen or named, none of them finally",
+    "negated": "the only choice is negated (\"it is not the case that A is better\")",
+    "hedged": "no commitment: a hypothetical, a question, or \"hard to tell\"",
+    "reversed": "the choice is taken back (\"wait, no\", \"actually\") without a new one",
+    "label": "only the supplied label is reported, neither adopted nor replaced",
+}
+# the rest of a clause, up to a turn ("At first it sounds sad, but overall the emotion is angry")
+_SAME_CLAUSE = r"(?:(?!\b(?:but|however|yet|though|although|now|whereas)\b)[^.!?;:\n])*"
+# a choice inside a hypothetical or a first impression is no commitment ("I would have said A", "at first, A")
+_HYPOTHETICAL = re.compile(
+    r"(?i:\b(?:would\s+have\s+(?:said|chosen|picked|gone\s+with|preferred)|might\s+have\s+(?:said|chosen|picked)|"
+    r"was\s+going\s+to\s+(?:say|choose|pick|go\s+with)|at\s+first|initially|i\s+(?:first\s+)?thought|"
+    r"i\s+had\s+thought|(?:one|someone|somebody|you)\s+(?:might|could|would)\s+(?:say|think|argue))\b"
+    rf"{_SAME_CLAUSE})$")
+# a choice inside a negated claim is no choice ("It is not the case that A is better", "I don't think A is better")
+_NEGATED_CLAIM = re.compile(
+    r"(?i:(?:\bnot\s+the\s+case|\bnot\s+true|\bisn'?t\s+true|\bdon'?t\s+think|\bdo\s+not\s+think|"
+    r"\bwouldn'?t\s+say|\bwould\s+not\s+say|\bcan'?t\s+say|\bcannot\s+say|\bdisagree|\bfalse\s+that|"
+    rf"\bwrong\s+to\s+say|\bnot\s+convinced|\bno\s+way)\b{_SAME_CLAUSE})$")
+# words that take back what came before ("Wait, no", "Actually", "On second thought", "A... no")
+_REVERSAL = re.compile(
+    r"(?i:\b(?:wait|actually|on\s+second\s+thoughts?|correction|scratch\s+that|i\s+mean|or\s+rather|then\s+again|"
+    r"(?:after|on)\s+(?:listening|hearing|thinking)(?:\s+(?:again|more|twice|it\s+over))?|on\s+reflection|"
+    r"changing\s+my\s+(?:answer|mind)|i\s+take\s+(?:it|that)\s+back|let\s+me\s+reconsider|hmm+|just\s+kidding)\b|"
+    r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no\s*(?:[,:;.!-]|$))")
+# a final answer outranks an earlier choice it contradicts
+_FINAL = re.compile(r"(?i:\b(?:final(?:ly)?|answer|verdict|decision|in\s+the\s+end|ultimately|in\s+conclusion|"
+                    r"to\s+conclude|overall)\b[^.!?\n]{0,24})$")
+_UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determine|say|tell|judge|decide|know)|"
+                     r"can'?t\s+(?:tell|determine|say|decide|judge)|cannot\s+(?:tell|determine|say|decide|judge)|"
+                     r"not\s+sure|unsure|unclear|uncertain|i\s+don'?t\s+know|no\s+idea)\b)")
+_TIE = re.compile(r"(?i:\b(?:tie|tied|a\s+draw|equal(?:ly)?|(?:about|roughly|exactly)\s+the\s+same|no\s+difference|"
+                  r"(?:both|neither)\b|can'?t\s+(?:choose|decide|pick)\s+between|indistinguishable)\b)")
+_COURTESY = re.compile(r"(?i:\b(?:happy|glad|pleased|delighted)\s+to\s+(?:help|assist|answer|be\s+of|oblige)\b"
+                       r"|\bglad\s+you\s+asked\b)")
+_NEGATED_MORE = re.compile(r"(?i:\b(?:anything\s+but|far\s+from|rather\s+than|instead\s+of|other\s+than|hardly|"
+                           r"barely)\s+(?:\w+\s+)?)$")
+# a supplied label the reply reports ("the reference label is happy", "German, according to the label")
+_SUPPLIED = (r"(?:reference|supplied|given|provided|suggested|proposed|original|attached|existing|annotated|stated|"
+             r"ground[-\s]truth|expected|claimed)")
+_LABEL_SAYS = (rf"(?i:(?:\b(?:the|a|this|its|that)\s+(?:{_SUPPLIED}\s+)?(?:label|annotation|tag|metadata)\s*(?:(?:is|"
+               r"was|says|said|reads|suggests|claims|states|of)\b\s*|[:=]\s*)?|\baccording\s+to\s+the\s+(?:label|"
+               r"annotation|metadata|reference)\s*[,:]?\s*)[\"']?)")
+_PER_LABEL = (rf"(?i:[\"']?\s*,?\s*\(?\s*(?:according\s+to|as\s+per|per|as\s+in|from)\s+the\s+(?:{_SUPPLIED}\s+)?"
+              r"(?:label|annotation|reference)\)?)")
+_AGREE = re.compile(r"(?i:\b(?:i\s+agree|agreed|(?:that'?s|that\s+is|it'?s|it\s+is|label\s+is)\s+(?:right|correct|"
+                    r"accurate)|correct|confirm(?:ed)?|(?:it|that)\s+matches)\b)")
+_DISAGREE = re.compile(r"(?i:\bdisagree|\b(?:not|n't|never)\s+(?:\w+\s+)?(?:right|correct|accurate|agree|match)|"
+                       r"\b(?:wrong|incorrect|inaccurate|mistaken)\b)")
+_STRUCTURED_KEYS = ("final_answer", "answer", "choice", "verdict", "label", "prediction", "preference", "preferred",
+                    "winner", "better", "option", "selection", "result", "emotion", "language", "output")
+_BRACKETED = re.compile(r"\[\[\s*([^\[\]\n]{1,40}?)\s*\]\]|\\boxed\{\s*(?:\\text\{)?\s*([^{}\n]{1,40}?)\s*\}?\s*\}")
+
+
+def _sentence_of(text: str, start: int) -> tuple[int, int]:
+    """Start and end of the sentence (or line) around ``start``."""
+    left = max(text.rfind(c, 0, start) for c in ".!?;\n") + 1
+    ends = [i for i in (text.find(c, start) for c in ".!?;\n") if i >= 0]
+    return left, min(ends) + 1 if ends else len(text)
+
+
+def _void(text: str, start: int) -> str | None:
+    """Why a choice at ``start`` is no commitment (``hedged``, ``negated``), or None."""
+    left, end = _sentence_of(text, start)
+    before = text[left:start]
+    if text[left:end].rstrip().endswith("?") or _HYPOTHETICAL.search(before):
+        return "hedged"
+    return "negated" if _NEGATED_CLAIM.search(before) else None
+
+
+def _commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
+    """The option of the reply's final commitment among the explicit choices ``spans``, or why there is none; None
+    when there are no choices at all (the caller looks at bare mentions)."""
+    if not spans:
+        return None
+    voided = [_void(text, s[0]) for s in spans]
+    live = [s for s, why in zip(spans, voided, strict=True) if why is None]
+    if not live:
+        return Reading(None, "negated" if "negated" in voided else "hedged")
+    start, end, option = live[-1]
+    if _REVERSAL.search(text[end:]):
+        return Reading(None, "reversed")  # "Description A is better. Wait, no: B is more faithful"
+    final = _FINAL.search(text[:start])
+    for s in live[:-1]:
+        if s[2].lower() != option.lower() and not final and not _REVERSAL.search(text[s[1]:start]):
+            return Reading(None, "conflict")  # "A is better. B is better."
+    return Reading(option)
+
+
+def _no_choice(text: str, named: set[str], negated: bool) -> Reading:
+    """Why a reply without an explicit choice names no option."""
+    if len(named) > 1:
+        return Reading(None, "conflict")
+    if _UNSURE.search(text):
+        return Reading(None, "hedged")
+    if _TIE.search(text):
+        return Reading(None, "tie")
+    return Reading(None, "negated" if negated else "none")
+
+
 def _sentence_choices(text: str, ref: str) -> list[tuple[int, int, str]]:
     """Sentences (or lines) that are only the option, possibly hedged: "B.", "I think clip B.", "Answer: sad"."""
     bare = re.compile(rf"\W*(?i:{_HEDGE}\W+)*{ref}[^\w]*")
@@ -256,80 +470,156 @@ def _sentence_choices(text: str, ref: str) -> list[tuple[int, int, str]]:
     return found
 
 
+def _negated(before: str) -> bool:
+    return bool(_NEGATED.search(before) or _NEGATED_MORE.search(before))
+
+
 def _excluded(text: str, start: int, end: int, coord_ref: str) -> bool:
     """A negated or coordinated mention ("not A", "A or B", "neither A nor B", "happy/sad") names no choice."""
     before, after = text[:start], text[end:]
-    if _NEGATED.search(before):
+    if _negated(before):
         return True
     joint = r"(?:[/&]|(?i:\b(?:or|and|nor|vs\.?|versus|between|either|neither|both)\b))"
-    if re.search(rf"{joint}\s*(?:(?i:{_SLOT})\s*)?\(?$", before) or re.search(rf"{coord_ref}\)?\s*,\s*\(?$", before):
+    listed = re.search(rf"{coord_ref}\)?\s*,\s*\(?$", before)  # "happy, sad" but not "Not sad, happy"
+    if re.search(rf"{joint}\s*(?:(?i:{_SLOT})\s*)?\(?$", before) or (listed and not _negated(before[:listed.start()])):
         return True
     return bool(re.match(rf"\)?\s*(?:[/&,]|(?i:(?:or|and|nor|vs\.?|versus)\b))\s*{coord_ref}", after))
 
 
-def _last_choice(text: str, patterns: list[re.Pattern], ref: str, coord_ref: str,
-                 extra: list[tuple[int, int, str]] = ()) -> str | None:
-    """The option of the last explicit choice that is neither negated nor coordinated."""
-    spans = [(m.start(1), m.end(1), m.group(1)) for p in patterns for m in p.finditer(text)]
-    spans += _sentence_choices(text, ref) + list(extra)
-    spans = [s for s in spans if not _excluded(text, s[0], s[1], coord_ref)]
-    return max(spans)[2] if spans else None
+def _choices(text: str, patterns: list[re.Pattern], ref: str, coord_ref: str,
+             extra: list[tuple[int, int, str]] = ()) -> list[tuple[int, int, str]]:
+    """The explicit choices ``(start, end, option)`` in order, negated and coordinated mentions left out."""
+    spans = {(m.start(1), m.end(1), m.group(1)) for p in patterns for m in p.finditer(text)}
+    spans |= set(_sentence_choices(text, ref)) | set(extra)
+    return sorted(s for s in spans if not _excluded(text, s[0], s[1], coord_ref))
 
 
-def _parse_letter(text: str, question: str | None = None) -> str | None:
+def _read_letter(text: str, question: str | None) -> Reading:
     coord = rf"(?:(?i:{_SLOT})\s*)?\(?\b[AB]\b"
     patterns = [re.compile(_AB_CUE + _LETTER_REF), re.compile(_AB_VERB + _LETTER_REF),
+                re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(_CONCLUDE + _LETTER_REF + _END), re.compile(_ITS + _LETTER_REF + _END),
                 re.compile(_LETTER_REF + _AB_GOOD),
-                re.compile(rf"^\W*\(?\b([AB])\b\)?(?=\s*(?:[.)!;]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
+                re.compile(rf"^\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:[.)!;]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
     # "A: ..." leads only when it is not the first of per-clip headers ("A: noisy. B: clean.")
     headers = set(re.findall(rf"(?:^|\n|[.;]\s+)\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?\s*:", text))
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
-    return _last_choice(text, patterns, _LETTER_REF, coord, _question_choices(text, question))
+    reading = _commitment(text, _choices(text, patterns, _LETTER_REF, coord, _question_choices(text, question)))
+    if reading is not None:
+        return reading
+    named = {m.group(1) for m in re.finditer(_LETTER_REF, text) if not _excluded(text, m.start(1), m.end(1), coord)}
+    return _no_choice(text, named, any(_negated(text[:m.start(1)]) for m in re.finditer(_LETTER_REF, text)))
 
 
-def _parse_label(text: str, options: list[str]) -> str | None:
+def _other_labels(options: list[str]) -> re.Pattern | None:
+    """Labels of the options' kind that are not options ("Cantonese" where the options hold Mandarin Chinese only),
+    by forms no option claims."""
+    lowered = {o.lower() for o in options}
+    kind = next((k for k in _KINDS if lowered & k), set())
+    claimed = set(_label_forms(options))
+    forms = {f for label in kind - lowered for f in (label, *_ALIASES.get(label, [])) if f.lower() not in claimed}
+    if not forms:
+        return None
+    return re.compile("|".join(rf"(?<!\w){re.escape(f)}(?!\w)" for f in sorted(forms, key=len, reverse=True)), re.I)
+
+
+def _read_label(text: str, options: list[str]) -> Reading:
     by_lower = {o.lower(): o for o in options}
-    text = _canonical_labels(text, options)
+    text = _canonical_labels(_COURTESY.sub(" ", text), options)
     lowered = text.lower().strip(" \t\n.\"'`*:!")
     if lowered in by_lower:
-        return by_lower[lowered]
+        return Reading(by_lower[lowered])
     alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
     ref = rf"(?i:(?<!\w)({alternation})(?!\w))"
     coord = rf"(?i:(?<!\w)(?:{alternation})(?!\w))"
+    # the supplied label, only reported, is set aside ("the reference label is happy, but I hear sadness")
+    supplied = {m.group(1).lower() for p in (_LABEL_SAYS + ref, ref + _PER_LABEL) for m in re.finditer(p, text)}
+    text = re.sub(_LABEL_SAYS + ref, " the label ", text)
+    text = re.sub(ref + _PER_LABEL, " the label ", text)
     patterns = [re.compile(_LABEL_CUE + ref), re.compile(_LABEL_VERB + ref), re.compile(_CONCLUDE + ref + _END),
                 re.compile(_ITS + ref + _END),
                 re.compile(rf"^\W*{ref}(?=\s*(?:[.)!;:]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
-    choice = _last_choice(text, patterns, ref, coord)
-    if choice is not None:
-        return by_lower[choice.lower()]
+    reading = _commitment(text, _choices(text, patterns, ref, coord))
+    if reading is not None:
+        return Reading(by_lower[reading.option.lower()]) if reading.option else reading
     mentions = list(re.finditer(ref, text))
-    if any(_excluded(text, m.start(1), m.end(1), coord) and not _NEGATED.search(text[:m.start(1)])
-           for m in mentions):
-        return None  # "happy/sad", "angry or sad": more than one option offered
-    named = {m.group(1).lower() for m in mentions if not _NEGATED.search(text[:m.start(1)])}
-    return by_lower[named.pop()] if len(named) == 1 else None
+    if any(_excluded(text, m.start(1), m.end(1), coord) and not _negated(text[:m.start(1)]) for m in mentions):
+        return Reading(None, "conflict")  # "happy/sad", "angry or sad": more than one option offered
+    named = {m.group(1).lower() for m in mentions if not _negated(text[:m.start(1)])}
+    others = _other_labels(options)
+    if others is not None and others.search(text):
+        named.add("another label")  # "Chinese (Cantonese)": a label that is not an option is named too
+    taken_back = bool(mentions) and _REVERSAL.search(text[mentions[-1].end(1):])
+    if len(named) == 1 and mentions and not _UNSURE.search(text) and not taken_back:
+        return Reading(by_lower[named.pop()])
+    if not named and len(supplied) == 1:
+        if _AGREE.search(text) and not _DISAGREE.search(text):
+            return Reading(by_lower[supplied.pop()])  # "The label says angry. I agree."
+        return Reading(None, "label")
+    return _no_choice(text, named, any(_negated(text[:m.start(1)]) for m in mentions))
+
+
+def _structured(text: str, options: list[str]) -> Reading | None:
+    """A JSON object's answer field, ``[[B]]`` or ``\\boxed{B}``, read exactly; None when the reply has none."""
+    values = []
+    brace = text.find("{"), text.rfind("}")
+    if -1 < brace[0] < brace[1]:
+        try:
+            obj = json.loads(text[brace[0]: brace[1] + 1])
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            keys = {str(k).lower().replace(" ", "_"): v for k, v in obj.items()}
+            values = [str(keys[k]) for k in _STRUCTURED_KEYS if isinstance(keys.get(k), (str, int))]
+    values += [m.group(1) or m.group(2) for m in _BRACKETED.finditer(text)]
+    if not values:
+        return None
+    readings = []
+    for value in values:
+        if value.strip().upper() == "C" and sorted(options) == ["A", "B"] or _TIE.fullmatch(value.strip()):
+            readings.append(Reading(None, "tie"))  # MT-Bench's [[C]]
+        else:
+            readings.append(_read_text(value, options))
+    chosen = {r.option for r in readings if r.option is not None}
+    if len(chosen) > 1:
+        return Reading(None, "conflict")
+    return next((r for r in readings if r.option is not None), readings[-1])
 
 
 def _english(raw: str) -> str:
     text = _MARKUP.sub("", prepare(raw)).strip()
     lang = language(text)
+    if lang == "fr":
+        text = re.sub(r"(?i:\b([cdjlmnst]|qu)'(?=\w))", r"\1' ", text)  # "l'extrait" -> "l' extrait"
     return _CHOICE_GLOSSES[lang](text) if lang in _CHOICE_GLOSSES else text
 
 
-def parse_answer(raw: str, options: list[str], question: str | None = None) -> str | None:
-    """The option a free-form answer names, or None (empty, a refusal, none or several options named, a comparison
-    without a choice). A final explicit choice wins over earlier mentions; ``question`` (the item's prompt) lets a
-    statement in the question's own comparative words answer it. See the module docstring."""
-    text = _english(raw or "")
-    if not text or not options:
-        return None
+def _read_text(raw: str, options: list[str], question: str | None = None) -> Reading:
+    text = _english(_language_codes(prepare(raw).strip(), options))
     if sorted(options) in (["A", "B"], ["1", "2"]):
         digits = sorted(options) == ["1", "2"]
-        letter = _parse_letter(_ordinals(text, digits), question)
-        return None if letter is None else {"A": "1", "B": "2"}[letter] if digits else letter
-    return _parse_label(text, options)
+        reading = _read_letter(_ordinals(text, digits), question)
+        if reading.option is not None and digits:
+            return Reading({"A": "1", "B": "2"}[reading.option])
+        return reading
+    return _read_label(text, options)
+
+
+def read_answer(raw: object, options: list[str], question: str | None = None) -> Reading:
+    """The option a free-form reply names, or None and why not (see the module docstring and :data:`REASONS`).
+    ``question``: the item's prompt, of which only the question sentence is read (:func:`question_of`)."""
+    text = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw)
+    if not text.strip() or not options:
+        return Reading(None, "empty" if not text.strip() else "none")
+    if unreadable(text):
+        return Reading(None, "noise")
+    return _structured(text, options) or _read_text(text, options, question)
+
+
+def parse_answer(raw: str, options: list[str], question: str | None = None) -> str | None:
+    """The option a free-form reply names, or None (:func:`read_answer` says why)."""
+    return read_answer(raw, options, question).option
 
 
 def agreeing_probs(raw: object, label: str | None, probs: dict | None,

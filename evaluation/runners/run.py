@@ -9,6 +9,8 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
 - ``raw``: the answer text;
 - ``label``: the option it names (closed items; null when it names none, and always null for free-form items, which
   are generated, never matched against an option list) and ``parsed`` (``label`` is not null; null for free-form);
+  ``unread`` (closed items whose text names no option) says why, a reason code of
+  :data:`~.reading.REASONS` (``conflict``, ``negated``, ``hedged``, ``reversed``, ``noise``, ...);
 - ``option_probs``: option -> probability for closed items where the runner has them (``hf:`` option logits,
   ``openai:`` servers that return logprobs) and the text agrees with them, else null; ``probs_dropped`` (only where
   they were dropped) says why: the text names no option or another one (:func:`~.reading.agreeing_probs`);
@@ -40,6 +42,7 @@ import numbers
 import os
 import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +51,8 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.answer_language import unreadable
 from omniaudit.evaluation.predictions import run_provenance
 from omniaudit.evaluation.runners.identity import runner_identity
-from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items, parse_answer
-from omniaudit.evaluation.runners.reading import agreeing_probs
+from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items
+from omniaudit.evaluation.runners.reading import agreeing_probs, read_answer
 from omniaudit.evaluation.runners.shards import shard_positions
 from omniaudit.evaluation.runners.transport import redact
 from omniaudit.io import atomic_file, check_out_file, looks_like, output_lock
@@ -272,11 +275,11 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
                    served: dict[str, str] | None = None) -> dict:
     """One predictions row (see the module docstring); ``served``: its :func:`served_fields`."""
     raw = str(raw)
-    label, dropped = None, None
+    label, dropped, unread = None, None, None
     if item.closed:
-        label = parse_answer(raw, item.options, item.prompt)  # the question lets "the first is cleaner" answer
+        label, unread = read_answer(raw, item.options, item.prompt)  # its question sentence, never the rest
         if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
-            label = max(item.options, key=lambda o: probs.get(o, 0.0))
+            label, unread = max(item.options, key=lambda o: probs.get(o, 0.0)), None
         # the text wins over probabilities it contradicts (a sampled text is a draw from them)
         probs, dropped = agreeing_probs(raw, label, probs, sampled=bool(sampling.temperature))
     else:
@@ -284,6 +287,8 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
     record = sampling.record()
     row = {"id": item.id, "order": item.order, "run": record.pop("run"), "raw": raw, "label": label,
            "parsed": (label is not None) if item.closed else None, "option_probs": probs, **record}
+    if unread:
+        row["unread"] = unread  # why no option was read (reading.REASONS)
     if dropped:
         row["probs_dropped"] = dropped
     row.update(served or {})
@@ -514,6 +519,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
             "parsed": sum(r["parsed"] for r in closed),
             "with_probs": sum(r["option_probs"] is not None for r in closed),
             "probs_dropped": sum("probs_dropped" in r for r in closed),
+            "unread": dict(sorted(Counter(r["unread"] for r in closed if r.get("unread")).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
             "usable": sum(map(usable, rows)), "resumed": resumed,
             "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),

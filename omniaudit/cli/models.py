@@ -18,6 +18,8 @@ def _judged(counts: dict) -> str:
         parts.append(f"{counts['parsed']} of {counts['closed']} closed answers parsed, {counts['with_probs']} with "
                      "option probabilities" + (f" ({counts['probs_dropped']} dropped: the text named no option or "
                                                "another one)" if counts.get("probs_dropped") else ""))
+        if counts.get("unread"):
+            parts.append("unread: " + ", ".join(f"{n} {why}" for why, n in counts["unread"].items()))
     if counts["free_form"]:
         parts.append(f"{counts['generated']} of {counts['free_form']} free-form answers non-empty")
     if counts["requests"] is not None:

@@ -8,6 +8,7 @@ does not know the question); negated and coordinated mentions name nothing; ambi
 import pytest
 
 from omniaudit.evaluation.runners import parse_answer
+from omniaudit.evaluation.runners.reading import question_of
 
 AB = ["A", "B"]
 EMO = ["angry", "happy", "neutral", "sad"]
@@ -143,7 +144,7 @@ ISSUE_17 = [
 
 
 @pytest.mark.parametrize(("raw", "options", "label"), ISSUE_17)
-def test_issue_17_answers(raw, options, label):
+def test_answers_from_an_earlier_outside_set(raw, options, label):
     assert parse_answer(raw, options) == label
 
 
@@ -156,6 +157,19 @@ def test_a_statement_in_the_questions_own_comparative_words_answers_it():
     assert parse_answer("Clip A has more background noise.", AB, question=Q_CLEAN) is None
     assert parse_answer("Clip A is noisier than clip B.", AB, question=Q_CLEAN) is None
     assert parse_answer("Neither clip A nor clip B is cleaner.", AB, question=Q_CLEAN) is None
+
+
+def test_only_the_prompts_question_sentence_is_read_never_its_candidate_texts():
+    prompt = ("Two descriptions of the speaker follow.\n\nDescription A: a calm voice\n\nDescription B: an angry "
+              "voice, faithful to the voice\n\nWhich description is more faithful to the emotion heard? Answer "
+              "with A or B.")
+    assert question_of(prompt) == "Which description is more faithful to the emotion heard?"
+    assert parse_answer("B is more faithful to the voice.", AB, question=prompt) is None  # "voice": candidates' word
+    assert parse_answer("B is more faithful to the emotion heard.", AB, question=prompt) == "B"
+    assert parse_answer("Description A is better. Wait, no: B is more faithful to the emotion heard.", AB,
+                        question=prompt) == "B"  # taken back, then answered in the question's own words
+    assert parse_answer("Description A is better. Wait, no: B is more faithful to the voice.", AB,
+                        question=prompt) is None  # taken back, and no new answer
 
 
 ECHOES = {"AB": Q_CLEAN, "12": "Which audio sounds more natural? Answer with 1 or 2 only.",
@@ -176,7 +190,6 @@ def test_degenerate_answers_name_no_option(kind, answer):
 @pytest.mark.parametrize("kind", list(SETS))
 def test_the_question_echoed_back_names_no_option(kind):
     assert parse_answer(ECHOES[kind], SETS[kind]) is None
-    assert parse_answer(ECHOES[kind], SETS[kind], question=ECHOES[kind]) is None
 
 
 def test_parse_answer_stays_importable_where_it_was():
