@@ -28,6 +28,7 @@ added to ``audit.json`` and the report.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema
-from omniaudit.evaluation.interventions.extract import extract, llm_extract
+from omniaudit.evaluation.interventions.extract import extract, llm_extract, unread
 from omniaudit.evaluation.interventions.pairing import ood_sync_rule, scored_rows
 from omniaudit.evaluation.predictions import (
     check_predictions,
@@ -97,8 +98,10 @@ def _is_null(value: object) -> bool:
 
 def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str | None = None,
                      dataset: str | Path | None = None, partial: bool = False, **judge_options) -> pd.DataFrame:
-    """One row per diagnostic row (and run): structured fields from the file, or extracted from its free-form answer
-    (rule-based, or by the judge ``extractor``, any ``omniaudit judge`` SPEC, as the paper's GPT extractor).
+    """One row per diagnostic row (and run): structured fields from the file, or extracted from its free-form answer:
+    by the rules first, then, for the answers they leave unread, by the judge ``extractor`` (any ``omniaudit judge``
+    SPEC, as the paper's GPT extractor), which also reads a fixed sample of rule-read answers to measure agreement
+    (:func:`agreement_sample`, reported in ``.attrs["label_sources"]``).
 
     The free-form answer is ``response``, or ``raw`` as ``omniaudit judge`` writes it (its ``label`` / ``parsed``
     are about closed option sets and are ignored). With a ``run`` column (``omniaudit judge --runs N``) the result
@@ -128,7 +131,7 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     keys = ids if runs is None else ids + "\0" + pd.Series(runs, index=ids.index)
     fail_at(keys.duplicated(), "duplicate id" if runs is None else "duplicate id in the same run", path, rows, "id",
             ids)
-    records, free_form, given = [], [], set()
+    records, unread_rows, rule_read, given = [], [], [], set()
     for k, (row_no, (_, rec)) in enumerate(zip(rows, raw.iterrows(), strict=True)):
         dim = dims[str(rec["id"])]
         fields = _structured(rec, dim, path, row_no)
@@ -137,17 +140,21 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
             response = rec.get(text) if text else None
             if not isinstance(response, str):
                 response = "" if response is None or response != response else str(response)
-            # an empty answer is unparseable, not a visual-only one
-            fields = {} if not response.strip() else (extract(dim, response) if extractor is None else None)
-            if fields is None:
-                free_form.append((str(rec["id"]) if runs is None else f"{rec['id']}#run={runs[k]}", dim, response))
-                fields = {}
+            # an empty answer is unparseable, not a visual-only one; rules first, the extractor only after them
+            fields = extract(dim, response) if response.strip() else {}
+            row_key = str(rec["id"]) if runs is None else f"{rec['id']}#run={runs[k]}"
+            if response.strip():
+                (unread_rows if unread(fields) else rule_read).append((row_key, dim, response))
         records.append({"id": str(rec["id"]), **({} if runs is None else {"run": runs[k]}), **fields})
-    extracted = llm_extract(free_form, extractor, **judge_options) if free_form else {}
+    extracted, checked = {}, []
+    if extractor is not None and (unread_rows or rule_read):
+        checked = agreement_sample(rule_read)
+        extracted = llm_extract(unread_rows + checked, extractor, **judge_options)
+    filled = {key for key, _, _ in unread_rows if key in extracted}
     key = (lambda r: r["id"]) if runs is None else (lambda r: f"{r['id']}#run={r['run']}")  # noqa: E731
-    records = [{**r, **extracted.get(key(r), {})} for r in records]
-    label_sources = _label_sources([(dims[r["id"]], r, k in given, key(r) in extracted)
-                                    for k, r in enumerate(records)], free_form, extracted)
+    records = [{**r, **extracted[key(r)]} if key(r) in filled else r for r in records]
+    label_sources = _label_sources([(dims[r["id"]], r, k in given, key(r) in filled)
+                                    for k, r in enumerate(records)], checked, extracted)
     columns = ["id", "synced", "direction", "offset_s", "audio_state", "match"]
     if runs is None:
         pred = pd.DataFrame(records, columns=columns)
@@ -167,19 +174,29 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
 LABEL_FIELD = {"sync": "synced", "existence": "audio_state", "consistency": "match"}
 
 
-def _label_sources(rows: list[tuple[str, dict, bool, bool]], free_form: list[tuple[str, str, str]],
+AGREEMENT_SAMPLE = 100  # rule-read answers also put to an --extractor, to measure how often the two agree
+
+
+def agreement_sample(rows: list[tuple[str, str, str]], n: int = AGREEMENT_SAMPLE) -> list[tuple[str, str, str]]:
+    """Up to ``n`` of the rule-read ``(key, dimension, response)`` rows, chosen by a hash of their key (the same rows
+    on every rerun, whatever the file's order)."""
+    return sorted(rows, key=lambda r: hashlib.sha256(r[0].encode()).hexdigest())[:n]
+
+
+def _label_sources(rows: list[tuple[str, dict, bool, bool]], checked: list[tuple[str, str, str]],
                    extracted: dict[str, dict]) -> dict:
     """How each answer's class was obtained: ``given`` (structured fields in the file), ``rule`` (the rule-based
-    reader), ``extractor`` (the LLM ``--extractor``) or ``unparsed``; with an extractor, its ``agreement`` with the
-    rule reader on the free-form answers both read (sync: synchronized and direction; else the class)."""
+    reader, always first), ``extractor`` (the LLM ``--extractor``, asked only for the answers the rules leave
+    unread) or ``unparsed``; with an extractor, its ``agreement`` with the rule reader on the ``checked`` sample of
+    rule-read answers (:func:`agreement_sample`; sync: synchronized and direction; else the class)."""
     counts = {"given": 0, "rule": 0, "extractor": 0, "unparsed": 0}
     for dim, fields, is_given, asked in rows:
         read = fields.get(LABEL_FIELD[dim]) is not None
         counts["unparsed" if not read else "given" if is_given else "extractor" if asked else "rule"] += 1
     out: dict = {**counts, "answers": len(rows)}
-    if free_form:
+    if checked or extracted:
         both = agree = 0
-        for key, dim, response in free_form:
+        for key, dim, response in checked:
             rule, llm = extract(dim, response), extracted.get(key, {})
             names = ("synced", "direction") if dim == "sync" else (LABEL_FIELD[dim],)
             if rule.get(LABEL_FIELD[dim]) is not None and llm.get(LABEL_FIELD[dim]) is not None:

@@ -79,7 +79,7 @@ def diagnostic(n_clips: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def test_interventions_audit_counts_label_sources_and_the_extractors_agreement(tmp_path):
+def test_the_extractor_fills_only_what_the_rules_leave_unread_and_its_agreement_is_measured(tmp_path):
     diag = diagnostic(1)  # c0: original sync / existence / consistency, shift sync, mute existence, swap consistency
     rows = [{"id": "c0/original/sync", "response": "The audio is synchronized with the video."},  # rule + LLM: synced
             {"id": "c0/shift+2.00/sync", "response": "The audio is delayed by about 2 seconds."},  # LLM: synced
@@ -92,12 +92,15 @@ def test_interventions_audit_counts_label_sources_and_the_extractors_agreement(t
     # scripted:always-a picks the first option of the extractor's question: synchronized / audio_described / match
     llm = read_predictions(path, diag, "scripted:always-a")
     sources = llm.attrs["label_sources"]
-    assert sources == {"given": 1, "rule": 0, "extractor": 3, "unparsed": 1, "answers": 5,
+    # rules first: the two rule-read answers keep their reading (the delayed one stays delayed), "mumble" is filled;
+    # the rule-read answers are also put to the extractor, which agrees on one of two
+    assert sources == {"given": 1, "rule": 2, "extractor": 1, "unparsed": 1, "answers": 5,
                        "extractor_agreement": {"n": 2, "agree": 1, "rate": 0.5}}
+    assert llm.set_index("id").loc["c0/shift+2.00/sync", "direction"] == "delay"
     result = audit_interventions(diag, llm)
     assert result["label_sources"] == sources
     line = label_sources_line(result["label_sources"])[0]
-    assert line.startswith("How the answers were read: 5 answers: 0 read by the rule reader, 3 filled by the LLM "
+    assert line.startswith("How the answers were read: 5 answers: 2 read by the rule reader, 1 filled by the LLM "
                            "extractor, 1 given in the file, 1 left unparsed.")
     assert "agreed with the rule reader on 1 of the 2 answers both read (50.0%)" in line
 
