@@ -25,8 +25,9 @@ def fmt(x: float | None, digits: int = 1) -> str:
 
 
 def fmt_ci(entry: dict) -> str:
+    """``value [lo, hi]`` of an entry with ``ci`` and ``waf`` (or ``value``)."""
     lo, hi = entry["ci"]
-    return f"{fmt(entry['waf'])} [{fmt(lo)}, {fmt(hi)}]"
+    return f"{fmt(entry['waf'] if 'waf' in entry else entry['value'])} [{fmt(lo)}, {fmt(hi)}]"
 
 
 def fmt_p(p: float) -> str:

@@ -49,6 +49,7 @@ from omniaudit.evaluation.stats import (
     mcnemar_exact,
     paired_waf_difference,
     prior_following,
+    waf_against_null,
 )
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import SUFFIXES
@@ -333,10 +334,11 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
     step("bootstrap CIs")
     predictors: dict[str, dict] = {n: {} for n in names}
     for slice_name, mask in masks.items():
-        estimates = bootstrap_waf(y[mask], decisions[:, mask], config.n_resamples, config.seed,
-                                  clusters=None if clusters is None else clusters[mask])
+        estimates, null, vs_null = waf_against_null(y[mask], decisions[:, mask], config.n_resamples, config.seed,
+                                                    clusters=None if clusters is None else clusters[mask])
         for i, name in enumerate(names):
             entry = {"waf": estimates[i].value, "ci": list(estimates[i].ci), "n": int(mask.sum()),
+                     "null_waf": null, "vs_null": vs_null[i],
                      "accuracy": float(correct[i, mask].mean()) if mask.any() else float("nan"),
                      "prior_following": prior_following(decisions[i, mask], prior[mask]),
                      "ties": int((~decided[i, mask]).sum())}
@@ -369,6 +371,8 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
                       "method": f"percentile, resampling {unit} within each slice, one-class resamples skipped"},
         "ties": {"rule": "P(a1) = 0.5 after averaging the orders is a tie: half credit for each class (WAF, "
                          "accuracy, prior-following); left out of McNemar",
+                 "null": "null_waf is the WAF of a tie on every pair of the slice (a judge with no information; "
+                         "not 50 when the labels are unbalanced); vs_null is WAF minus it with a paired CI",
                  "counts": {n: int((~decided[i]).sum()) for i, n in enumerate(names)}},
     }
     if judged_only is not None:

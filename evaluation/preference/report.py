@@ -46,6 +46,22 @@ def plot_full_vs_counter(audit: dict, prevalence: tuple[float, float], path: Pat
     return path
 
 
+def _null_lines(audit: dict) -> list[str]:
+    """WAF minus the content-blind null on each slice, with its paired CI (absent from audits written before it)."""
+    first = next(iter(audit["predictors"].values()))
+    if "vs_null" not in first["full"]:
+        return []
+    headers = ["Predictor"] + [f"{SLICE_TITLES[s]} (null {fmt(first[s]['null_waf'])})" for s in SLICE_TITLES]
+    rows = [[PROBE_TITLES.get(n, f"judge: {n}")] + [fmt_ci(p[s]["vs_null"]) for s in SLICE_TITLES]
+            for n, p in audit["predictors"].items()]
+    return ["### Above a judge with no information [paired bootstrap 95% CI]", "",
+            "WAF minus the null of each slice: the WAF of a tie on every pair of those items (half credit per class), "
+            "what a judge without information scores there. It is 50 only when the slice's labels are balanced; a "
+            "judge that ties everywhere (e.g. one that always picks the first slot, in both orders) is 0 on every "
+            "resample. A CI above 0 is evidence of information.", "",
+            markdown_table(headers, rows), ""]
+
+
 def plot_win_rates(win_rates: dict[str, float], path: Path) -> Path:
     names = sorted(win_rates, key=win_rates.get)
     fig, ax = plt.subplots(figsize=(6.2, 0.45 * len(names) + 1.4), dpi=120)
@@ -79,6 +95,7 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
         "",
         f"![Full vs counter-stereotypical WAF]({figures['full_vs_counter']})",
         "",
+        *_null_lines(audit),
         "## Prior-following and paired tests",
         "",
     ]
