@@ -17,14 +17,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from omniaudit import __version__
-from omniaudit.cli import composition, export, hub, interventions, models, preference, protocols, registry, scorecard
+from omniaudit.cli import (
+    composition,
+    export,
+    hub,
+    interventions,
+    models,
+    preference,
+    protocols,
+    readings,
+    registry,
+    scorecard,
+)
 from omniaudit.cli.common import DEPRECATED, Groups, Parser, console, progress_status, say, setup_logging
 from omniaudit.errors import InputError, ServiceError
 
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
 # the order of the help
-MODULES = (scorecard, models, preference, interventions, protocols, composition, export, hub, registry)
+MODULES = (scorecard, models, readings, preference, interventions, protocols, composition, export, hub, registry)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,71 @@
+"""Checking the readings on your own model: a stratified sample to label by hand, and agreement with the labels."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from omniaudit.cli import main
+from omniaudit.errors import InputError
+from omniaudit.evaluation.readings import agreement, sample_readings
+from omniaudit.evaluation.runners.reading import read_answer
+
+REPLIES = ["Answer: A", "B.", "It is not the case that A is better.", "I choose B", "A... wait, no.",
+           "Clip A is better", "A or B?", "B is better. Final answer: B."] * 5
+
+
+def _predictions(tmp_path):
+    rows = []
+    for i, raw in enumerate(REPLIES):
+        label, reason = read_answer(raw, ["A", "B"])
+        rows.append({"id": f"p{i}", "order": "AB", "run": 0, "raw": raw, "label": label, "parsed": label is not None,
+                     "option_probs": None, **({"unread": reason} if reason else {})})
+    rows.append({"id": "free", "order": None, "run": 0, "raw": "A dog barks.", "label": None, "parsed": None,
+                 "option_probs": None})
+    path = tmp_path / "pred.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_the_sample_is_seeded_stratified_and_leaves_free_form_rows_out(tmp_path):
+    path = _predictions(tmp_path)
+    one, two = sample_readings(path, n=12, seed=3), sample_readings(path, n=12, seed=3)
+    pd.testing.assert_frame_equal(one, two)
+    assert len(one) <= 12 and "free" not in set(one["id"]) and set(one["truth"]) == {""}
+    assert {"A", "B", "none"} <= set(one["reading"])  # every reading represented
+    assert {"negated", "reversed", "none"} <= set(one["reason"])  # every reason for no reading too
+    assert sample_readings(path, n=1000)["id"].is_unique
+
+
+def test_agreement_counts_misreadings_and_misses_against_hand_labels(tmp_path):
+    path = _predictions(tmp_path)
+    assert main(["readings", "sample", "--predictions", str(path), "--n", "40", "--out", str(tmp_path / "r")]) == 0
+    table = pd.read_csv(tmp_path / "r" / "readings.csv", keep_default_na=False)
+    assert "<table>" in (tmp_path / "r" / "readings.html").read_text()
+    table["truth"] = table["reading"]
+    table.to_csv(tmp_path / "r" / "readings.csv", index=False)
+    perfect = agreement(tmp_path / "r" / "readings.csv")
+    assert perfect.accuracy == 1.0 and perfect.kappa == 1.0 and perfect.meets_goal
+    # the hand labeller reads "A... wait, no." as no answer (as the reader) but "Clip A is better" as B: one misread
+    table.loc[table["raw"] == "Clip A is better", "truth"] = "B"
+    table.loc[table["raw"] == "A or B?", "truth"] = "A"  # and a reply the reader left unread as A: a miss
+    table.to_csv(tmp_path / "r" / "readings.csv", index=False)
+    result = agreement(tmp_path / "r" / "readings.csv")
+    from sklearn.metrics import cohen_kappa_score
+    assert result.kappa == pytest.approx(cohen_kappa_score(table["truth"], table["reading"]))
+    assert {r["raw"] for r in result.misread} == {"Clip A is better"} and not result.meets_goal
+    assert {r["raw"] for r in result.missed} == {"A or B?"}
+    with pytest.raises(SystemExit) as stop:
+        main(["readings", "agree", str(tmp_path / "r" / "readings.csv")])
+    assert stop.value.code == 1
+
+
+def test_unfilled_and_foreign_files_are_refused(tmp_path):
+    path = _predictions(tmp_path)
+    sample = sample_readings(path, n=5)
+    sample.to_csv(tmp_path / "empty.csv", index=False)
+    with pytest.raises(InputError, match="no row has a truth"):
+        agreement(tmp_path / "empty.csv")
+    (tmp_path / "other.jsonl").write_text(json.dumps({"id": "x", "response": "A"}) + "\n")
+    with pytest.raises(InputError, match="not an `omniaudit judge` predictions file"):
+        sample_readings(tmp_path / "other.jsonl")
