@@ -159,6 +159,26 @@ def no_audio_fixed(seed: int) -> Policy:
     return answer
 
 
+_DESCRIPTIONS = re.compile(r"Description A: (?P<A>.*?)\n\nDescription B: (?P<B>.*?)\n\n", re.DOTALL)
+
+
+def longer_in_self_correcting_prose(seed: int) -> Policy:
+    """A style shortcut without a position lock, in prose that misleads a careless reader: the longer description of
+    a preference pair, written as a correction that names the other slot first ("Description A is better. Wait, no:
+    B is more faithful to the clip. Final answer: B."); a content-blind guess elsewhere."""
+
+    def answer(body: dict) -> str:
+        pair = _DESCRIPTIONS.search(prompt_text(body))
+        if pair is None:
+            return guess(body, seed)
+        longer = "A" if len(pair["A"]) >= len(pair["B"]) else "B"
+        other = "B" if longer == "A" else "A"
+        return (f"Description {other} is better. Wait, no: {longer} is more faithful to the clip. "
+                f"Final answer: {longer}.")
+
+    return answer
+
+
 def refuser(body: dict) -> str:
     """Nothing usable: every item refused."""
     return REFUSAL

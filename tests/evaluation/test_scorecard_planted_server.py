@@ -21,6 +21,7 @@ from planted_policies import (
     concat_lock,
     is_concat_pairwise,
     label_follower,
+    longer_in_self_correcting_prose,
     no_audio_fixed,
     random_guesser,
     refuser,
@@ -40,10 +41,12 @@ AUDITS = ("preference", "interventions", "protocols", "composition")
 # itself is simulated in test_scorecard_calibration.py, here the point is the plumbing end to end.
 GUESSERS = {f"guess-{seed}": random_guesser(seed) for seed in (1, 2, 3)}
 POLICIES = {**GUESSERS, "concat-lock": concat_lock(11), "label-copy": label_follower(12),
-            "no-audio-fixed": no_audio_fixed(13), "refuser": refuser}
+            "no-audio-fixed": no_audio_fixed(13), "longer-corrects-itself": longer_in_self_correcting_prose(14),
+            "refuser": refuser}
 # what each planted model must be flagged for (the guessers and the confounded one: nothing)
+# a self-correcting answer names the other slot first: read right, the longer pick is style and never position
 PLANTED = {**{name: [] for name in GUESSERS}, "concat-lock": ["position"], "label-copy": ["label_following"],
-           "no-audio-fixed": [], "refuser": []}
+           "no-audio-fixed": [], "longer-corrects-itself": ["style"], "refuser": []}
 
 
 @pytest.fixture(scope="module")
