@@ -134,8 +134,10 @@ def _headline(audit: str, folder: Path | None, name: str) -> dict:
 
 
 def _usage(run, items: dict[str, int]) -> dict:
-    """status, reason, n_items and parse_rate (the share of answers the audit could read) of one model's run."""
-    return {"status": run.status, "reason": run.reason, "n_items": sum(items.values()), "parse_rate": run.parse_rate}
+    """status, reason, n_items, parse_rate (the share of answers the audit could read) and unread (why closed answers
+    named no option: reason -> count) of one model's run."""
+    return {"status": run.status, "reason": run.reason, "n_items": sum(items.values()), "parse_rate": run.parse_rate,
+            "unread": getattr(run, "unread", {}) or {}}
 
 
 def _items(dataset, configs) -> dict[str, int]:
@@ -242,8 +244,10 @@ def _kind(status: str) -> str:
 
 
 def _status(entry: dict) -> str:
-    rate = entry.get("parse_rate")
+    rate, unread = entry.get("parse_rate"), entry.get("unread") or {}
     text = entry["status"] + (f", parsed {rate:.0%}" if rate is not None else "")
+    if unread:  # a reply read as no answer, and why: doubt is never read as an answer
+        text += " (unread: " + ", ".join(f"{n} {why}" for why, n in unread.items()) + ")"
     return text if entry["status"] != "skipped" else f"skipped: {entry['reason']}"
 
 

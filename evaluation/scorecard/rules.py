@@ -69,6 +69,7 @@ class AuditRun:
     name: str = ""  # the judge / model name inside the audit
     reason: str | None = None
     parse_rate: float | None = None  # share of the answers the audit could read
+    unread: dict[str, int] = field(default_factory=dict)  # why closed answers named no option (reading.REASONS)
 
 
 @dataclass

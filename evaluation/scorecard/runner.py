@@ -30,6 +30,7 @@ import functools
 import hashlib
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -465,7 +466,9 @@ class Scorecard:
         folder = self.out / "models" / name / audit
         digests = {c: _file_digest(f) for c, f in files.items()}
         rows = [json.loads(line) for f in files.values() for line in f.read_text("utf-8").splitlines()]
-        run = AuditRun("ran", folder, dataset, files, name, parse_rate=sum(map(usable, rows)) / len(rows))
+        unread = Counter(r["unread"] for r in rows if r.get("unread"))
+        run = AuditRun("ran", folder, dataset, files, name, parse_rate=sum(map(usable, rows)) / len(rows),
+                       unread=dict(sorted(unread.items())))
         if not (entry.get("status") in ("ran", "not answering") and entry.get("key") == key
                 and entry.get("predictions") == digests and (folder / "audit.json").is_file()):
             self.say(f"{name}: auditing {audit}")

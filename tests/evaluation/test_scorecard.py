@@ -418,3 +418,11 @@ def test_calibration_fails_when_the_oracle_is_flagged_or_a_measured_plant_is_not
     assert verdicts["me"]["label_following"]["status"] == "clear"
     verdicts["pos"]["position"]["status"] = "not answering"  # unchecked, not failed
     assert calibration(models, verdicts)["position"]["ok"]
+
+
+def test_the_card_says_why_closed_answers_were_left_unread():
+    from omniaudit.evaluation.scorecard.card import _status
+
+    entry = {"status": "ran", "parse_rate": 0.9, "unread": {"negated": 3, "reversed": 1}}
+    assert _status(entry) == "ran, parsed 90% (unread: 3 negated, 1 reversed)"
+    assert _status({"status": "ran", "parse_rate": 1.0}) == "ran, parsed 100%"
