@@ -21,21 +21,43 @@ How phrasings are read (each rule is covered by the labelled set in ``.extract_l
 - text inside questions and "whether/if" clauses is not a claim, so "I can't tell whether it is synchronized" stays
   unparsed; a bare "Yes"/"No" answers the sync question (synchronized / not synchronized, no direction);
 - a negated synchrony claim is a desynchrony claim ("does not line up", "doesn't coincide", "do not occur at the same
-  time"), and alternatives are no claim ("synchronized or not", "early or delayed");
+  time", "non-synchronized"), and alternatives are no claim ("synchronized or not", "early or delayed");
+- a claim negated as a whole ("it's not the case that ...", "it is not true that ...", "I don't think ...") is read
+  as its opposite where that is one claim (synchronized <-> out of sync, match <-> mismatch) and as nothing
+  otherwise ("it's not the case that the audio is delayed": early or in sync, it does not say);
+- amounts: "a second and a half" / "one and a half seconds" is 1.5 s; a stated zero offset ("the offset is 0
+  seconds") is synchrony;
 - what is not an answer stays unparsed: the question echoed back (a sentence in question order or an instruction:
   "Describe the audio you hear", "Answer 'synchronized' or ..."), a bare topic word ("Audio", "Sound", repeated or
   after tokenizer noise), gibberish and off-topic text. ``visual_only`` (existence) and ``none`` (consistency) need
   an answer that describes the scene (a picture frame such as "the video shows", or someone or something doing
   something: "a man rides a bike", "a dog running"), so "The capital of France is Paris." is no audio dodge;
-- Spanish and Chinese answers are read through an English gloss of their sync, sound and scene phrases
-  (``.extract_gloss``); a phrase the lexicon does not know is left untranslated, so such an
-  answer stays unparsed rather than misread.
+- doubt is never read as an answer: two incompatible claims with no final word ("synchronized ... delayed by 2 s",
+  "there is no sound. I hear a dog", "the audio matches the video ... is unrelated to it") read as nothing; a
+  correction ("Perfectly synced... actually no, it lags by half a second", "on closer listening ...") or a first
+  impression given up ("at first it seemed synchronized, but the sound is 2 s late", "initially", "I thought")
+  reads the final claim, and nothing when none follows; ruling one direction out beside the other ("not delayed
+  but early") claims the other, not synchrony; an incongruity ("odd for an indoor kitchen", "wouldn't expect ... in",
+  "birdsong in a kitchen is strange") is a mismatch, a negated one ("nothing about the audio feels out of place") a
+  match; a split verdict ("partly matches, partly doesn't", "matches the picture, but not the music") is nothing; a
+  joke retracted ("just kidding, ...") or a "final answer:" reads the claim that follows;
+- noise is no answer (``is_noise``): empty text, byte noise, tokenizer markers, one word repeated;
+- Spanish, Chinese, German and French answers are read through an English gloss of their sync, sound and scene
+  phrases (``.extract_gloss``); a phrase the lexicon does not know is left untranslated, so such an answer stays
+  unparsed rather than misread; an answer in a language with no gloss is not read at all (never by the English rules
+  raw, where a cognate such as "correspond" would be read without its "ne ... pas").
+
+The LLM extractor (``llm_extract``, ``--extractor``) asks a judge to pick one of ``LLM_OPTIONS`` and reads its reply
+with ``read_extractor_reply`` (JSON, a quoted option, a cue, an option alone on a line; nothing when they disagree);
+a noise answer is not sent. ``unread(fields)`` marks the answers the rules leave unread, the ones a hybrid reading
+(rules first) would hand to the extractor.
 """
 
 from __future__ import annotations
 
 import re
 
+from omniaudit.evaluation.answer_language import prepare, unreadable
 from omniaudit.evaluation.interventions.extract_gloss import SCENE_MARK, english
 
 NUMBER_WORDS = {"half a": 0.5, "a half": 0.5, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4,
@@ -77,11 +99,24 @@ _REFUSAL = re.compile(r"\b(?:sorry|as an ai|i (?:can't|cannot|can not) (?:help|a
                       r"(?:audio|sound|video|clip)s?)\b")
 
 
-def _clean(response: str) -> str:
-    """Lower-cased answer (Spanish and Chinese through the English gloss) without what is no claim: questions and the
-    question echoed back, refusals ("I cannot access the audio"), "whether/if" clauses, alternatives ("synchronized
-    or not") and hedged clauses ("I'm not sure what the audio contains"; a hedge ends at a comma or "but")."""
-    text = english(response).translate(_QUOTES).lower()
+# "a second and a half", "one and a half seconds", "2 and a half s": a number with a half, as digits ("1.5 seconds")
+_HALF_WORDS = {"a": 1, "an": 1, **{w: v for w, v in NUMBER_WORDS.items() if " " not in w and v >= 1}}
+_HALF_NUMBER = rf"(\d+|{'|'.join(sorted(_HALF_WORDS, key=len, reverse=True))})"
+_AND_A_HALF = re.compile(rf"\b{_HALF_NUMBER}\s+and\s+(?:a|one)\s+half\s*-?\s*(?:seconds?|secs?|s)\b"
+                         rf"|\b{_HALF_NUMBER}\s+(?:seconds?|secs?)\s+and\s+(?:a|one)\s+half\b")
+
+
+def _half(m: re.Match) -> str:
+    whole = m.group(1) or m.group(2)
+    return f"{float(_HALF_WORDS.get(whole, whole)) + 0.5:g} seconds"
+
+
+def _clean(text: str) -> str:
+    """Lower-cased answer (already glossed into English) without what is no claim: questions and the question echoed
+    back, refusals ("I cannot access the audio"), "whether/if" clauses, alternatives ("synchronized or not") and
+    hedged clauses ("I'm not sure what the audio contains"; a hedge ends at a comma or "but"); a number with a half
+    is written in digits ("a second and a half": "1.5 seconds")."""
+    text = _AND_A_HALF.sub(_half, text.translate(_QUOTES).lower())
     text = " ".join(s for s in _SENTENCES.split(text) if not s.rstrip().endswith("?")
                     and not s.lstrip().startswith("¿") and not _REFUSAL.search(s) and not _ECHO.search(s))
     return _ALTERNATIVES.sub(" ", _HEDGED_CLAUSE.sub(" ", _WHETHER.sub(" ", text)))
@@ -90,6 +125,116 @@ def _clean(response: str) -> str:
 def _content_words(text: str) -> int:
     """Words of a cleaned answer: fewer than three is no answer to classify."""
     return len(re.findall(r"[a-z]{2,}", text))
+
+
+# tokenizer markers in place of text: "<unk>", "<|endoftext|>", "</s>", "[PAD]"
+_SPECIAL_TOKEN = re.compile(r"<\|[^|<>]{0,40}\|>|</?(?:s|unk|pad|eos|bos|mask)>|\[(?:pad|unk|cls|sep|mask)\]", re.I)
+
+
+def is_noise(response: str | None) -> bool:
+    """No answer at all, whatever a rule would find in it: empty text, byte noise (``answer_language.unreadable``),
+    tokenizer markers only ("<unk><unk>"), a degenerate loop of one word ("the the the the", "Yes yes yes") or words
+    that are one character repeated ("ĠĠĠĠ", "aaaa"). Every extractor, rule-based or LLM, reads such a reply as
+    nothing: a broken model's output is no claim about the clip."""
+    text = prepare(response)
+    if unreadable(text):
+        return True
+    words = re.findall(r"\w+", _SPECIAL_TOKEN.sub(" ", text).lower())
+    if not words:
+        return True
+    if len(words) >= 3 and len(set(words)) == 1:
+        return True
+    return all(len(w) >= 3 and len(set(w)) == 1 for w in words)
+
+
+# A final commitment after an earlier reading: the answer is what follows the last turn.
+# - a correction ("Perfectly synced... actually no, it lags by half a second", "on closer listening, ...") starts a
+#   new reading in its clause; "no" right after the cue retracts what came before;
+# - a first impression ("at first", "initially", "I thought", "it seemed ..., but") is no claim: the reading is what
+#   follows its clause, and when nothing follows, nothing is read (the impression alone is not the answer).
+_CORRECTION = re.compile(
+    r"\b(?:actually|in fact|in reality|in truth|on (?:closer|second|further|repeated|a second|another) "
+    r"(?:listen\w*|inspection|look\w*|hearing|viewing|watch\w*|examination|review|thought)|"
+    r"(?:after|upon|on) (?:re-?listening|re-?watching|(?:listening|watching|looking) (?:again|more closely|"
+    r"closer|carefully)|a (?:second|closer) (?:listen|look))|(?:listening|looking|watching) (?:again|more closely|"
+    r"closer)|correction|scratch that|let me correct(?: that| myself)?|i mean|or rather|no,? wait|"
+    r"(?:just |only )?kidding|(?:my )?final answer(?: is)?|"
+    r"(?<![a-z] )wait(?=\s*[,.!;:-]))"
+    r"\b(?P<retract>[,:]?\s*no\b(?=\s*[,.;:!-]|\s*$|\s+(?:it|that|this|they|the|there|i)\b))?")
+_IMPRESSION = re.compile(
+    r"\b(?:at first|initially|first impression|on (?:the )?first (?:listen\w*|hearing|viewing|watch\w*|glance|"
+    r"pass)|at first (?:glance|listen)|i (?:first |initially )?(?:thought|assumed|believed|figured(?! out))|"
+    r"i was (?:going|about) to say)\b")
+# a past impression that only counts as one when a contrast follows ("it seemed synchronized, but ..."); when the
+# contrast claims nothing ("it seemed delayed, but only slightly"), the impression stands
+_SEEMED = re.compile(r"\b(?:seemed|appeared|looked|sounded|felt)\b")
+_CONTRAST = re.compile(r"\W*(?:but|however|yet|though|although|whereas)\b")
+_IMPRESSION_END = re.compile(r"[,.;:!?](?:\s|$)|\s-\s|\s(?=(?:but|however|yet|though|although|whereas)\b)")
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Start of the clause holding position ``at`` (after the last sentence, ";", ":", " - " or "but" before it)."""
+    starts = [m.end() for m in _CLAUSE.finditer(text) if m.end() <= at]
+    return starts[-1] if starts else 0
+
+
+def _impression_end(text: str, m: re.Match) -> int | None:
+    """Where the clause of a first-impression cue ends: the first comma or clause break after it with two words or
+    more besides the cue ("At first, it seemed in sync, but ...": not the comma after "At first"; "It looked aligned
+    at first, but ...": the comma right after it)."""
+    start = max(_clause_start(text, m.start()), text.rfind(",", 0, m.start()) + 1)
+    for end in _IMPRESSION_END.finditer(text, m.end()):
+        if len(re.findall(r"\w+", text[start:m.start()] + " " + text[m.end():end.start()])) >= 2:
+            return end.end()
+    return None
+
+
+def _turn(text: str) -> tuple[str, bool] | None:
+    """(the text after the last turn, strict) where the answer turns from an earlier reading; strict: what comes
+    before may not be read in its place (a retraction or a first impression). None: no turn."""
+    text = text.translate(_QUOTES).lower()
+    turns = []
+    for m in _CORRECTION.finditer(text):
+        # "delayed by 2 s, actually more like 1 s late": after a comma the correction is its own clause
+        start = m.start() if re.search(r",\s*$", text[:m.start()]) else _clause_start(text, m.start())
+        turns.append((start, text[start:m.start()] + " " + text[m.end():], bool(m.group("retract"))))
+    for m in _IMPRESSION.finditer(text):
+        end = _impression_end(text, m)
+        turns.append((len(text) if end is None else end, "" if end is None else text[end:], True))
+    for m in _SEEMED.finditer(text):
+        end = _impression_end(text, m)
+        if end is not None and _CONTRAST.match(text, end - 1):
+            turns.append((end, text[end:], False))
+    if not turns:
+        return None
+    _, tail, strict = max(turns, key=lambda t: t[0])
+    return tail, strict
+
+
+def _unread(fields: dict) -> dict:
+    return dict.fromkeys(fields)
+
+
+def _final_reading(read, response: str) -> dict:
+    """``read`` (a rule reader of glossed English text) applied to the answer's final commitment: no reading for
+    noise; after a turn (see ``_turn``), the reading of what follows it, unless it only restates the whole answer's
+    reading with less detail ("delayed by 2 s. It actually lags a lot": delayed by 2 s). A tail that reads nothing
+    leaves the whole answer's reading only when the turn was no retraction or impression and the tail no hedge
+    ("before the hammer actually strikes": the "actually" corrects nothing)."""
+    if is_noise(response):
+        return _unread(read(""))
+    text = english(response)
+    whole = read(text)
+    turn = _turn(text)
+    if turn is None:
+        return whole
+    tail, strict = turn
+    final = read(tail)
+    if all(v is None for v in final.values()):
+        return _unread(whole) if strict or _HEDGE.search(tail) else whole
+    if all(v is None or whole.get(k) == v for k, v in final.items()):
+        return whole
+    return final
 
 
 # topic words name the subject of the question, not a claim about it: "Audio", "Sound", "the video"
@@ -128,6 +273,27 @@ def _seconds(match: re.Match) -> float:
     return value / 1000 if unit.startswith(("ms", "msec", "milli")) else value
 
 
+# "it's not the case that X", "it is not true that X", "I don't think X": the negation of the claim X (read by
+# ``_negated_claims``)
+_NOT_THE_CASE = re.compile(r"\bit(?:'s| is| was)(?: not|n't) (?:the case|true)\s+that\b|\bit (?:isn't|wasn't) "
+                           r"(?:the case|true)\s+that\b|\bit(?:'s| is| was) (?:untrue|false)\s+that\b"
+                           r"|\bi (?:don't|do not) (?:think|believe)(?:\s+that)?\b")
+
+
+def _negated_claims(text: str, read, negation) -> str:
+    """``text`` with each "it's not the case that <clause>" replaced by ``negation(read(clause))``: a phrase that
+    claims the opposite where the opposite is one claim ("not the case that it is synchronized": out of sync), else
+    nothing ("not the case that it is delayed" does not say whether it is early or in sync)."""
+    out, pos = [], 0
+    for m in _NOT_THE_CASE.finditer(text):
+        if m.start() < pos:
+            continue
+        end = next((c.start() for c in _CLAUSE.finditer(text, m.end())), len(text))
+        out += [text[pos:m.start()], f" {negation(read(text[m.end():end]))} "]
+        pos = end
+    return "".join(out) + text[pos:]
+
+
 # ------------------------------------------------------------------------------------------------------- sync
 _DIRECTION_WORDS = (r"(?:delayed|delays?|lags?|lagged|lagging|late|latency|offsets?|desync\w*|early|ahead|behind|"
                     r"gaps?|mismatch\w*|discrepanc\w*|sync(?:hroni[sz]ation)? (?:issues?|problems?|errors?)|"
@@ -147,7 +313,8 @@ _NOT_SYNCED = re.compile(
     r"(?:synchroni[sz]ed|in (?:\w+ )?(?:sync|step)|aligned|synced|in time|matched in time|simultaneous(?:ly)?|"
     r"(?:lines?|lined|lining) up|coincid\w*|match(?:es|ed)? up|(?:at|in) the same (?:time|moment|instant))\b"
     r"|\bout of (?:sync|synch|time)\b|\b(?:desynchroni[sz]ed|desynchroni[sz]ation|desynced|desync|misaligned|"
-    r"unsynchroni[sz]ed|asynchronous|mismatched timing|timing mismatch|time offset|temporal offset|"
+    r"non-?\s?(?:synchroni[sz]ed|synced|aligned)|unsynced|unsynchroni[sz]ed|asynchronous|mismatched timing|"
+    r"timing mismatch|time offset|temporal offset|"
     r"sync(?:hroni[sz]ation)? (?:mismatch|issue|problem|error)s?|mismatch(?:ed)? (?:in|of) (?:the )?"
     r"(?:timing|sync\w*))\b|\b(?:sound|audio) (?:and|&) (?:video|picture|image)s? (?:are|is) (?:off|offset)\b"
     r"|\b(?:timing|synchroni[sz]ation|sync) (?:is|looks|seems|appears|feels)(?: to be)? (?:\w+ )?(?:off|wrong|"
@@ -199,17 +366,34 @@ def _subject(before: str) -> str | None:
     return "audio" if (audio[-1] if audio else -1) > (visual[-1] if visual else -1) else "visual"
 
 
-def _directions(text: str) -> set[str]:
-    """The audio directions the text states (delay / early); a cue whose subject is the picture counts reversed."""
+def _directions(text: str, strong: bool = False) -> set[str]:
+    """The audio directions the text states (delay / early); a cue whose subject is the picture counts reversed.
+    ``strong``: only the cues that claim an offset on their own ("late", "ahead"), not "after" / "before"."""
     found = set()
     for _, clause in _clauses(text):
         for m in _CUE.finditer(clause):
             subject = _subject(clause[:m.start()])
-            if (m.group(3) or m.group(4)) and subject is None:
+            weak = bool(m.group(3) or m.group(4))
+            if weak and (strong or subject is None):
                 continue  # "after watching", "first," — no stated subject, no direction
             delay = bool(m.group(1) or m.group(3))
             found.add("delay" if delay == (subject != "visual") else "early")
     return found
+
+
+def _negated_directions(text: str) -> list[str | None]:
+    """The direction each negated offset rules out ("isn't delayed": delay; "the video doesn't lag": early), None for
+    one with no direction ("no offset", "no sync issues")."""
+    out = []
+    for _, clause in _clauses(text):
+        for m in _NEGATED_OFFSET.finditer(clause):
+            cue = _CUE.search(m.group())
+            if cue is None or not (cue.group(1) or cue.group(2)):
+                out.append(None)
+                continue
+            delay = bool(cue.group(1))
+            out.append("delay" if delay == (_subject(clause[:m.start()]) != "visual") else "early")
+    return out
 
 
 def _timestamp_offset(text: str) -> float | None:
@@ -236,19 +420,46 @@ def _offset(text: str) -> float | None:
     return _seconds(bare[0]) if bare else None
 
 
-def extract_sync(response: str) -> dict:
-    text = _DOUBLE_NEGATION.sub(" in sync ", _clean(response))
-    negated = bool(_NEGATED_OFFSET.search(text))  # "no noticeable delay": a claim of synchrony
+_OPPOSITE = {"delay": "early", "early": "delay"}
+_UNREAD_SYNC = {"synced": None, "direction": None, "offset_s": None}
+# a stated zero offset ("the offset is 0 seconds", "a 0 ms delay") claims synchrony: "no offset"
+_ZERO_OFFSET = re.compile(
+    rf"\b(?:(?:time|temporal|timing)\s+)?(?:offset|delay|lag|latency|gap|difference|desync)(?:\s+(?:is|was|of|equals)\s+|"
+    rf"\s*[:=]\s*|\s+)(?:exactly\s+)?(?:0+(?:\.0+)?|zero)(?![.,]?\d)(?:\s*-?\s*{_SECONDS})?"
+    rf"|\b(?:0+(?:\.0+)?|zero)(?![.,]?\d)\s*-?\s*{_SECONDS}\s*(?:of\s+)?(?:offset|delay|lag|latency|gap|difference)\b")
+
+
+def _sync_negation(fields: dict) -> str:
+    """The claim that negates a sync reading: synchronized <-> out of sync; a negated direction says nothing."""
+    if fields["synced"] is True:
+        return "out of sync"
+    return "in sync" if fields["synced"] is False and fields["direction"] == "none" else ""
+
+
+def _read_sync(text: str) -> dict:
+    """The sync fields of an English (or glossed) answer, before any turn is looked for (see ``extract_sync``)."""
+    text = _DOUBLE_NEGATION.sub(" in sync ", _ZERO_OFFSET.sub(" no offset ", _clean(text)))
+    text = _negated_claims(text, _read_sync, _sync_negation)
+    negated = _negated_directions(text)  # "no noticeable delay": a claim of synchrony
     text = _NEGATED_OFFSET.sub(" ", text)
     not_synced = bool(_NOT_SYNCED.search(text))
-    synced_claim = negated or bool(_SYNCED.search(_NOT_SYNCED.sub(" ", text)))
-    directions = _directions(_NOT_SYNCED.sub(" ", text))
-    # an explicit "not synchronized" wins; otherwise a "synchronized" claim outranks stray direction words
+    rest = _NOT_SYNCED.sub(" ", text)
+    directions, strong = _directions(rest), _directions(rest, strong=True)
+    # "not delayed but early": ruling one direction out beside a claim of the other is no claim of synchrony
+    negated_sync = any(d is None or _OPPOSITE[d] not in strong for d in negated)
+    synced_claim = negated_sync or bool(_SYNCED.search(rest))
+    if synced_claim and (not_synced or strong):
+        return dict(_UNREAD_SYNC)  # "synchronized" and "out of sync" / "late" with no final word: no reading
+    # an explicit "not synchronized" wins; otherwise a "synchronized" claim outranks stray "after/before" words
     if not_synced or (directions and not synced_claim):
         direction = directions.pop() if len(directions) == 1 else "none"
         pair = _timestamp_offset(text)
-        if direction == "none" and not directions and pair is not None and abs(pair) > 1e-9:
-            direction = "delay" if pair > 0 else "early"  # no cue word: the timestamps give the direction
+        if pair is not None and abs(pair) > 1e-9:
+            stamped = "delay" if pair > 0 else "early"
+            if direction == "none" and not directions:
+                direction = stamped  # no cue word: the timestamps give the direction
+            elif direction != stamped:
+                direction = "none"  # "delayed" with the sound heard before the event: the direction is in doubt
         magnitude = _offset(text)
         sign = {"delay": 1.0, "early": -1.0}.get(direction)
         offset = None if magnitude is None or sign is None else sign * magnitude
@@ -260,7 +471,13 @@ def extract_sync(response: str) -> dict:
         if yes_no.group(1) == "yes":
             return {"synced": True, "direction": "none", "offset_s": 0.0}
         return {"synced": False, "direction": "none", "offset_s": None}
-    return {"synced": None, "direction": None, "offset_s": None}
+    return dict(_UNREAD_SYNC)
+
+
+def extract_sync(response: str) -> dict:
+    """``synced`` / ``direction`` / ``offset_s`` of an answer to the sync question (all None: no reading): the final
+    commitment after a correction or first impression, nothing for two incompatible claims or noise."""
+    return _final_reading(_read_sync, response)
 
 
 # -------------------------------------------------------------------------------------------------- existence
@@ -291,7 +508,8 @@ _SILENCE = re.compile(
     r"|\bno (?:audible |discernible |clear |detectable |perceptible |actual |real |recorded )?"
     r"(?:sound|audio|noise|audio content|sound content)s?\b(?! (?:of|from|effects?)\b)"
     r"|\bnothing (?:can be |could be |is |was )?(?:heard|audible)|\bnothing to (?:hear|be heard)\b|"
-    r"\b(?:audio|sound|track|soundtrack) (?:is|seems|appears)(?: to be)? empty\b|\bhear(?:d)? nothing\b|"
+    r"\b(?:audio|sound|track|soundtrack) (?:is|seems|appears)(?: to be)? empty\b|\bhear(?:d)? (?:absolutely |really |"
+    r"literally |just )?nothing\b|"
     r"(?:\b(?:can't|cannot|can not|couldn't|could not|don't|do not|didn't|did not|unable to)|n't)\s+hear "
     r"(?:anything|a thing|(?:any |the )?(?:sound|audio|noise)s?\b)"
     r"|\b(?:complete|total|absolute|pure|dead|utter) silence\b|\bsilent (?:video|clip|film|footage|track)\b"
@@ -304,8 +522,9 @@ _EXCEPT = re.compile(r"\b(?:(except|apart from|other than|besides|aside from|sav
                      r"though|however|yet)\b")
 # "no music", "don't hear any speech", "without voices": that sound is absent, nothing is said about the others
 _NEGATED_SOUND = re.compile(
-    rf"(?:\b(?:no|not any|without(?: any)?|neither|nor|(?:can't|cannot|can not|couldn't|could not|don't|do not|"
-    rf"didn't|did not) hear(?: any)?)|n't hear(?: any)?)\s+(?:\w+\s+){{0,3}}?(?:{_SOUND_GENERIC}|{_SOUND_EVENT})\b"
+    rf"(?:\b(?:(?:(?:i|we|you|one)\s+(?:can\s+|could\s+)?hear\s+)?no|not any|without(?: any)?|neither|nor|(?:can't|"
+    rf"cannot|can not|couldn't|could not|don't|do not|didn't|did not) hear(?: any)?)|n't hear(?: any)?)\s+"
+    rf"(?:\w+\s+){{0,3}}?(?:{_SOUND_GENERIC}|{_SOUND_EVENT})\b"
     rf"[^.;:!?]*?(?=[.;:!?]|,?\s+\b(?:but|only|just|except|although|though|however|while|whereas|yet)\b|$)")
 # what a sound would be, not what is heard: "would normally make a thud", "you'd expect a bang"
 _HYPOTHETICAL = re.compile(
@@ -348,11 +567,29 @@ def _sound_claim(text: str) -> bool:
     return _sound_described(specific) or bool(_HEARING.search(described))
 
 
-def extract_existence(response: str) -> dict:
-    text = _HYPOTHETICAL.sub(" ", _clean(response))
+# what can only be heard (a voice or a song can also be seen: "silent; a woman is speaking to the camera")
+_AUDIBLE = re.compile(r"\b(?:audible|music|musical|melod\w+|noises?|hum|hums|humming|buzz\w*|beep\w*|ringing|"
+                      r"chimes?|ambien\w*|tones?)\b")
+_UNHEARD = re.compile(r"[^.;:!?,]*(?:\b(?:cannot|can not|could not|not|never)|n't)\s+(?:be\s+)?(?:heard|audible)\b"
+                      r"|\binaudible\b")
+
+
+def _heard_besides_silence(text: str) -> bool:
+    """A hearing claim beside a whole-track silence claim ("There is no sound. I hear a dog barking."): "I hear",
+    "there is a sound" or a sound that can only be heard ("music", "a hum"), outside the silence claims and negated
+    sounds. A sound event or a voice alone is not one ("silent, although the ball bounces": the bounce is seen)."""
+    rest = _UNHEARD.sub(" ", _NEGATED_SOUND.sub(" ", _SILENCE.sub(" ", text)))
+    specific = " ".join(w for w in re.findall(r"[a-z]+", rest) if w not in _TOPIC)
+    return bool(_HEARING.search(rest) or _AUDIBLE.search(specific))
+
+
+def _read_existence(text: str) -> dict:
+    # "it's not the case that the video is silent" names no sound: the negated clause is not read
+    text = _negated_claims(_HYPOTHETICAL.sub(" ", _clean(text)), lambda _: None, lambda _: "")
     silence = _silence(text)
     if silence:
-        return {"audio_state": "muted"}
+        # silence and a heard sound, no exception between them: two incompatible readings, none is read
+        return {"audio_state": None if _heard_besides_silence(text) else "muted"}
     if silence is False or _sound_claim(text):
         return {"audio_state": "audio_described"}
     if _WEAK_SILENCE.search(text):
@@ -362,15 +599,26 @@ def extract_existence(response: str) -> dict:
     return {"audio_state": "visual_only"}
 
 
+def extract_existence(response: str) -> dict:
+    """``audio_state`` of an answer to the existence question (None: no reading), from its final commitment."""
+    return _final_reading(_read_existence, response)
+
+
 # ------------------------------------------------------------------------------------------------ consistency
 _MISMATCH_WORDS = (r"mismatch\w*|inconsisten\w*|unrelated|out of place|incongru\w*|dubbed|discrepan\w*|"
                    r"incompatible|implausible|unnatural|at odds|contradict\w*|conflict\w*|disconnect\w*|"
                    r"does not belong|doesn't belong|overlaid|swapped|replaced")
-# "no mismatch", "not inconsistent", "nothing out of place": negated, so a claim of a match
+# incongruity: "odd for an indoor kitchen", "out of place in", "which is strange", "wouldn't expect birds in a kitchen"
+_ODD = (r"(?:odd|strange|unusual|weird|bizarre|peculiar|surprising|unexpected|atypical|uncharacteristic|misplaced|"
+        r"out of place|incongruous|unlikely|inappropriate|unfitting|unsuitable)")
+# "no mismatch", "not inconsistent", "nothing out of place", "nothing odd": negated, so a claim of a match
 _NEGATED_MISMATCH = re.compile(
     rf"(?:\b(?:no|not|never|without(?: any)?|not any|nothing|hardly|barely|isn't|is not|aren't|are not|doesn't "
     rf"seem|does not seem)|n't)\s+(?:(?!(?:match|fit|correspond|belong|consistent|related))\w+\s+){{0,2}}?"
-    rf"(?:{_MISMATCH_WORDS})\b")
+    rf"(?:{_MISMATCH_WORDS}|{_ODD})\b"
+    # "nothing about the audio feels out of place", "nothing in the soundtrack seems odd"
+    rf"|\bnothing\s+(?:about|in|regarding|concerning|of)\s+(?:(?!(?:match|fit|correspond|belong|consistent|"
+    rf"related|but|except|besides|apart)\b)[\w']+\s+){{1,5}}?(?:{_MISMATCH_WORDS}|{_ODD})\b")
 _MISMATCH = re.compile(
     rf"(?:\b(?:not|never|hardly|barely|no longer)|n't)\s+(?:\w+\s+){{0,2}}?(?:match\w*|fit\w*|correspond\w*|"
     rf"belong\w*|go(?:es)? with|go together|align\w* with|consistent|related|compatible|plausible|make sense|"
@@ -380,17 +628,52 @@ _MISMATCH = re.compile(
     rf"(?:scene|source|video|clip|recording|event|context)|(?:wrong|unexpected|strange|odd|mismatched) "
     rf"(?:sound|audio|soundtrack)|(?:sound|audio|soundtrack) (?:is|seems|sounds|feels) (?:\w+ )?(?:wrong|"
     rf"incorrect|inappropriate|out of context))\b")
+_INCONGRUOUS = re.compile(
+    rf"\b{_ODD} (?:for|in|inside|given|considering|to (?:hear|have|find))\b"
+    # a sound said to be odd: "birdsong in a kitchen is strange", "the music seems out of place"
+    rf"|\b(?:{_SOUND_GENERIC}|{_SOUND_EVENT})\b[^.;:!?,]{{0,40}}?\b(?:is|are|was|were|seems|sounds|feels)(?: to be)? "
+    rf"(?:very |quite |rather |a bit |somewhat |really |pretty |kind of |a little |definitely |clearly )?{_ODD}\b"
+    rf"|\b(?:which|that|this|it)(?:'s| is| was| seems| sounds| feels| looks)(?: to be)? (?:very |quite |rather |"
+    rf"a bit |somewhat |really |pretty |kind of |a little |definitely |clearly )?{_ODD}\b"
+    rf"|(?:\b(?:not|never)|n't)\s+(?:[\w']+\s+){{0,3}}?expect\w*\b"
+    rf"|\bshould(?:n't| not) (?:\w+ )?be (?:there|here|heard|present)\b|\b(?:has|have) (?:no place|nothing to do) "
+    rf"(?:in|with)\b")
+# a claim that the soundtrack as a whole matches the pictures ("the audio matches the video"); beside a claim of a
+# mismatch, with no final word, the two are incompatible (a sound that fits one event and another that does not is
+# a mismatch: "the thud fits the ball, but the birds are out of place in a kitchen")
+_GLOBAL_MATCH = re.compile(
+    r"\b(?:audio|sound|sounds|soundtrack|everything|it all|the two|they|both)\s+(?:\w+\s+){0,3}?(?:match(?:es)?|"
+    r"fits?|(?:is|are) (?:\w+ )?consistent with|corresponds? (?:to|with)|goes with|aligns? with|belongs? (?:to|with))"
+    r"\s+(?:(?:the|this|each|what)\s+)?(?:video|visuals?|pictures?|images?|scene|footage|clip|other|i see|we see|is "
+    r"shown|action)\b")
 _MATCH = re.compile(r"\b(?:match(?:es|ed|ing)?|consistent|corresponds?|corresponding|fits|fitting|in line with|"
                     r"coincides?|as expected|synchroni[sz]ed with|goes with|go together|aligns? with|appropriate|"
                     r"plausible|natural(?:ly)?|belongs?)\b")
 
 
-def extract_consistency(response: str) -> dict:
-    text = _clean(response)
+# "partly matches, partly doesn't", "partially consistent, partially not", "matches the picture, but not the music":
+# a split verdict, no reading
+_PARTLY = re.compile(r"\b(?:partly|partially|in part)\b")
+_BUT_NOT = re.compile(r"(?:,|\bbut|\bthough|\balthough)\s+not\s+(?:the|its|this|that|a|an|with|to)\b")
+_ELLIPTIC_NOT = re.compile(r"(?:\b(?:does|do|did|is|are|was|were)\s+not|\b(?:doesn't|don't|didn't|isn't|aren't|"
+                           r"wasn't|weren't)|\bnot)\s*(?=[.,;:!?]|$)")
+
+
+def _consistency_negation(fields: dict) -> str:
+    """The claim that negates a consistency reading: a match <-> a mismatch; no judgement negated says nothing."""
+    return {"match": "does not match", "mismatch": "matches"}.get(fields["match"], "")
+
+
+def _read_consistency(text: str) -> dict:
+    text = _negated_claims(_clean(text), _read_consistency, _consistency_negation)
+    if len(_PARTLY.findall(text)) >= 2 or (_PARTLY.search(text) and _ELLIPTIC_NOT.search(text)) or (
+            _BUT_NOT.search(text) and _MATCH.search(text)):
+        return {"match": None}
     negated = bool(_NEGATED_MISMATCH.search(text))
     text = _NEGATED_MISMATCH.sub(" ", text)
-    if _MISMATCH.search(text):
-        return {"match": "mismatch"}
+    if _MISMATCH.search(text) or _INCONGRUOUS.search(text):
+        flagged = _INCONGRUOUS.sub(" ", _MISMATCH.sub(" ", text))
+        return {"match": None if _GLOBAL_MATCH.search(flagged) else "mismatch"}
     if negated or _MATCH.search(text):
         return {"match": "match"}
     silence = _silence(text)
@@ -399,6 +682,11 @@ def extract_consistency(response: str) -> dict:
     if _content_words(text) < 3 or not (silence or _WEAK_SILENCE.search(text) or _describes_scene(text)):
         return {"match": None}  # a hedge, a refusal, an empty or off-topic answer: unparseable
     return {"match": "none"}  # a judgement-free answer: visual-only, or reporting silence
+
+
+def extract_consistency(response: str) -> dict:
+    """``match`` of an answer to the consistency question (None: no reading), from its final commitment."""
+    return _final_reading(_read_consistency, response)
 
 
 EXTRACTORS = {"sync": extract_sync, "existence": extract_existence, "consistency": extract_consistency}
@@ -410,7 +698,8 @@ def extract(dimension: str, response: str) -> dict:
 
 
 # LLM extraction (Thud appendix G.3: a judge turns each free-form answer into a structured prediction). The judge sees
-# only the answer and the question it answered, never the target.
+# only the answer and the question it answered, never the target. The options are quoted in the prompt: one of them
+# holds a comma.
 LLM_PROMPTS = {
     "sync": ("A model was asked whether the sound of a video is synchronized with its pictures. Its answer:\n"
              "\"{response}\"\nWhat does the answer claim? Answer with exactly one of: {options}."),
@@ -421,20 +710,123 @@ LLM_PROMPTS = {
                     "answer:\n\"{response}\"\nDoes it treat the sound as a natural match for the pictures? Answer "
                     "with exactly one of: {options}."),
 }
-LLM_OPTIONS = {"sync": ["synchronized", "audio delayed", "audio early", "unclear"],
+# the first two options of each list stay first and second (the scripted always-a / always-b judges pick by place)
+OUT_OF_SYNC = "out of sync, direction unknown"
+LLM_OPTIONS = {"sync": ["synchronized", "audio delayed", "audio early", OUT_OF_SYNC, "unclear"],
                "existence": ["audio_described", "muted", "visual_only"],
                "consistency": ["match", "mismatch", "none"]}
+# other spellings of an option in an extractor's reply (matched after "_" / "-" become spaces, lower case)
+_OPTION_ALIASES = {
+    "sync": {"synchronised": "synchronized", "in sync": "synchronized", "synced": "synchronized",
+             "delayed": "audio delayed", "audio is delayed": "audio delayed", "audio late": "audio delayed",
+             "early": "audio early", "audio is early": "audio early", "audio ahead": "audio early",
+             "out of sync": OUT_OF_SYNC, "not synchronized": OUT_OF_SYNC, "not synchronised": OUT_OF_SYNC,
+             "direction unknown": OUT_OF_SYNC, "out of sync direction unknown": OUT_OF_SYNC},
+    "existence": {"described": "audio_described", "silent": "muted", "silence": "muted", "visual": "visual_only"},
+    "consistency": {"matches": "match", "mismatched": "mismatch", "no judgement": "none"},
+}
+# the keys a JSON reply may put its label under: the dimension, its field, or a generic one
+_JSON_KEYS = {"sync": ("sync", "synced", "synchronization"), "existence": ("existence", "audio_state"),
+              "consistency": ("consistency", "match")}
+_GENERIC_KEYS = ("answer", "label", "class", "classification", "category", "prediction", "result", "verdict",
+                 "choice", "output", "final_answer")
+_REPLY_CUE = re.compile(r"\b(?:final answer|answer|label|classification|class|category|verdict|prediction|choice)"
+                        r"(?:\s+(?:is|would be|=))?\s*[:=\-]?\s*$")
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\s+", " ", re.sub(r"[_\-]+", " ", text.lower())).strip(" .,:;!\"'`*")
+
+
+def _spellings(dimension: str) -> dict[str, str]:
+    """Normalised spelling -> option: the options and their aliases."""
+    return {**{_norm(o): o for o in LLM_OPTIONS[dimension]},
+            **{_norm(a): o for a, o in _OPTION_ALIASES[dimension].items()}}
+
+
+def _option_named(dimension: str, text: str) -> str | None:
+    """The option ``text`` is, as a whole (an option or one of its spellings), else None."""
+    return _spellings(dimension).get(_norm(text))
+
+
+def _json_labels(dimension: str, text: str) -> set[str]:
+    """The options JSON objects in the reply give: ``{"match": "mismatch"}``, ``{"answer": "muted"}``, for sync also
+    ``{"synced": false, "direction": "delay"}``."""
+    import json
+
+    found, decoder = set(), json.JSONDecoder()
+    for m in re.finditer(r"\{", text):
+        try:
+            obj, _ = decoder.raw_decode(text[m.start():])
+        except ValueError:
+            continue
+        if not isinstance(obj, dict):
+            continue
+        obj = {str(k).lower(): v for k, v in obj.items()}
+        if dimension == "sync" and isinstance(obj.get("synced"), bool):
+            direction = str(obj.get("direction") or "").lower()
+            found.add("synchronized" if obj["synced"] else {"delay": "audio delayed", "delayed": "audio delayed",
+                                                            "early": "audio early"}.get(direction, OUT_OF_SYNC))
+            continue
+        for key in (*_JSON_KEYS[dimension], *_GENERIC_KEYS):
+            if isinstance(obj.get(key), str) and _option_named(dimension, obj[key]):
+                found.add(_option_named(dimension, obj[key]))
+                break
+    return found
+
+
+def read_extractor_reply(dimension: str, raw: str | None) -> str | None:
+    """The option of ``LLM_OPTIONS[dimension]`` an extractor's reply names, or None (noise, none, or two).
+
+    Explicit forms, all of which must agree: a JSON object (``{"match": "mismatch"}``, ``{"answer": "muted"}``), a
+    quoted option (``"audio delayed"``, ``**muted**``), a cue ("The answer is: audio delayed."), a line that is only
+    the option (the last line of a reasoned reply). Without any, the one option the reply mentions (not negated:
+    "not a match" names nothing). Disagreeing forms, or several options mentioned, name none: a chatty reply is
+    read, a torn one is not guessed.
+    """
+    text = prepare(raw).strip()
+    if not text or is_noise(text):
+        return None
+    labels = _json_labels(dimension, text)
+    text = re.sub(r"\{[^{}]*\}", " ", text)
+    for m in re.finditer(r"\"([^\"\n]{1,40})\"|'([^'\n]{1,40})'|`([^`\n]{1,40})`|\*\*([^*\n]{1,40})\*\*", text):
+        label = _option_named(dimension, next(g for g in m.groups() if g is not None))
+        labels |= {label} if label else set()
+    for line in text.splitlines():  # a line that is only an option (after a cue such as "Final answer:")
+        label = _option_named(dimension, re.sub(r"^.*\b(?:final answer|answer|label|classification|verdict)"
+                                                r"(?:\s+is)?\s*[:=\-]\s*", "", line, flags=re.I))
+        labels |= {label} if label else set()
+    low = _norm(text.replace("\n", " "))
+    named = _spellings(dimension)
+    options = {_norm(o) for o in LLM_OPTIONS[dimension]}
+    mentioned = set()
+    for m in re.finditer(r"(?<!\w)(" + "|".join(re.escape(k) for k in sorted(named, key=len, reverse=True)) +
+                         r")(?!\w)", low):
+        if _REPLY_CUE.search(low[:m.start()]):  # "the answer is: audio delayed", "Answer: early"
+            labels.add(named[m.group(1)])
+        # in prose, an option's own words or a phrase ("out of sync"), not a loose word ("visual", "early")
+        loose = m.group(1) not in options and " " not in m.group(1)
+        if not loose and not re.search(r"(?:\b(?:not|no|never)|n't)\s+(?:(?:a|an|the|quite|really)\s+)?$",
+                                       low[:m.start()]):
+            mentioned.add(named[m.group(1)])
+    if labels:
+        return labels.pop() if len(labels) == 1 else None
+    return mentioned.pop() if len(mentioned) == 1 else None
 
 
 def llm_fields(dimension: str, label: str | None, response: str) -> dict:
-    """Structured fields from the judge's label (None: unparseable); the offset magnitude still comes from the text."""
+    """Structured fields from the judge's label (None: unparseable); the offset magnitude still comes from the text.
+    "out of sync, direction unknown" gives the fields the rules give a bare "not synchronized" (direction none, no
+    offset); "unclear" gives none."""
     if label is None:
         return {}
     if dimension == "sync":
         if label in ("synchronized", "unclear"):
             return {"synced": True, "direction": "none", "offset_s": 0.0} if label == "synchronized" else {}
+        if label == OUT_OF_SYNC:
+            return {"synced": False, "direction": "none", "offset_s": None}
         direction = "delay" if label == "audio delayed" else "early"
-        magnitude = _offset(_clean(response))
+        magnitude = _offset(_clean(english(response)))
         offset = None if magnitude is None else (magnitude if direction == "delay" else -magnitude)
         return {"synced": False, "direction": direction, "offset_s": offset}
     if dimension == "existence":
@@ -442,12 +834,20 @@ def llm_fields(dimension: str, label: str | None, response: str) -> dict:
     return {"match": label}
 
 
-def llm_extract(rows: list[tuple[str, str, str]], judge: str, **judge_options) -> dict[str, dict]:
-    """``(id, dimension, response)`` -> structured fields per id, through any ``omniaudit judge`` SPEC."""
-    from omniaudit.evaluation.runners import JudgeItem, make_judge, parse_answer
+def unread(fields: dict) -> bool:
+    """No field read: the answers a hybrid reading (rules first) would hand to an LLM extractor."""
+    return all(v is None for v in fields.values())
 
-    items = [JudgeItem(id=i, prompt=LLM_PROMPTS[d].format(response=r, options=", ".join(LLM_OPTIONS[d])),
-                       options=LLM_OPTIONS[d]) for i, d, r in rows]
+
+def llm_extract(rows: list[tuple[str, str, str]], judge: str, **judge_options) -> dict[str, dict]:
+    """``(id, dimension, response)`` -> structured fields per id, through any ``omniaudit judge`` SPEC. A noise
+    answer (``is_noise``) is not sent: its fields are ``{}``. The judge's reply is read by ``read_extractor_reply``."""
+    from omniaudit.evaluation.runners import JudgeItem, make_judge
+
+    asked = [(i, d, r) for i, d, r in rows if not is_noise(r)]
+    items = [JudgeItem(id=i, prompt=LLM_PROMPTS[d].format(response=r, options=", ".join(
+        f'"{o}"' for o in LLM_OPTIONS[d])), options=LLM_OPTIONS[d]) for i, d, r in asked]
     raws = make_judge(judge, **judge_options).answer(items) if items else []
-    return {i: llm_fields(d, parse_answer(raw, LLM_OPTIONS[d]), r)
-            for (i, d, r), raw in zip(rows, raws, strict=True)}
+    out = {i: {} for i, _, _ in rows}
+    out.update({i: llm_fields(d, read_extractor_reply(d, raw), r) for (i, d, r), raw in zip(asked, raws, strict=True)})
+    return out

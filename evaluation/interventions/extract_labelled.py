@@ -4,7 +4,11 @@ Each case is (dimension, answer, expected fields, source). Sources: ``paper-D`` 
 answers, verbatim but for ``~`` for ``$\\sim$``), ``paper-H`` (phrasings of the judge classes of appendix H),
 ``builder`` (the reference answers ``data_builders.interventions.answers`` writes), ``issue`` (misreadings reported in
 issue 11), ``negation``, ``hedge`` (uncertain wording that still makes a claim), ``subject`` (direction stated with the
-picture as subject), ``unparsed`` (empty, hedged-only or off-topic answers: no class may be guessed) and ``common``.
+picture as subject), ``unparsed`` (empty, hedged-only or off-topic answers: no class may be guessed), ``common``,
+``reported`` (misreadings outside testers reported: a direction ruled out beside the other, a first impression given
+up, an incongruity), ``doubt`` (two incompatible claims: no class; a correction: the corrected claim) and
+``reported-2`` (the second outside report's families in new words: negated claims, halves, zero offsets, split
+verdicts, German and French).
 Expected fields follow ``interventions.extract``: sync ``synced``/``direction``/``offset_s`` (+ = audio
 delayed), existence ``audio_state``, consistency ``match`` (``None``: unparseable).
 
@@ -254,6 +258,38 @@ LABELLED: list[tuple[str, str, dict, str]] = [
     ("consistency", "It's unclear.", {"match": None}, "blind-2"),
     ("consistency", "The sound of applause fits a concert audience.", {"match": "match"}, "blind-2"),
     ("consistency", "The audio is wrong for this video.", {"match": "mismatch"}, "blind-2"),
+    # reported by outside testers (each was read as its opposite before), and doubt: written with the fix
+    ("sync", "The sound isn't delayed; it's early by 0.5 seconds.", _desync("early", -0.5), "reported"),
+    ("sync", "At first it seemed synchronized, but the sound is actually 2 seconds late.", _desync("delay", 2.0),
+     "reported"),
+    ("sync", "Not delayed but early, by about 1 s.", _desync("early", -1.0), "reported"),
+    ("consistency", "I hear birds chirping, which is odd for an indoor kitchen scene.", {"match": "mismatch"},
+     "reported"),
+    ("sync", "Perfectly synced... actually no, it lags by half a second.", _desync("delay", 0.5), "doubt"),
+    ("sync", "The audio is synchronized. The audio is delayed by 2 s.", UNPARSED_SYNC, "doubt"),
+    ("sync", "Initially I thought it was early.", UNPARSED_SYNC, "doubt"),
+    ("existence", "There is no sound. I hear a dog barking.", {"audio_state": None}, "doubt"),
+    ("existence", "At first I thought it was silent, but there's a faint hum.", {"audio_state": "audio_described"},
+     "doubt"),
+    ("consistency", "The sound matches the video. The sound is unrelated to the video.", {"match": None}, "doubt"),
+    ("consistency", "The audio matches the video. Actually, no: it comes from another clip.", {"match": "mismatch"},
+     "doubt"),
+    # the second outside report's families, in new words: a negated claim, a number with a half, a zero offset, a
+    # direction named only in a doubt, a negated incongruity, a split verdict, German and French through the gloss
+    ("sync", "It is not true that the picture and the sound are synchronized.", _desync("none"), "reported-2"),
+    ("sync", "It isn't the case that the sound comes late.", UNPARSED_SYNC, "reported-2"),
+    ("sync", "The crash is heard one and a half seconds after the fall.", _desync("delay", 1.5), "reported-2"),
+    ("sync", "There is a 0 ms offset between sound and picture.", SYNCED, "reported-2"),
+    ("sync", "音画不同步，但我分不清声音是提前还是延迟。", _desync("none"), "reported-2"),
+    ("sync", "Der Ton kommt ungefähr 1,5 Sekunden zu früh.", _desync("early", -1.5), "reported-2"),
+    ("sync", "Le son et l'image ne sont pas synchronisés.", _desync("none"), "reported-2"),
+    ("existence", "Im Clip gibt es keinen Ton.", {"audio_state": "muted"}, "reported-2"),
+    ("existence", "On entend de la musique au piano.", {"audio_state": "audio_described"}, "reported-2"),
+    ("existence", "没有任何声音，只有画面。", {"audio_state": "muted"}, "reported-2"),
+    ("consistency", "Nothing about the sounds strikes me as odd.", {"match": "match"}, "reported-2"),
+    ("consistency", "Some of it matches and some of it partly doesn't.", {"match": None}, "reported-2"),
+    ("consistency", "Die Musik passt nicht zur Szene.", {"match": "mismatch"}, "reported-2"),
+    ("consistency", "Les sons ne correspondent pas à la vidéo.", {"match": "mismatch"}, "reported-2"),
 ]
 
 
