@@ -1,11 +1,13 @@
 """Build the composition / counterfactual dataset: samples -> selection -> bypass-test ablations -> Hub layout.
 
 Configs (split ``train``): ``samples`` (the selected samples, media embedded) and ``ablations`` (per sample, one copy
-per grounded modality with that modality removed: ``mute_audio`` (digital silence of the same length, for the audio
-file and for a video's own soundtrack alike, so no audio is left playing), ``drop_image``, ``blank_video`` (black
-frames, audio kept), plus ``text_only``; with ``swap``, ``swap_audio`` / ``swap_image``: the audio file or image
-of another sample of the same template, ``donor_id`` naming it, see :mod:`.swap`). A model that still answers an
-ablated copy correctly did not need the removed modality: the sample fails the bypass test for that model.
+per grounded modality with that modality removed: ``mute_audio`` (digital silence of the same length, channels,
+layout and sample rate, for the audio file and for a video's own soundtrack alike, so no audio is left playing; the
+video stream is copied), ``drop_image``, ``blank_video`` (black frames at the source's frame times, the soundtrack
+copied packet for packet), plus ``text_only``: each changes only its own modality (:mod:`.ablate`); with
+``swap``, ``swap_audio`` / ``swap_image``: the audio file or image of another sample of the same template,
+``donor_id`` naming it, see :mod:`.swap`). A model that still answers an ablated copy correctly did not need the
+removed modality: the sample fails the bypass test for that model.
 Without ``--samples`` an embedded synthetic set is built offline: a picture of coloured squares and a spoken
 instruction (espeak-ng), whose answer needs both.
 
@@ -19,15 +21,14 @@ an optional LLM judge), never scored against a list. ``gold`` is the answer (rea
 
 from __future__ import annotations
 
-import io
 import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from omniaudit.data_builders.composition.ablate import black_video, muted_video, silent_audio_file
 from omniaudit.data_builders.composition.samples import MEDIA, media_path, read_samples, select
 from omniaudit.data_builders.composition.swap import check_swap, choose_donors, swap_name
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
@@ -85,53 +86,10 @@ def _cell(path: str | None, data: bytes | None = None) -> dict | None:
     return {"bytes": data if data is not None else Path(path).read_bytes(), "path": Path(path).name}
 
 
-def _silent_wav(path: str) -> bytes:
-    import soundfile as sf
-
-    info = sf.info(path)
-    buf = io.BytesIO()
-    sf.write(buf, np.zeros((info.frames, info.channels), np.float32), info.samplerate, format="WAV",
-             subtype="PCM_16")
-    return buf.getvalue()
-
-
-def _black_video(path: str, out: Path) -> bytes:
-    """The same clip with every frame black (re-encoded H.264) and its audio track kept (AAC)."""
-    import av
-
-    from omniaudit.data_builders.interventions import media
-
-    info = media.probe(path)
-    with av.open(path) as src:
-        n_frames = sum(1 for p in src.demux(video=0) if p.size)
-    fps = max(1, round(info.fps))
-    width, height = info.width - info.width % 2, info.height - info.height % 2
-    with av.open(str(out), "w", format="mp4") as dst:
-        stream = media.add_video_stream(dst, fps, width, height)
-        audio_stream = None
-        if info.has_audio:
-            track, _ = media.timeline_audio(info)
-            audio_stream = media.add_audio_stream(dst, track.shape[0], info.audio_rate, "aac")
-        media.mux_frames(dst, stream, [np.zeros((height, width, 3), np.uint8)] * n_frames)
-        if audio_stream is not None:
-            media.mux_audio(dst, audio_stream, track, start_pts=0)
-    return out.read_bytes()
-
-
 def _has_audio(path: str) -> bool:
     from omniaudit.data_builders.interventions import media
 
     return media.probe(path).has_audio
-
-
-def _muted_video(path: str, out: Path) -> bytes:
-    """The clip with its video stream copied and its audio track replaced by digital silence."""
-    from omniaudit.data_builders.interventions import media
-
-    info = media.probe(path)
-    track, _ = media.timeline_audio(info)
-    media.write_with_audio(info, out.with_suffix(media.output_suffix(info)), media.mute(track), info.audio_rate)
-    return out.with_suffix(media.output_suffix(info)).read_bytes()
 
 
 def sample_rows(chosen: pd.DataFrame, work: Path, source: str | Path | None = None, swap: tuple[str, ...] = (),
@@ -198,13 +156,13 @@ def _sample_variants(r: dict, paths: dict[str, str | None], stem: Path) -> tuple
     if paths["audio"] is not None or video_audio:
         muted = dict(cells)
         if paths["audio"] is not None:
-            muted["audio"] = _cell(paths["audio"], _silent_wav(paths["audio"]))
+            muted["audio"] = _cell(paths["audio"], silent_audio_file(paths["audio"]))
         if video_audio:  # the video's own track is audio too: silence it, keep the pictures
-            muted["video"] = _cell(paths["video"], _muted_video(paths["video"], Path(f"{stem}_muted.mp4")))
+            muted["video"] = _cell(paths["video"], muted_video(paths["video"], Path(f"{stem}_muted.mp4")))
         variants["mute_audio"] = muted
     if paths["video"] is not None:
-        variants["blank_video"] = cells | {"video": _cell(paths["video"], _black_video(paths["video"],
-                                                                                       Path(f"{stem}_black.mp4")))}
+        variants["blank_video"] = cells | {"video": _cell(paths["video"], black_video(paths["video"],
+                                                                                      Path(f"{stem}_black.mp4")))}
     if paths["image"] is not None:
         variants["drop_image"] = cells | {"image": None}
     variants["text_only"] = {m: None for m in MEDIA}

@@ -5,12 +5,25 @@ unit, we sample representative frames and present them in temporal order, togeth
 unit. The verifier is asked to select the unit that contains the target visual event and optionally refine the
 timestamp within that unit." Units here are equal windows ``[s_j, e_j)`` (the last one closed at T), so every moment
 of the clip lies in exactly one unit; the representative frames are the frames shown at the centres of
-``per_unit`` equal sub-windows of the unit.
+``per_unit`` equal sub-windows of the unit. (The agreement rule below reads a selected unit as the window the prompt
+showed, both bounds included.)
 
-Agreement (appendix B, rule 1): visual annotators agree when they "localize the visual event within ε_v = 0.8 s, or
-select overlapping frame units". :func:`localisations_agree` applies it pairwise: two times within ε_v, or two
-intervals that overlap, where a unit is its window and a bare time is the point itself (so a time agrees with a
-unit that contains it). Windows are half-open, so adjacent units (sharing only a boundary) do not overlap.
+Agreement (appendix B, rule 1): "Visual agreement: Gemini, GPT, and Claude localize the visual event within
+ε_v = 0.8 seconds, or select overlapping frame units." :func:`disagreeing_pairs` applies it to every pair of
+annotators (eq. 7 takes the maximum over pairs). An annotator's localisation is its time when it gave one (Gemini's,
+or a verifier's refinement), else the unit it selected, the window ``[s_j, e_j]`` as the paper writes it. A pair
+agrees when
+
+1. its localisations lie within ε_v of each other: two times at most ε_v apart; a time at most ε_v outside the other's
+   unit (inside it: 0 s apart); two units whose windows are at most ε_v apart (adjacent units, which share a
+   boundary, are 0 s apart); or
+2. both selected frame units and those overlap (a common stretch of time; adjacent units do not overlap, the paper's
+   windows are "non-overlapping"): a verifier's refined time does not undo the unit it chose.
+
+So a verifier that picks the unit next to Gemini's time agrees when its unit starts or ends within ε_v of that time,
+as a refinement that close would; a unit is never compared by its centre. (Before, a time had to lie inside the
+other's unit, half-open, with no tolerance, and a verifier with a refined time was compared by its unit, so Gemini at
+4.9 s, GPT at 5.2 s in unit 5-7.5 and Claude in unit 2.5-5 were rejected although every time lay within 0.3 s.)
 """
 
 from __future__ import annotations
@@ -75,34 +88,74 @@ def parse_unit(label) -> tuple[float, float] | None:
     return s, e
 
 
-def _interval(time: float | None, unit: tuple[float, float] | None) -> tuple[float, float] | None:
-    if unit is not None:
-        return unit
-    return None if time is None else (time, time)
+AGREEMENT_RULE = ("appendix B keeps a clip when every pair of annotators localises the visual event within {eps:g} s "
+                  "(a time, or the unit selected when no time was refined) or selects overlapping frame units")
+_TOLERANCE = 1e-9  # seconds: float noise in times read back from text (1.8 - 1.0 is 0.8000000000000000444)
 
 
-def _overlap(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Half-open windows (a point is [t, t]): overlap when one starts before the other ends; a point lies in a
-    window when start <= t < end, and two points overlap when equal."""
-    if a[0] == a[1] and b[0] == b[1]:
-        return a[0] == b[0]
-    if a[0] == a[1]:
-        return b[0] <= a[0] < b[1]
-    if b[0] == b[1]:
-        return a[0] <= b[0] < a[1]
-    return max(a[0], b[0]) < min(a[1], b[1])
+def _window(time: float | None, unit: tuple[float, float] | None) -> tuple[float, float] | None:
+    """Where an annotator localised the event: its time (a point) when given, else its unit's window (bounds in)."""
+    if time is not None:
+        return time, time
+    return unit
+
+
+def localisation_gap(a: tuple[float | None, tuple[float, float] | None],
+                     b: tuple[float | None, tuple[float, float] | None]) -> float:
+    """Seconds between two (time, unit) localisations (0 when one lies in the other); NaN when one is empty."""
+    wa, wb = _window(*a), _window(*b)
+    if wa is None or wb is None:
+        return math.nan
+    return max(0.0, max(wa[0], wb[0]) - min(wa[1], wb[1]))
+
+
+def units_overlap(a: tuple[float, float] | None, b: tuple[float, float] | None) -> bool:
+    """Two selected units share a stretch of time (adjacent units share only a boundary: no)."""
+    return a is not None and b is not None and max(a[0], b[0]) < min(a[1], b[1])
+
+
+def disagreeing_pairs(locs: list[tuple[float | None, tuple[float, float] | None]],
+                      eps: float) -> list[tuple[int, int, float]]:
+    """Every pair ``(i, j, gap)`` (indices into ``locs``, ``i < j``) that breaks appendix B rule 1: localisations more
+    than ``eps`` apart and not both in overlapping units. An annotator with neither a time nor a unit does not vote."""
+    bad = []
+    for i, a in enumerate(locs):
+        for j in range(i + 1, len(locs)):
+            b = locs[j]
+            gap = localisation_gap(a, b)
+            if math.isnan(gap) or gap <= eps + _TOLERANCE or units_overlap(a[1], b[1]):
+                continue
+            bad.append((i, j, gap))
+    return bad
 
 
 def localisations_agree(locs: list[tuple[float | None, tuple[float, float] | None]], eps: float) -> bool:
-    """Appendix B rule 1 over every pair of annotators' (time, unit): times within ``eps``, or overlapping units."""
-    given = [(t, u) for t, u in locs if t is not None or u is not None]
-    for i, (ta, ua) in enumerate(given):
-        for tb, ub in given[i + 1:]:
-            if ta is not None and tb is not None and abs(ta - tb) <= eps + 1e-9:
-                continue
-            if not _overlap(_interval(ta, ua), _interval(tb, ub)):
-                return False
-    return True
+    """Appendix B rule 1 over every pair of annotators' (time, unit): see :func:`disagreeing_pairs`."""
+    return not disagreeing_pairs(locs, eps)
+
+
+def describe_localisation(name: str, time: float | None, unit: tuple[float, float] | None) -> str:
+    """``gpt (unit 5-7.5 s, time 5.9 s)``: an annotator and what it gave, in the manifest's units (seconds)."""
+    parts = ([f"unit {_seconds(unit[0])}-{_seconds(unit[1])} s"] if unit is not None else []) + (
+        [f"time {_seconds(time)} s"] if time is not None else [])
+    return f"{name} ({', '.join(parts)})"
+
+
+def disagreement(locs: list[tuple[str, float | None, tuple[float, float] | None]], eps: float,
+                 shown: int = 3) -> str | None:
+    """None when the named localisations ``(name, time, unit)`` agree; else the rule and the pairs that break it
+    (the first ``shown``, then how many more), each with its units, times and the seconds between them."""
+    pairs = disagreeing_pairs([(t, u) for _, t, u in locs], eps)
+    if not pairs:
+        return None
+    said = []
+    for i, j, gap in pairs[:shown]:
+        units = ("their units do not overlap" if locs[i][2] is not None and locs[j][2] is not None
+                 else "they did not both select a unit")
+        said.append(f"{describe_localisation(*locs[i])} and {describe_localisation(*locs[j])}: "
+                    f"{_seconds(round(gap, 6))} s apart > {eps:g} s and {units}")
+    more = f"; and {len(pairs) - shown} more pair(s)" if len(pairs) > shown else ""
+    return f"{AGREEMENT_RULE.format(eps=eps)}; broken by " + "; ".join(said) + more
 
 
 def unit_frames(path: str | Path, units: list[FrameUnit], per_unit: int = FRAMES_PER_UNIT,

@@ -5,7 +5,9 @@ Columns: ``id``, ``video`` (relative to the manifest's folder, or absolute) and 
 ``visual_time_<annotator>`` / ``audio_time_<annotator>``. A column close to a known one (``audio_tme``) or naming
 another media input (``audio``, ``video_path``) is an error; any other column is not read, and is listed in the
 manifest summary (``ignored_columns``, in the build info) with a warning. A sample is kept when all its visual
-timestamps lie within ``eps_visual`` (0.8 s) and all its audio timestamps within ``eps_audio`` (0.5 s) of each other;
+timestamps lie within ``eps_visual`` (0.8 s) and all its audio timestamps within ``eps_audio`` (0.5 s) of each other
+(with frame units, ``visual_unit_<annotator>``, every pair of visual annotators localises the event within
+``eps_visual`` or selects overlapping units: appendix B rule 1, :mod:`.frame_units`);
 the consensus time is the primary ``*_time`` when given, else the annotators' median. A non-empty ``discard`` cell
 (manual review, or ``omniaudit annotate`` when an annotator found no event or gave no usable time) rejects the row
 with its text.
@@ -19,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from omniaudit.data_builders.interventions.frame_units import localisations_agree, parse_unit
+from omniaudit.data_builders.interventions.frame_units import disagreement, parse_unit
 from omniaudit.errors import InputError
 from omniaudit.tables import fail_at, read_records, resolve_media_path
 
@@ -115,14 +117,15 @@ def _units(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.DataFrame | Non
     return out
 
 
-def _localisations(times: pd.Series, units: pd.Series) -> list:
-    """Each visual annotator's (time, unit): the primary ``visual_time`` and every ``visual_time_NAME`` /
+def _localisations(times: pd.Series, units: pd.Series) -> list[tuple[str, float | None, tuple | None]]:
+    """Each visual annotator's (name, time, unit): the primary ``visual_time`` and every ``visual_time_NAME`` /
     ``visual_unit_NAME`` pair (a unit without a time, or a time without a unit, stands alone)."""
     names = {c.removeprefix("visual_time_") for c in times.index if c.startswith("visual_time_")} | set(units.index)
-    locs = [(None if pd.isna(times.get("visual_time", np.nan)) else float(times["visual_time"]), None)]
+    locs = [("visual_time", None if pd.isna(times.get("visual_time", np.nan)) else float(times["visual_time"]),
+             None)]
     for name in sorted(names):
-        t = times.get(f"visual_time_{name}", np.nan)
-        locs.append((None if pd.isna(t) else float(t), units.get(name)))
+        t, unit = times.get(f"visual_time_{name}", np.nan), units.get(name)
+        locs.append((name, None if pd.isna(t) else float(t), unit if isinstance(unit, tuple) else None))
     return locs
 
 
@@ -176,14 +179,15 @@ def read_manifest(path: str | Path, eps_visual: float = EPS_VISUAL, eps_audio: f
         if primary in times:
             consensus = consensus.fillna(times.median(axis=1))
         clips[primary] = consensus
-        disagree = (spread > eps + 1e-9) & (rejected_reason == "")
-        if units is not None:  # appendix B: within eps, or overlapping frame units (pairwise)
-            disagree = pd.Series([not localisations_agree(_localisations(times.loc[i], units.loc[i]), eps)
-                                  for i in times.index], index=times.index) & (rejected_reason == "")
-        rejected_reason[disagree] = [f"{kind} timestamps disagree: spread {s:.2f} s > {eps:g} s" if units is None
-                                     else f"{kind} timestamps disagree: a pair of annotators is neither within "
-                                     f"{eps:g} s nor in overlapping frame units (time spread {s:.2f} s)"
-                                     for s in spread[disagree]]
+        if units is None:
+            disagree = (spread > eps + 1e-9) & (rejected_reason == "")
+            rejected_reason[disagree] = [f"{kind} timestamps disagree: spread {s:.2f} s > {eps:g} s"
+                                         for s in spread[disagree]]
+        else:  # appendix B rule 1, pairwise: within eps (a time, or a unit without one), or overlapping frame units
+            why = pd.Series([disagreement(_localisations(times.loc[i], units.loc[i]), eps) for i in times.index],
+                            index=times.index)
+            disagree = why.notna() & (rejected_reason == "")
+            rejected_reason[disagree] = [f"{kind} timestamps disagree: {w}" for w in why[disagree]]
     keep = rejected_reason == ""
     rejected = [{"id": clips["id"].iloc[i], "row": rows[i], "reason": rejected_reason.iloc[i]}
                 for i in np.flatnonzero(~keep.to_numpy())]

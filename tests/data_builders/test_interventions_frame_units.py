@@ -13,6 +13,7 @@ from omniaudit.cli import main
 from omniaudit.data_builders.interventions import SyntheticClipSpec, read_manifest, synthesize_clips
 from omniaudit.data_builders.interventions.annotate import Annotator, _item, annotate_manifest, parse_annotator
 from omniaudit.data_builders.interventions.frame_units import (
+    disagreement,
     frame_units,
     localisations_agree,
     parse_unit,
@@ -34,14 +35,54 @@ def test_units_are_equal_non_overlapping_windows_covering_the_clip():
     ([(1.0, None), (2.0, None)], False),  # 1.0 s apart > 0.8 s
     ([(1.0, None), (1.7, None)], True),
     ([(1.0, None), (None, (0.0, 2.5))], True),  # a time inside the selected unit
-    ([(2.5, None), (None, (0.0, 2.5))], False),  # half-open: 2.5 s belongs to the next unit
-    ([(None, (0.0, 2.5)), (None, (2.5, 5.0))], False),  # adjacent units share only a boundary
+    ([(2.5, None), (None, (0.0, 2.5))], True),  # the unit's end: the prompt showed it as 0.00-2.50 s
     ([(None, (2.0, 4.0)), (None, (3.0, 5.0))], True),  # overlapping units (different grids)
     ([(0.5, None), (3.0, (2.5, 5.0)), (None, (0.0, 2.5))], False),  # every pair must agree (eq. 7)
     ([(1.0, None), (None, None)], True),  # an annotator without a localisation does not vote
+    ([(5.1, (5.0, 7.5)), (7.4, (5.0, 7.5))], True),  # 2.3 s apart, but the same unit (the overlap clause)
+    ([(4.0, (2.5, 5.0)), (6.0, (5.0, 7.5))], False),  # refined 2.0 s apart in adjacent units
 ])
 def test_overlap_rule(locs, agree):
     assert localisations_agree(locs, 0.8) is agree
+
+
+# Appendix B rule 1 at its threshold (eps_v = 0.8 s), on each kind of pair: just inside agrees, just outside does not.
+@pytest.mark.parametrize("locs,agree", [
+    ([(1.0, None), (1.8, None)], True),  # two times 0.8 s apart (float noise: 1.8 - 1.0 > 0.8)
+    ([(1.0, None), (1.81, None)], False),
+    ([(5.8, None), (None, (2.5, 5.0))], True),  # a time 0.8 s after the selected unit's end
+    ([(5.81, None), (None, (2.5, 5.0))], False),
+    ([(1.7, None), (None, (2.5, 5.0))], True),  # ... and 0.8 s before its start
+    ([(1.69, None), (None, (2.5, 5.0))], False),
+    ([(None, (0.0, 2.5)), (None, (3.3, 5.0))], True),  # two units 0.8 s apart (different grids)
+    ([(None, (0.0, 2.5)), (None, (3.31, 5.0))], False),
+    ([(None, (0.0, 2.5)), (None, (2.5, 5.0))], True),  # adjacent units: 0 s apart
+    # a verifier's refined time stands for it: GPT at 5.8 s in unit 5-7.5, Claude's unit 2.5-5 without a time
+    ([(5.8, (5.0, 7.5)), (None, (2.5, 5.0))], True),
+    ([(5.81, (5.0, 7.5)), (None, (2.5, 5.0))], False),
+])
+def test_rule_at_the_papers_threshold(locs, agree):
+    assert localisations_agree(locs, 0.8) is agree
+
+
+def test_the_reviewed_case_is_kept():
+    """Review: Gemini at 4.9 s, GPT at 5.2 s in unit 5-7.5 and Claude in the adjacent unit 2.5-5 were rejected ("time
+    spread 0.30 s") although every localisation lies within 0.3 s of every other."""
+    assert localisations_agree([(4.9, None), (5.2, (5.0, 7.5)), (None, (2.5, 5.0))], 0.8)
+
+
+def test_disagreement_names_the_rule_and_the_pairs_that_break_it():
+    locs = [("visual_time", 5.3, None), ("claude", None, (2.5, 5.0)), ("gpt", 5.9, (5.0, 7.5))]
+    assert disagreement(locs, 0.8) == (
+        "appendix B keeps a clip when every pair of annotators localises the visual event within 0.8 s (a time, or "
+        "the unit selected when no time was refined) or selects overlapping frame units; broken by claude (unit "
+        "2.5-5 s) and gpt (unit 5-7.5 s, time 5.9 s): 0.9 s apart > 0.8 s and their units do not overlap")
+    assert disagreement([("visual_time", 4.9, None), ("gpt", 5.7, (5.0, 7.5))], 0.8) is None
+    far = disagreement([("visual_time", 0.5, None), ("gpt", 3.0, (2.5, 5.0)), ("claude", None, (0.0, 2.5))], 0.8)
+    assert "visual_time (time 0.5 s) and gpt (unit 2.5-5 s, time 3 s): 2.5 s apart > 0.8 s and they did not " \
+           "both select a unit" in far and "claude" not in far  # claude's unit holds 0.5 s and ends 0.5 s before 3 s
+    many = disagreement([(f"a{k}", 3.0 * k, None) for k in range(4)], 0.8, shown=2)
+    assert many.count(" apart > ") == 2 and many.endswith("; and 4 more pair(s)")
 
 
 def gem(v):
@@ -50,11 +91,12 @@ def gem(v):
 
 
 # 4 s clips in 4 units of 1 s: gem gives times, gpt (frame units) picks a unit and maybe refines
-ROWS = [("u1", gem(1.2), '{"unit": 2, "visual_time": null}'),  # 1.2 s lies in unit 2 [1, 2): kept
-        ("u2", gem(0.5), '{"unit": 3, "visual_time": 2.5}'),  # 2.0 s apart, unit 3 misses 0.5 s: rejected
+ROWS = [("u1", gem(1.2), '{"unit": 2, "visual_time": null}'),  # 1.2 s lies in unit 2 [1, 2]: kept
+        ("u2", gem(0.5), '{"unit": 3, "visual_time": 2.5}'),  # 2.0 s apart, gem has no unit: rejected
         ("u3", gem(1.9), "unit: 3, visual_time: 2.1"),  # 0.2 s apart (time rule): kept
         ("u4", gem(1.0), '{"unit": null}'),  # no unit: discarded
-        ("u5", gem(2.0), '{"unit": 2}')]  # 2.0 s is in unit 3, not 2: rejected
+        ("u5", gem(2.9), '{"unit": 2}'),  # 0.9 s after unit 2 ends: rejected
+        ("u6", gem(2.7), '{"unit": 2}')]  # 0.7 s after unit 2 ends, within 0.8 s: kept
 
 
 @pytest.fixture(scope="module")
@@ -76,9 +118,16 @@ def test_units_annotator_and_agreement(clip_dir):
     assert recs["u3"]["visual_time_gpt"] == 2.1 and recs["u2"]["visual_time_gpt"] == 2.5
     assert "no usable visual unit" in recs["u4"]["discard"] and result.discarded == 1
     m = read_manifest(out)
-    assert m.clips["id"].tolist() == ["u1", "u3"]
+    assert m.clips["id"].tolist() == ["u1", "u3", "u6"]
     reasons = {r["id"]: r["reason"] for r in m.rejected}
-    assert "nor in overlapping frame units" in reasons["u2"] and "spread 0.00 s" in reasons["u5"]
+    rule = ("visual timestamps disagree: appendix B keeps a clip when every pair of annotators localises the visual "
+            "event within 0.8 s (a time, or the unit selected when no time was refined) or selects overlapping frame "
+            "units; broken by ")
+    pair = ": 2 s apart > 0.8 s and they did not both select a unit"
+    assert reasons["u2"] == rule + (f"visual_time (time 0.5 s) and gpt (unit 2-3 s, time 2.5 s){pair}; "
+                                    f"gem (time 0.5 s) and gpt (unit 2-3 s, time 2.5 s){pair}")
+    assert reasons["u5"].startswith(rule) and "gem (time 2.9 s) and gpt (unit 1-2 s): 0.9 s apart" in reasons["u5"]
+    assert m.summary()["rejected_by_reason"] == {"discarded": 1, "visual timestamps disagree": 2}
 
 
 def test_units_item_shows_each_units_frames_in_order(clip_dir):
@@ -100,8 +149,9 @@ def test_unit_labels_keep_the_exact_bounds():
     label said 0.42), so a time in unit 2 agreed with unit 1."""
     units = frame_units(10 / 3, 8)
     assert [parse_unit(u.label) for u in units] == [(u.start, u.end) for u in units]
-    assert not localisations_agree([(0.417, None), (None, parse_unit(units[0].label))], 0.8)
-    assert localisations_agree([(0.416, None), (None, parse_unit(units[0].label))], 0.8)
+    # unit 1 ends at 0.41667 s: 1.2167 s is 0.80003 s after it (the label "0-0.42" would put it 0.7967 s after)
+    assert not localisations_agree([(1.2167, None), (None, parse_unit(units[0].label))], 0.8)
+    assert localisations_agree([(1.2166, None), (None, parse_unit(units[0].label))], 0.8)
     assert parse_unit("2.50-5.00") == (2.5, 5.0)  # manifests written with two decimals still read
 
 
