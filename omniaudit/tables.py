@@ -102,10 +102,30 @@ def jsonl_objects(path: Path, expected: str = "a JSON object per line") -> Itera
                 except json.JSONDecodeError as exc:
                     raise InputError(f"invalid JSON ({exc.msg})", file=path, row=line_no) from exc
                 if not isinstance(obj, dict):
-                    raise InputError(f"expected {expected}", file=path, row=line_no, value=obj)
+                    raise InputError(f"expected {expected}, got {json_kind(obj)}", file=path, row=line_no,
+                                     value=_shortened(obj))
                 yield line_no, obj
     except OSError as exc:
         raise InputError(f"cannot read: {exc}", file=path) from exc
+
+
+def json_kind(value) -> str:
+    """What a parsed JSON value is, in JSON's words: "a list (JSON array)", "a string", "a number", ..."""
+    if isinstance(value, list):
+        return "a list (JSON array)"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a JSON boolean)"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null" if value is None else "a JSON object"
+
+
+def _shortened(value, limit: int = 80):
+    """``value`` for an error message: as is when short, else its JSON text cut to ``limit`` characters."""
+    text = json.dumps(value, ensure_ascii=False)
+    return value if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _read_jsonl(path: Path) -> tuple[pd.DataFrame, list[int]]:

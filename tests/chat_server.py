@@ -3,7 +3,8 @@
 The real-server tests (tests/evaluation/test_serve.py) use ``transformers serve``; this twin does what no real server
 does on demand: fail, send garbage, ``content: null``, reject ``video_url`` parts, return chosen logprobs, trickle or
 flood its reply, refuse the key (401 / 403), redirect elsewhere, echo the key it got, list chosen models under
-``/models``. It records every request body and Authorization header it receives.
+``/models``, honour or ignore constrained answers. It records every request body and Authorization header it
+receives.
 """
 
 from __future__ import annotations
@@ -19,6 +20,20 @@ def prompt_text(body: dict) -> str:
     """The last text part of the last message (the item's prompt)."""
     content = body["messages"][-1]["content"]
     return content if isinstance(content, str) else [p for p in content if p["type"] == "text"][-1]["text"]
+
+
+def constrained(body: dict, text: str) -> str:
+    """``text`` kept to the constraint a request asks, as vLLM does: ``structured_outputs.choice``, exactly one choice
+    (``text`` if it is one, else the first); a ``response_format`` JSON schema, ``{"answer": <option>}`` (the same
+    way from its ``answer`` enum). A request without either: ``text`` as it is."""
+    choices = (body.get("structured_outputs") or {}).get("choice")
+    schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+    if choices:
+        return text if text in choices else choices[0]
+    if schema:
+        options = schema["properties"]["answer"]["enum"]
+        return json.dumps({"answer": text if text in options else options[0]})
+    return text
 
 
 def first_option(body: dict) -> str:
@@ -49,8 +64,9 @@ class ChatServer:
     ``served_model`` and ``system_fingerprint`` are every completion's ``model`` and ``system_fingerprint`` (None, the
     default: the reply has no such field; both may be changed while the server runs).
     ``models`` is the ``/models`` list (None: ``/models`` answers 404); with ``always_fail`` and a 401 / 403
-    ``status``, ``/models`` refuses too. GET requests are counted in ``gets`` (their headers in ``get_auth``), not in
-    ``requests``."""
+    ``status``, ``/models`` refuses too. ``honour_constraints``: a request's ``structured_outputs.choice`` or
+    ``response_format`` JSON schema shapes the answer (:func:`constrained`); False: they are ignored. GET requests
+    are counted in ``gets`` (their headers in ``get_auth``), not in ``requests``."""
 
     def __init__(self, fail_first: int = 0, always_fail: bool = False, status: int = 503,
                  fault: Callable[[dict], str | int | None] | None = None, reject_video: bool = False,
@@ -59,13 +75,14 @@ class ChatServer:
                  finish_reason: str = "stop", trickle: str | None = None, trickle_s: float = 0.5, huge: int = 0,
                  huge_declared: bool = False, redirect_to: str | None = None, echo_auth: bool = False,
                  models: list[dict] | None = None, echo_key: tuple[str, ...] = (), served_model: str | None = None,
-                 system_fingerprint: str | None = None) -> None:
+                 system_fingerprint: str | None = None, honour_constraints: bool = True) -> None:
         self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
         self.fault, self.reject_video, self.answer, self.probs = fault, reject_video, answer, probs
         self.retry_after, self.finish_reason = retry_after, finish_reason
         self.trickle, self.trickle_s, self.huge, self.huge_declared = trickle, trickle_s, huge, huge_declared
         self.redirect_to, self.echo_auth, self.models, self.echo_key = redirect_to, echo_auth, models, echo_key
         self.served_model, self.system_fingerprint = served_model, system_fingerprint
+        self.honour_constraints = honour_constraints
         self.auth: list[str | None] = []
         self.bodies: list[dict] = []
         self.gets = 0
@@ -172,6 +189,8 @@ class ChatServer:
                 if fault == "garbage":
                     return self.send(200, b"<html>proxy error</html>")
                 text = server.answer(body)
+                if server.honour_constraints:
+                    text = constrained(body, text)
                 if server.echo_auth:
                     text = f"{text} (you sent {self.headers.get('Authorization')})"
                 key = self.key()

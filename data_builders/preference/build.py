@@ -11,6 +11,7 @@ One split, ``train``: folds, not splits, separate held-out members.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -53,6 +54,16 @@ class PreferenceBuildOptions:
     fold_seed: int = FOLD_SEED
     remedy_seed: int = 0
     media_dir: str | None = None  # folder of clips named <name>.<ext>, attached to the judge items
+
+    def __post_init__(self) -> None:
+        """The length tolerances are relative length gaps, in (0, 1]: 0 or less (or nan) would keep no pair and write
+        an empty config, more than 1 every pair."""
+        for name, flag in (("length_tolerance", "--length-tolerance"), ("length_control", "--length-control")):
+            value = getattr(self, name)
+            if value is None and name == "length_control":
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
+                raise InputError(f"{name} ({flag}) must be a relative length gap in (0, 1]", value=value)
 
 
 def unique_ids(names: pd.Series) -> pd.Series:

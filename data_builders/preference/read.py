@@ -8,6 +8,7 @@ the card).
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -41,6 +42,7 @@ def read_preference_table(path: str | Path, columns: dict[str, str] | None = Non
         raise InputError(f"missing column(s) {', '.join(missing)}; the file has {list(raw.columns)}", file=path)
     if raw.empty:
         raise InputError("no rows", file=path)
+    warn_repeated_rows(raw, row_numbers, path)
     df = pd.DataFrame({canon: raw[src] for canon, src in mapping.items()})
     for row_no, rec in zip(row_numbers, df.itertuples(index=False), strict=True):
         for col in COLUMNS:
@@ -58,6 +60,25 @@ def read_preference_table(path: str | Path, columns: dict[str, str] | None = Non
     df = df.reset_index(drop=True)
     df.attrs["generator_spellings"] = unify_generator_case(df)
     return df
+
+
+def warn_repeated_rows(raw: pd.DataFrame, row_numbers: list[int], path: Path, shown: int = 5) -> int:
+    """Warn once when rows of the file repeat an earlier row exactly (every column), naming how many and the first
+    few with the row they repeat; returns how many. They are kept, not dropped: each is a pair of its own (id
+    ``name#k``) that the builder puts in the fold of its first copy and the audit resamples with it as one unit, and
+    the card counts them; a copy made by mistake is the user's to remove."""
+    keys = [tuple(map(repr, row)) for row in raw.itertuples(index=False, name=None)]  # dict / list cells: by repr
+    first: dict[tuple, int] = {}
+    repeats = [(row_numbers[i], row_numbers[first[key]]) for i, key in enumerate(keys)
+               if first.setdefault(key, i) != i]
+    if repeats:
+        listed = ", ".join(f"row {row} = row {earlier}" for row, earlier in repeats[:shown])
+        more = f" and {len(repeats) - shown} more" if len(repeats) > shown else ""
+        warnings.warn(f"{path}: {len(repeats)} row(s) repeat an earlier row exactly ({listed}{more}); each copy is "
+                      "kept as a pair of its own (id NAME#k), in the fold of its first copy and resampled with it as "
+                      "one unit, and counted under 'Duplicate pairs' on the card; remove the copies from the file if "
+                      "they are not meant to be there", UserWarning, stacklevel=3)
+    return len(repeats)
 
 
 def unify_generator_case(df: pd.DataFrame) -> list[dict]:

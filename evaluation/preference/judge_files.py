@@ -38,6 +38,7 @@ from omniaudit.evaluation.predictions import check_predictions, check_same_run, 
 from omniaudit.evaluation.runners.reading import agreeing_probs
 from omniaudit.evaluation.stats import TIE, decide_with_ties
 from omniaudit.specs import parse_named_files
+from omniaudit.tables import jsonl_objects
 
 ORDERS = ("ab", "ba")
 SLOTS = ("A", "B")
@@ -100,7 +101,9 @@ def _read_rows(path: Path) -> pd.DataFrame:
     try:
         if suffix == ".csv":
             return pd.read_csv(path, dtype=str, keep_default_na=False)
-        return pd.read_json(path, lines=True, dtype=False, precise_float=True)
+        return pd.DataFrame([obj for _, obj in jsonl_objects(path)])  # a line that is no JSON object: its row
+    except InputError:
+        raise
     except (ValueError, UnicodeDecodeError) as exc:  # pandas' EmptyDataError and ParserError are ValueErrors
         raise InputError(f"cannot read judge predictions: {type(exc).__name__}: {exc}", file=path) from exc
 

@@ -96,7 +96,7 @@ def media_towers(config) -> set[str]:
 class HFJudge:
     """``answer(items, progress)`` returns one raw answer text per item (the chosen option for closed items in
     logits mode) and sets ``option_probs``: per item, ``{option: probability}`` (closed items in logits mode) or
-    None (generated answers).
+    None (generated answers), and ``answer_paths``: per item, ``option_scores`` or ``free`` (generated).
     """
 
     def __init__(self, path: str | Path, batch_size: int = 8, mode: str = "logits", max_new_tokens: int = 16,
@@ -147,6 +147,7 @@ class HFJudge:
         self.end_ids = self._end_of_answer()
         self._option_ids: dict[str, list[int]] = {}
         self.option_probs: list[dict[str, float] | None] = []
+        self.answer_paths: list[str] = []  # per answer: option_scores (closed items, logits mode) or free
 
     # ---- loading -------------------------------------------------------------------------------------------------
 
@@ -266,6 +267,7 @@ class HFJudge:
                 if progress:
                     progress(f"{done}/{len(items)}")
         self.option_probs = probs
+        self.answer_paths = ["option_scores" if item.closed and self.mode == "logits" else "free" for item in items]
         return raws
 
     def check(self, items: list[JudgeItem]) -> None:

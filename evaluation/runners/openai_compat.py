@@ -7,6 +7,10 @@ makes runs resumable.
 - Closed items ask for ``logprobs`` and get option probabilities from them where the server returns them
   (:func:`option_probs`); otherwise the answer text is parsed. Each answer carries the completion's
   ``finish_reason``.
+- ``answer_format`` ``choice`` / ``json`` constrains closed items' replies to their options
+  (:mod:`~omniaudit.evaluation.runners.payload`); :attr:`OpenAIJudge.answer_paths` says, per answer, whether the
+  reply kept the constraint (``constrained``: its option is taken as it stands), did not (``unconstrained``: the
+  server ignored it, and the text is read as free text) or none was asked (``free``).
 - ``timeout_s`` bounds each request as a whole (connecting, sending, waiting, reading: a server that trickles its
   reply is cut at the deadline, not per read), and a reply larger than ``max_reply_bytes`` (8 MB) is cut and kept
   as a non-answer.
@@ -55,7 +59,7 @@ from pathlib import Path
 
 from omniaudit.errors import InputError, ServiceError
 from omniaudit.evaluation.runners.items import Answer, JudgeItem, Sampling, check_modalities, parse_answer
-from omniaudit.evaluation.runners.payload import Payloads
+from omniaudit.evaluation.runners.payload import Payloads, conforms, constrained_option
 from omniaudit.evaluation.runners.run import RefusedItems, check_runner_options
 from omniaudit.evaluation.runners.transport import (
     Deadline,
@@ -130,7 +134,8 @@ class OpenAIJudge:
                  api_key_env: str | None = None, dialect: str = "vllm", sampling: Sampling | None = None,
                  top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32,
                  max_bad_fraction: float = 0.5, allow_insecure_key: bool = False,
-                 max_reply_bytes: int = MAX_REPLY_BYTES, refresh_cache: bool = False) -> None:
+                 max_reply_bytes: int = MAX_REPLY_BYTES, refresh_cache: bool = False,
+                 answer_format: str = "free") -> None:
         check_runner_options({"concurrency": concurrency, "max_retries": max_retries, "timeout_s": timeout_s,
                               "max_reply_bytes": max_reply_bytes, "max_tokens": max_tokens})
         self.model, self.url = model, check_server_url(url)
@@ -142,11 +147,13 @@ class OpenAIJudge:
         self.api_key_env = key_env_for(api_key_env, self.url)  # None: no key is sent
         self.allow_insecure_key = allow_insecure_key
         self._key()  # refuses a key over plain http to another host now, before any request
-        self.payloads = Payloads(model, dialect, max_tokens, top_logprobs, fps, max_frames)
+        self.payloads = Payloads(model, dialect, max_tokens, top_logprobs, fps, max_frames,
+                                 answer_format=answer_format)
         self.sampling = sampling or Sampling()
         self.requests_sent = 0  # chat completion requests actually made (cache hits excluded), for reports and tests
         self.rejected = 0  # items the server refused (HTTP 4xx), kept as unparseable answers (all calls)
         self.not_completions = 0  # replies that were not chat completions (error pages, content: null)
+        self.answer_paths: list[str] = []  # per answer of the last call: constrained, unconstrained or free
         self._lock = threading.Lock()
         self._identity: dict | None = None
         self._identity_lock = threading.Lock()
@@ -154,6 +161,10 @@ class OpenAIJudge:
     @property
     def dialect(self) -> str:
         return self.payloads.dialect
+
+    @property
+    def answer_format(self) -> str:
+        return self.payloads.answer_format
 
     def body(self, item: JudgeItem) -> dict:
         return self.payloads.body(item, self.sampling)
@@ -301,13 +312,14 @@ class OpenAIJudge:
         tally = _Tally(len(items))
         stop = threading.Event()
         errors: list[Exception] = []
+        paths = ["free"] * len(items)
 
         def fail(exc: Exception) -> None:
             with self._lock:
                 errors.append(exc)
             stop.set()
 
-        def one(http, item: JudgeItem) -> Answer | None:
+        def one(http, i: int, item: JudgeItem) -> Answer | None:
             if stop.is_set():
                 return None
             try:
@@ -337,7 +349,14 @@ class OpenAIJudge:
                 done = tally.done
             if progress:
                 progress(f"{done}/{len(items)}")
-            label = parse_answer(reply.raw, item.options) if item.closed and reply.answered else None
+            constraint = self.payloads.constraint(item)
+            if constraint is not None:
+                kept = reply.answered and conforms(reply.raw, item.options, constraint)
+                paths[i] = "constrained" if kept else "unconstrained"
+            label = None
+            if item.closed and reply.answered:
+                label = constrained_option(reply.raw, item.options) if paths[i] == "constrained" \
+                    else parse_answer(reply.raw, item.options)
             # read at the option the text names: a text naming none has no probabilities (prediction_row drops any
             # that contradict the text)
             probs = option_probs(reply.logprobs, item.options, label) if label is not None else None
@@ -346,7 +365,7 @@ class OpenAIJudge:
 
         try:
             with client(self.concurrency, self.timeout_s) as http, ThreadPoolExecutor(self.concurrency) as pool:
-                answers = list(pool.map(lambda item: one(http, item), items))
+                answers = list(pool.map(lambda i: one(http, i, items[i]), range(len(items))))
         finally:
             self.rejected += tally.rejected
             self.not_completions += tally.not_completions
@@ -354,13 +373,19 @@ class OpenAIJudge:
             raise errors[0]
         if len(tally.bad) > self.max_bad_fraction * len(items):  # cached answers count as answers here
             raise self._mostly_bad(tally)
+        self.answer_paths = paths
         return answers  # type: ignore[return-value]  # every item answered when no error was raised
 
     def _mostly_bad(self, tally: _Tally) -> Exception:
         where = f"{len(tally.bad)} of {tally.seen} replies ({tally.n} items)"
         if tally.rejected == len(tally.bad):
-            return RefusedItems(f"the server rejected {where}, e.g. {tally.bad[0]}; check the model name and URL "
-                              "(nothing was written)", file=self.url)
+            field_ = ("structured_outputs.choice (vLLM >= 0.12)" if self.dialect == "vllm"
+                      and self.answer_format == "choice" else "a response_format JSON schema")
+            hint = "" if self.answer_format == "free" else (
+                f", and that the server takes {field_}, asked by --answer-format {self.answer_format} "
+                "(--answer-format free asks none)")
+            return RefusedItems(f"the server rejected {where}, e.g. {tally.bad[0]}; check the model name and URL"
+                                f"{hint} (nothing was written)", file=self.url)
         return ServiceError(f"{self.url}: most replies are not chat completions ({where}: {tally.rejected} "
                             f"rejected, {tally.not_completions} error pages, cut or content: null), e.g. "
                             f"{tally.bad[0]}. Nothing was written; real answers are cached, so rerunning resumes "

@@ -16,9 +16,16 @@ as ``image_url`` data URLs; the dialects differ only in how a video is sent:
   images and audio but no video, and for any server that rejects ``video_url``.
 
 Closed items ask for ``logprobs`` / ``top_logprobs`` (unless ``top_logprobs`` is 0) so option probabilities can be read
-from the reply. Parts are built once per unique source (``MediaPart.key``), in a cache bounded in bytes, so three
-questions on one clip or two orders of one pair encode (and, for ``frames``, decode) it once. :func:`render_messages`
-gives the messages as JSON with stand-ins for the media bytes (``omniaudit judge --dump-prompts``).
+from the reply. ``answer_format`` (:data:`ANSWER_FORMATS`) may also constrain a closed item's answer to its options:
+``free`` (default) asks nothing more; ``choice`` asks for exactly one option, as vLLM's ``structured_outputs:
+{"choice": OPTIONS}`` with ``vllm`` (vLLM >= 0.12, which removed ``guided_choice``) and as the OpenAI-standard
+``response_format`` JSON schema with the other dialects; ``json`` asks for that JSON schema, ``{"answer": OPTION}``,
+with every dialect (:func:`answer_schema`). Free-form items are never constrained. :func:`conforms` says whether a
+reply kept the constraint it was asked (a server may ignore it).
+
+Parts are built once per unique source (``MediaPart.key``), in a cache bounded in bytes, so three questions on one
+clip or two orders of one pair encode (and, for ``frames``, decode) it once. :func:`render_messages` gives the
+messages as JSON with stand-ins for the media bytes (``omniaudit judge --dump-prompts``).
 """
 
 from __future__ import annotations
@@ -33,10 +40,40 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.items import JudgeItem, MediaPart, Sampling, to_wav
 
 DIALECTS = ("vllm", "openai", "frames")
+ANSWER_FORMATS = ("free", "choice", "json")
 # what each dialect can send (MediaPart.modality values)
 ACCEPTS = {"vllm": {"audio", "image", "video", "video+audio"}, "openai": {"audio", "image", "video"},
            "frames": {"audio", "image", "video", "video+audio"}}
 AUDIO_RATE = 16000  # the soundtrack of a video sent as frames (Whisper-style encoders' rate)
+
+
+def answer_schema(options: list[str]) -> dict:
+    """The OpenAI-standard ``response_format`` asking for ``{"answer": <one of options>}`` and nothing else."""
+    schema = {"type": "object", "properties": {"answer": {"type": "string", "enum": list(options)}},
+              "required": ["answer"], "additionalProperties": False}
+    return {"type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": schema}}
+
+
+def json_answer(raw: str, options: list[str]) -> str | None:
+    """The option a reply that is a JSON object names in its ``answer`` field, else None."""
+    import json
+
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    return obj["answer"] if isinstance(obj, dict) and obj.get("answer") in options else None
+
+
+def conforms(raw: str, options: list[str], kind: str) -> bool:
+    """A reply keeps the constraint ``kind`` (:meth:`Payloads.constraint`): ``choice``, exactly one option (outer
+    whitespace aside); ``json``, a JSON object whose ``answer`` is an option."""
+    return raw.strip() in options if kind == "choice" else json_answer(raw, options) is not None
+
+
+def constrained_option(raw: str, options: list[str]) -> str | None:
+    """The option a conforming reply names (either form of :func:`conforms`), else None."""
+    return raw.strip() if raw.strip() in options else json_answer(raw, options)
 
 
 def data_url(data: bytes, mime: str) -> str:
@@ -117,10 +154,14 @@ class Payloads:
     fps: float = 2.0  # frames dialect
     max_frames: int = 32
     cache_bytes: int = 256 * 2**20
+    answer_format: str = "free"  # closed items: ANSWER_FORMATS
 
     def __post_init__(self) -> None:
         if self.dialect not in DIALECTS:
             raise InputError(f"unknown dialect; expected one of {', '.join(DIALECTS)}", value=self.dialect)
+        if self.answer_format not in ANSWER_FORMATS:
+            raise InputError(f"unknown answer format; expected one of {', '.join(ANSWER_FORMATS)}",
+                             value=self.answer_format)
         if not self.fps > 0 or self.max_frames < 1:
             raise InputError(f"expected fps > 0 and max_frames >= 1, got fps={self.fps}, "
                              f"max_frames={self.max_frames}")
@@ -175,6 +216,13 @@ class Payloads:
         (:func:`render_messages`): what ``omniaudit judge --dump-prompts`` logs for an ``openai:`` judge."""
         return render_messages(item, "frames" if self.dialect == "frames" else "video_url")
 
+    def constraint(self, item: JudgeItem) -> str | None:
+        """What ``item``'s request constrains its reply to: ``choice`` (exactly one option), ``json`` (a JSON object
+        naming one) or None (free-form items, and every item under ``answer_format="free"``)."""
+        if not item.closed or self.answer_format == "free":
+            return None
+        return "choice" if self.answer_format == "choice" and self.dialect == "vllm" else "json"
+
     def body(self, item: JudgeItem, sampling: Sampling) -> dict:
         body = {"model": self.model, "messages": self.messages(item), "max_tokens": self.max_tokens,
                 "temperature": sampling.temperature}
@@ -185,6 +233,11 @@ class Payloads:
         if item.closed and self.top_logprobs:
             body["logprobs"] = True
             body["top_logprobs"] = self.top_logprobs
+        constraint = self.constraint(item)
+        if constraint == "choice":
+            body["structured_outputs"] = {"choice": list(item.options)}
+        elif constraint == "json":
+            body["response_format"] = answer_schema(item.options)
         if self.dialect == "vllm" and any(p.kind == "video" and p.with_audio for p in item.media):
             body["mm_processor_kwargs"] = {"use_audio_in_video": True}
         return body

@@ -14,6 +14,13 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
 - ``option_probs``: option -> probability for closed items where the runner has them (``hf:`` option logits,
   ``openai:`` servers that return logprobs) and the text agrees with them, else null; ``probs_dropped`` (only where
   they were dropped) says why: the text names no option or another one (:func:`~.reading.agreeing_probs`);
+- ``answer_path``: how the answer was read. ``free``: no constraint was asked (every free-form item, and closed items
+  under ``answer_format="free"``, the default: the papers' prompts and free text), the text read by
+  :func:`~.reading.read_answer`; ``constrained``: the server was asked to constrain the reply to the options
+  (``answer_format`` ``choice`` / ``json``, ``openai:`` only) and it conforms, so its option is taken as it stands;
+  ``unconstrained``: a constraint was asked but the reply does not conform (the server ignored it), read as free text
+  (a run warns, :class:`AnswerFormatWarning`); ``option_scores``: the runner scored the options (``hf:`` closed items
+  with ``mode="logits"``). A non-default ``answer_format`` is recorded in the provenance's runner settings;
 - ``temperature``, ``top_p``, ``seed``: the run's sampling settings (``seed`` is the run's own: seed + run);
 - ``served_model`` and ``system_fingerprint``: the chat completion's own ``model`` and ``system_fingerprint`` (what
   the server says answered), only where the server gives them (``openai:``); a run warns (:class:`ServedModelWarning`)
@@ -28,7 +35,8 @@ carries ``shard``; ``merge_predictions`` joins the N files into the unsharded fi
 
 Runner protocol (``hf:``, ``openai:``, ``scripted:``): ``answer(items, progress=None)`` returns one answer per item,
 in order: a ``str``, or an :class:`~omniaudit.evaluation.runners.items.Answer` (a ``str`` with ``option_probs``); a
-runner may instead expose the probabilities as a list attribute ``option_probs`` aligned with its last answers. The
+runner may instead expose the probabilities as a list attribute ``option_probs`` aligned with its last answers, and
+the answers' paths as a list attribute ``answer_paths`` (else ``free``; see ``answer_path`` above). The
 runner reads its sampling settings from its ``sampling`` attribute (:class:`Sampling`; ``hf:`` from its
 ``temperature`` / ``top_p`` / ``seed``), which ``run_judge`` sets before each run (:func:`apply_sampling`).
 """
@@ -52,6 +60,7 @@ from omniaudit.evaluation.answer_language import unreadable
 from omniaudit.evaluation.predictions import run_provenance
 from omniaudit.evaluation.runners.identity import runner_identity
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items
+from omniaudit.evaluation.runners.payload import constrained_option
 from omniaudit.evaluation.runners.reading import agreeing_probs, read_answer
 from omniaudit.evaluation.runners.shards import shard_positions
 from omniaudit.evaluation.runners.transport import redact
@@ -97,7 +106,7 @@ def check_runner_options(options: dict) -> None:
     """The :func:`make_judge` options given in ``options`` are in range, whatever the runner kind (``scripted:``
     ignores them, yet a wrong one is refused there too): InputError naming the option and its range, before any
     model is loaded or asked. (``hf:`` video sampling needs ``max_frames >= 2``: its runner says so.)"""
-    from omniaudit.evaluation.runners.payload import DIALECTS
+    from omniaudit.evaluation.runners.payload import ANSWER_FORMATS, DIALECTS
 
     for name, (low, high) in INTEGER_OPTIONS.items():
         value = options.get(name, low)
@@ -109,29 +118,36 @@ def check_runner_options(options: dict) -> None:
         value = options.get(name, 1.0)
         if not (_is_number(value) and math.isfinite(value) and value > 0):
             raise InputError(f"{name} must be a finite number > 0", value=value)
-    for name, allowed in (("mode", ("logits", "generate")), ("dialect", DIALECTS)):
+    for name, allowed in (("mode", ("logits", "generate")), ("dialect", DIALECTS),
+                          ("answer_format", ANSWER_FORMATS)):
         if options.get(name, allowed[0]) not in allowed:
             raise InputError(f"{name} must be one of {', '.join(allowed)}", value=options[name])
 
 
 # per runner kind: the settings that change what a model is shown or how its answer is read (in the provenance, so a
 # merge or a reuse never joins answers made under other settings); batch size, retries, caches and keys do not
-INPUT_SETTINGS = {"hf": ("mode", "fps", "max_frames"), "openai": ("dialect", "fps", "max_frames", "top_logprobs")}
+INPUT_SETTINGS = {"hf": ("mode", "fps", "max_frames"),
+                  "openai": ("dialect", "fps", "max_frames", "top_logprobs", "answer_format")}
+# recorded only when not their default, so the provenance of runs made before they existed stays the same
+RECORDED_WHEN_SET = {"answer_format": "free"}
 
 
 def input_settings(spec: str, judge_options: dict) -> dict:
-    """The :data:`INPUT_SETTINGS` of ``spec``'s runner kind, with ``make_judge``'s defaults where not given."""
+    """The :data:`INPUT_SETTINGS` of ``spec``'s runner kind, with ``make_judge``'s defaults where not given (those of
+    :data:`RECORDED_WHEN_SET` left out at their default)."""
     import inspect
 
     defaults = inspect.signature(make_judge).parameters
-    return {k: judge_options.get(k, defaults[k].default) for k in INPUT_SETTINGS.get(spec.partition(":")[0], ())}
+    settings = {k: judge_options.get(k, defaults[k].default) for k in INPUT_SETTINGS.get(spec.partition(":")[0], ())}
+    return {k: v for k, v in settings.items() if RECORDED_WHEN_SET.get(k, object()) != v}
 
 
 def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None = None, batch_size: int = 8,
                mode: str = "logits", concurrency: int = 4, max_retries: int = 5, cache_dir: str | Path | None = None,
                use_cache: bool = True, api_key_env: str | None = None, allow_insecure_key: bool = False,
                max_tokens: int = 32, dialect: str = "vllm", timeout_s: float = 120.0, max_reply_bytes: int = 8 << 20,
-               top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32, refresh_cache: bool = False):
+               top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32, refresh_cache: bool = False,
+               answer_format: str = "free"):
     """A runner for ``spec``. ``sampling`` (default: greedy, with ``seed``) is what it samples with.
 
     ``openai:MODEL@URL`` only: ``api_key_env`` names the environment variable whose key is sent (default: none to a
@@ -141,6 +157,10 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     request again and stores the new replies over the cached ones. A URL carrying credentials or a query string is
     refused; no message echoes a secret of the spec. Every runner option is checked (:func:`check_runner_options`)
     before a runner is made.
+
+    ``answer_format`` (``free``, ``choice``, ``json``): how closed items are answered (``openai:``, see
+    :mod:`~omniaudit.evaluation.runners.payload`). ``hf:`` with ``mode="logits"`` scores the options already and takes
+    ``choice`` as it is; every other pairing with a runner that cannot constrain is refused before any model loads.
     """
     from omniaudit.evaluation.runners.transport import redact
 
@@ -149,11 +169,12 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     check_runner_options({"batch_size": batch_size, "mode": mode, "concurrency": concurrency,
                           "max_retries": max_retries, "max_tokens": max_tokens, "dialect": dialect,
                           "timeout_s": timeout_s, "max_reply_bytes": max_reply_bytes, "top_logprobs": top_logprobs,
-                          "fps": fps, "max_frames": max_frames})
+                          "fps": fps, "max_frames": max_frames, "answer_format": answer_format})
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL or scripted:NAME",
                          value=redact(spec))
+    check_answer_format(kind, mode, answer_format)
     if kind == "scripted":
         from omniaudit.evaluation.runners.scripted import ScriptedJudge
 
@@ -169,13 +190,29 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                            max_tokens=max_tokens, api_key_env=api_key_env, dialect=dialect, sampling=sampling,
                            top_logprobs=top_logprobs, fps=fps, max_frames=max_frames,
                            allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes,
-                           refresh_cache=refresh_cache)
+                           refresh_cache=refresh_cache, answer_format=answer_format)
     if kind == "hf":
         judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
                              max_frames=max_frames)
         apply_sampling(judge, sampling)
         return judge
     raise InputError("unknown judge kind; expected hf:, openai: or scripted:", value=redact(spec))
+
+
+def check_answer_format(kind: str, mode: str, answer_format: str) -> None:
+    """Refuse an ``answer_format`` the runner ``kind`` cannot honour (see :func:`make_judge`)."""
+    if answer_format == "free" or kind == "openai":
+        return
+    flag = f"--answer-format {answer_format}"
+    if kind == "hf" and mode == "logits" and answer_format == "choice":
+        return  # its closed items are answered by scoring each option already: their rows say option_scores
+    if kind == "hf":
+        raise InputError(f"{flag}: hf: judges cannot constrain generation; with --mode logits (the default) their "
+                         "closed items are option-scored already (--answer-format choice is then accepted as it "
+                         "is); constrained answers need a server (openai:)")
+    if kind == "scripted":
+        raise InputError(f"{flag}: scripted: judges answer by script and cannot constrain their answers; use "
+                         "--answer-format free")
 
 
 _LOADED: dict[tuple, object] = {}  # the last local model loaded, by (path, settings): see loaded_model
@@ -213,6 +250,12 @@ def apply_sampling(judge, sampling: Sampling) -> None:
         judge.seed = sampling.seed if sampling.seed is not None else sampling.run
 
 
+def _answer_path(judge, answers: list, i: int) -> str | None:
+    """The path answer ``i`` took, where the runner says (its ``answer_paths`` aligned with its last answers)."""
+    listed = getattr(judge, "answer_paths", None)
+    return listed[i] if isinstance(listed, list) and len(listed) == len(answers) else None
+
+
 def _option_probs(judge, answers: list, i: int) -> dict[str, float] | None:
     probs = getattr(answers[i], "option_probs", None)
     if probs is None:
@@ -248,9 +291,15 @@ def served_difference(kept: Iterable[dict], now: Iterable[dict]) -> str | None:
     return "; ".join(parts) or None
 
 
-def _warn(progress: Callable[[str], None] | None, message: str) -> None:
-    """A run's warning: a :class:`ServedModelWarning` (on stderr) and, where the run reports progress, there too."""
-    warnings.warn(message, ServedModelWarning, stacklevel=4)  # at the caller of run_judge
+class AnswerFormatWarning(UserWarning):
+    """A server ignored the answer format asked (``--answer-format choice`` / ``json``) on some closed items: their
+    replies did not conform and were read as free text (rows with ``answer_path: unconstrained``)."""
+
+
+def _warn(progress: Callable[[str], None] | None, message: str, category: type[Warning] = ServedModelWarning) -> None:
+    """A run's warning (default a :class:`ServedModelWarning`), on stderr and, where the run reports progress, there
+    too."""
+    warnings.warn(message, category, stacklevel=4)  # at the caller of run_judge
     if progress is not None:
         progress(f"warning: {message}")
 
@@ -272,21 +321,27 @@ def _served_note(identity, rows: list[dict]) -> str | None:
 
 def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[str, float] | None,
                    provenance: dict | None = None, finish_reason: str | None = None,
-                   served: dict[str, str] | None = None) -> dict:
-    """One predictions row (see the module docstring); ``served``: its :func:`served_fields`."""
+                   served: dict[str, str] | None = None, path: str | None = None) -> dict:
+    """One predictions row (see the module docstring); ``served``: its :func:`served_fields`; ``path``: the answer's
+    ``answer_path`` where the runner says (default ``free``)."""
     raw = str(raw)
     label, dropped, unread = None, None, None
+    path = path or "free"
     if item.closed:
-        label, unread = read_answer(raw, item.options, item.prompt)  # its question sentence, never the rest
+        if path == "constrained":  # the server kept the reply to the options: its option, not a reading of it
+            label = constrained_option(raw, item.options)
+        if label is None:
+            label, unread = read_answer(raw, item.options, item.prompt)  # its question sentence, never the rest
         if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
-            label, unread = max(item.options, key=lambda o: probs.get(o, 0.0)), None
+            label, unread, path = max(item.options, key=lambda o: probs.get(o, 0.0)), None, "option_scores"
         # the text wins over probabilities it contradicts (a sampled text is a draw from them)
         probs, dropped = agreeing_probs(raw, label, probs, sampled=bool(sampling.temperature))
     else:
         probs = None  # a free-form item is never scored against options
     record = sampling.record()
     row = {"id": item.id, "order": item.order, "run": record.pop("run"), "raw": raw, "label": label,
-           "parsed": (label is not None) if item.closed else None, "option_probs": probs, **record}
+           "parsed": (label is not None) if item.closed else None, "option_probs": probs,
+           "answer_path": path if item.closed else "free", **record}
     if unread:
         row["unread"] = unread  # why no option was read (reading.REASONS)
     if dropped:
@@ -417,8 +472,10 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     template's text, ``openai:`` the JSON messages with media as stand-ins without bytes), as lmms-eval's logged
     samples keep theirs.
 
-    Returns counts: items, runs, rows, closed / parsed / with option probabilities, free-form / generated (non-empty),
-    resumed answers, and for remote judges HTTP requests, rejected items and replies that were not completions.
+    Returns counts: items, runs, rows, closed / parsed / with option probabilities, the answer format and the closed
+    answers per ``answer_path``, free-form / generated (non-empty), resumed answers, and for remote judges HTTP
+    requests, rejected items and replies that were not completions. Closed answers whose server ignored the answer
+    format asked warn once (:class:`AnswerFormatWarning`).
     """
     with output_lock(out):  # from before the first answer to after the final write: one run per output file
         try:
@@ -484,7 +541,8 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                     raise InputError(f"{spec} returned {len(answers)} answers for {len(chunk)} items")
                 for k, (i, answer) in enumerate(zip(chunk, answers, strict=True)):
                     row = prediction_row(items[i], answer, run_sampling, _option_probs(judge, answers, k),
-                                         provenance, getattr(answer, "finish_reason", None), served_fields(answer))
+                                         provenance, getattr(answer, "finish_reason", None), served_fields(answer),
+                                         _answer_path(judge, answers, k))
                     kept[(run, positions[i])] = row
                     log.write(json.dumps({"run": run, "pos": positions[i], "row": row}, ensure_ascii=False) + "\n")
                 log.flush()
@@ -505,6 +563,13 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     note = _served_note(model, rows)
     if note:
         _warn(progress, f"{redact(spec)}: {note}")
+    answer_format = judge_options.get("answer_format", "free")
+    ignored = sum(r.get("answer_path") == "unconstrained" for r in rows)
+    if ignored:
+        where = redact(getattr(judge, "url", spec))
+        _warn(progress, f"the server at {where} ignored --answer-format {answer_format} on {ignored} of "
+                        f"{sum(r['parsed'] is not None for r in rows)} closed answers; their text was read as free "
+                        "text", AnswerFormatWarning)
     try:
         if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
             check_usable(rows, spec, min_usable)
@@ -520,6 +585,8 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
             "with_probs": sum(r["option_probs"] is not None for r in closed),
             "probs_dropped": sum("probs_dropped" in r for r in closed),
             "unread": dict(sorted(Counter(r["unread"] for r in closed if r.get("unread")).items())),
+            "answer_format": answer_format,
+            "answer_paths": dict(sorted(Counter(r.get("answer_path", "free") for r in closed).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
             "usable": sum(map(usable, rows)), "resumed": resumed,
             "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),
@@ -549,7 +616,7 @@ def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[
             raise InputError(f"{redact(spec)} returned {len(answers)} answers for {len(positions)} items")
         for k, p in enumerate(positions):
             rows[(run, p)] = prediction_row(items[p], answers[k], sampling, _option_probs(judge, answers, k),
-                                            served=served_fields(answers[k]))
+                                            served=served_fields(answers[k]), path=_answer_path(judge, answers, k))
     return [rows[pick] for pick in picks]
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from omniaudit.cli.numbers import fraction, integer, non_negative, non_negative_int, positive, positive_int, share
 from omniaudit.cli.progress import console, log, progress_status, say, setup_logging  # noqa: F401
 
 SPEC = "hf:PATH | openai:MODEL@URL | scripted:NAME"
@@ -132,7 +133,7 @@ def add_min_usable(p, what: str) -> None:
     not empty, a refusal, an error reply or byte noise; ``what`` says what happens below it."""
     from omniaudit.evaluation.runners.run import MIN_USABLE
 
-    p.add_argument("--min-usable", type=float, default=MIN_USABLE, metavar="SHARE",
+    p.add_argument("--min-usable", type=share, default=MIN_USABLE, metavar="SHARE",
                    help=f"{what} when fewer than this share of the answers are usable (an option named, or free text "
                         f"that is not empty, a refusal, an error reply or noise) (default {MIN_USABLE}; 0 keeps any "
                         "run; scripted: reference models are exempt)")
@@ -146,8 +147,8 @@ def add_partial(p) -> None:
 
 def add_bootstrap(p, old_seed: tuple[str, ...] = ("--seed",)) -> None:
     """``--n-resamples`` and ``--bootstrap-seed`` (``old_seed``: its deprecated spellings on this command)."""
-    p.add_argument("--n-resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
-    renamed(p, "--bootstrap-seed", *old_seed, type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--n-resamples", type=positive_int, default=2000, help="bootstrap resamples (default 2000)")
+    renamed(p, "--bootstrap-seed", *old_seed, type=non_negative_int, default=0, help="bootstrap seed (default 0)")
 
 
 def add_visibility(p) -> None:
@@ -173,7 +174,7 @@ def builder(groups: Groups, name: str, func: Callable, source: str, help: str, s
     p = command(groups.build, name, func)
     p.add_argument(source, "--source", help=help)
     add_out(p)
-    p.add_argument("--seed", type=int, default=0, help=seed)
+    p.add_argument("--seed", type=non_negative_int, default=0, help=seed)
     add_push(p)
     return p
 
@@ -187,28 +188,37 @@ def add_helper_model(p, flag: str, does: str, *old: str) -> None:
 # ------------------------------------------------------------------------------------------------- runner options
 # dest -> (add_argument options, help with {d}: the command's default, {role}: which model the option is for)
 _RUNNER: dict[str, tuple[dict, str]] = {
-    "batch_size": ({"type": int, "default": 8}, "hf: items per forward pass ({d})"),
+    "batch_size": ({"type": positive_int, "default": 8}, "hf: items per forward pass ({d})"),
     "mode": ({"choices": ["logits", "generate"], "default": "logits"},
              "hf: read option logits (default) or generate text"),
-    "max_tokens": ({"type": int, "default": 32}, "longest answer in tokens (hf: when generating text) (default {d}; "
-                                                 "raise it for thinking models)"),
-    "fps": ({"type": float, "default": 2.0},
+    "max_tokens": ({"type": positive_int, "default": 32}, "longest answer in tokens (hf: when generating text) "
+                                                          "(default {d}; raise it for thinking models)"),
+    "fps": ({"type": positive, "default": 2.0},
             "video frames per second sampled (hf; openai with --dialect frames) (default {d})"),
-    "max_frames": ({"type": int, "default": 32}, "most frames per video, from its start (default {d}; --dialect "
-                                                 "frames sends each as an image: lower it for hosted APIs)"),
+    "max_frames": ({"type": positive_int, "default": 32}, "most frames per video, from its start (default {d}; "
+                                                          "--dialect frames sends each as an image: lower it for "
+                                                          "hosted APIs)"),
     "dialect": ({"choices": ["vllm", "openai", "frames"], "default": "vllm"},
                 "openai: how media are sent: vllm = video_url, a video's own soundtrack through mm_processor_kwargs "
                 "use_audio_in_video (vLLM, Qwen-Omni); openai = standard parts, video_url without its soundtrack; "
                 "frames = no video_url: sampled JPEG frames + the soundtrack as input_audio (OpenAI, Gemini's "
                 "OpenAI-compatible endpoint). Audio (input_audio WAV) and images (image_url) are the same in all "
                 "three (default {d})"),
-    "concurrency": ({"type": int, "default": 4}, "openai: requests in flight ({d})"),
-    "max_retries": ({"type": int, "default": 5}, "openai: retries per request, with backoff ({d})"),
-    "timeout": ({"type": float, "default": 120.0}, "openai: seconds for each request as a whole, from connecting "
+    "answer_format": ({"choices": ["free", "choice", "json"], "default": "free"},
+                      "closed items: free = the prompt's own free-text answer, read by the reader (default); choice "
+                      "= constrained to exactly one option (openai: --dialect vllm sends structured_outputs.choice, "
+                      "vLLM >= 0.12, which removed guided_choice; the other dialects a response_format JSON "
+                      "schema); json = a JSON object {{\"answer\": OPTION}} through response_format (any "
+                      "dialect). Every row says its answer_path: constrained, unconstrained (the server ignored the "
+                      "constraint: read as free text), free or option_scores (hf --mode logits, which takes choice "
+                      "as it is). openai: recorded in the provenance"),
+    "concurrency": ({"type": positive_int, "default": 4}, "openai: requests in flight ({d})"),
+    "max_retries": ({"type": non_negative_int, "default": 5}, "openai: retries per request, with backoff ({d})"),
+    "timeout": ({"type": positive, "default": 120.0}, "openai: seconds for each request as a whole, from connecting "
                                                    "to the reply's last byte; each retry gets its own ({d})"),
-    "max_reply_mb": ({"type": float, "default": 8.0},
+    "max_reply_mb": ({"type": positive, "default": 8.0},
                      "openai: largest reply read, in MB; a bigger one is cut and kept as a non-answer ({d})"),
-    "top_logprobs": ({"type": int, "default": 10}, "openai, closed items: ask for logprobs with this many "
+    "top_logprobs": ({"type": integer(0, 20), "default": 10}, "openai, closed items: ask for logprobs with this many "
                      "alternatives, read as option probabilities where the server returns them; 0 = do not ask "
                      "(default {d})"),
     "cache": ({}, "openai{role}: response cache folder (default $OMNIAUDIT_CACHE or ~/.cache/omniaudit, "
@@ -252,13 +262,13 @@ def add_sampling(p, title: str, temperature: float = 0.0, seed: int | None = Non
     """The sampling group (recorded in every predictions row); returns it for the command's runner options.
     ``runs=False``: no ``--runs`` (a command that decides its runs itself, such as the scorecard)."""
     g = p.add_argument_group(title)
-    g.add_argument("--temperature", type=float, default=temperature,
+    g.add_argument("--temperature", type=non_negative, default=temperature,
                    help=f"sampling temperature; 0 = greedy (default {temperature:g})")
-    g.add_argument("--top-p", type=float, help="nucleus sampling mass (default: the model's / server's)")
-    g.add_argument("--seed", type=int, default=seed, help="sampling seed; run r uses SEED + r (default: " + (
-        "none sent; scripted:random uses 0)" if seed is None else f"{seed})"))
+    g.add_argument("--top-p", type=fraction, help="nucleus sampling mass (default: the model's / server's)")
+    g.add_argument("--seed", type=non_negative_int, default=seed, help="sampling seed; run r uses SEED + r (default: "
+                   + ("none sent; scripted:random uses 0)" if seed is None else f"{seed})"))
     if runs:
-        g.add_argument("--runs", type=int, default=1,
+        g.add_argument("--runs", type=positive_int, default=1,
                        help="answers per item, e.g. 5 runs at --temperature 0.7 for a majority vote, 3 for a mean "
                             "over runs; rows carry their run index (default 1)")
     return g

@@ -7,6 +7,7 @@ import argparse
 import json
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import integer, positive_int, share
 from omniaudit.errors import InputError
 
 
@@ -73,6 +74,9 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
     """
     from omniaudit.evaluation.composition.audit import run_composition_audit
 
+    low, high = args.depth_range
+    if low > high:
+        raise InputError(f"--depth-range LOW HIGH needs LOW <= HIGH (got {low:g} {high:g})")
     with common.console.status("grading answers"):
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.grader, args.attention,
                                     depth_range=tuple(args.depth_range), cache_dir=args.cache,
@@ -100,9 +104,10 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--templates", metavar="FILE",
                    help="table of the known templates (template_id, template_name[, category]; CSV/JSONL/Parquet): "
                         "a sample with a template it does not list is refused")
-    p.add_argument("--target", type=int, default=25, help="samples per category x difficulty bucket (25)")
-    p.add_argument("--synthetic", type=int, default=48, help="synthetic samples when --samples is omitted (48)")
-    p.add_argument("--min-confidence", type=int, default=1, choices=range(1, 6), metavar="K",
+    p.add_argument("--target", type=positive_int, default=25, help="samples per category x difficulty bucket (25)")
+    p.add_argument("--synthetic", type=positive_int, default=48,
+                   help="synthetic samples when --samples is omitted (48)")
+    p.add_argument("--min-confidence", type=integer(1, 5), default=1, metavar="K",
                    help="keep samples whose generation_confidence is at least K (1-5; default 1: all). Samples whose "
                         "generator self-audit (self_audit.*_passed) has a false flag are always left out")
     p.add_argument("--swap", nargs="+", choices=["audio", "image"], metavar="MODALITY",
@@ -147,7 +152,7 @@ def register(groups: common.Groups) -> None:
                         "(only one model may, and only when --predictions are one model's runs). Every model is "
                         "loaded and checked (layers in --depth-range; it encodes every modality of the probed "
                         "samples) before any judge call")
-    p.add_argument("--depth-range", nargs=2, type=float, default=[0.25, 0.75], metavar=("LOW", "HIGH"),
+    p.add_argument("--depth-range", nargs=2, type=share, default=[0.25, 0.75], metavar=("LOW", "HIGH"),
                    help="relative layer depths averaged into the mid-layer entropy (0.25 0.75); a model without a "
                         "layer in the range is refused")
     common.add_partial(p)

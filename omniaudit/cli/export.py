@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import fraction, non_negative, positive_int
 
 
 def cmd_lmms_eval(args: argparse.Namespace) -> None:
@@ -55,6 +56,7 @@ def register(groups: common.Groups) -> None:
                    help="generate_until (answers as text, read as `omniaudit judge` reads them) or multiple_choice "
                         "(closed configs: the options scored by log-likelihood, for models that implement it) "
                         "(default generate_until)")
-    g.add_argument("--max-new-tokens", type=int, default=32, help="generation_kwargs max_new_tokens (default 32)")
-    g.add_argument("--temperature", type=float, default=0.0, help="generation_kwargs temperature (default 0)")
-    g.add_argument("--top-p", type=float, help="generation_kwargs top_p (default: the model's)")
+    g.add_argument("--max-new-tokens", type=positive_int, default=32,
+                   help="generation_kwargs max_new_tokens (default 32)")
+    g.add_argument("--temperature", type=non_negative, default=0.0, help="generation_kwargs temperature (default 0)")
+    g.add_argument("--top-p", type=fraction, help="generation_kwargs top_p (default: the model's)")

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import fraction, non_negative, non_negative_int, positive_int
 
 # the defaults of the options only a Shift / Mute / Swap build reads: another value beside --ood-sync is refused
 MANIFEST_ONLY = {"shift": [-2.0, 2.0], "shift_range": None, "audio_codec": "aac", "num_proc": 1, "shard": (0, 1),
@@ -226,14 +227,14 @@ def _builders(groups: common.Groups) -> None:
                         "--shift-range 0.5 3")
     p.add_argument("--audio-codec", choices=["aac", "alac"], default=MANIFEST_ONLY["audio_codec"],
                    help="audio codec of the written clips: aac (default, lossy) or alac (lossless, bit-exact swaps)")
-    p.add_argument("--num-proc", type=int, default=MANIFEST_ONLY["num_proc"],
+    p.add_argument("--num-proc", type=positive_int, default=MANIFEST_ONLY["num_proc"],
                    help="clips rendered in parallel (default 1)")
     p.add_argument("--shard", type=common.shard, default=MANIFEST_ONLY["shard"], metavar="I/N",
                    help="build shard I of N (disjoint, split by id); merge the folders with `omniaudit merge`")
     p.add_argument("--skip-invalid", action="store_true",
                    help="record clips with unusable media (no audio, silent, corrupt, not a video) as rejected "
                         "instead of failing")
-    p.add_argument("--swap-max-similarity", type=float, default=MANIFEST_ONLY["swap_max_similarity"],
+    p.add_argument("--swap-max-similarity", type=fraction, default=MANIFEST_ONLY["swap_max_similarity"],
                    metavar="R",
                    help="refuse a Swap partner whose audio reaches this max normalised cross-correlation with the "
                         "clip's own (same recording: >= 0.99; default 0.5)")
@@ -244,12 +245,12 @@ def _builders(groups: common.Groups) -> None:
                    help="instead: an out-of-distribution sync set from clips of known audio offset, a folder of "
                         "NAME__off+0.40.mp4 files (s, + = audio delayed) or a CSV/JSONL with file, offset_s "
                         "[, source_id]")
-    p.add_argument("--sync-tolerance", type=float, metavar="SECONDS",
+    p.add_argument("--sync-tolerance", type=non_negative, metavar="SECONDS",
                    help="--ood-sync only, opt-in: |offset| up to this also counts as synchronized (default: only a "
                         "zero offset; the paper calls any nonzero offset a shift)")
-    p.add_argument("--clips", type=int, default=MANIFEST_ONLY["clips"],
+    p.add_argument("--clips", type=positive_int, default=MANIFEST_ONLY["clips"],
                    help="synthetic clips when --manifest is omitted (default 12)")
-    p.add_argument("--synthetic-seed", type=int, default=MANIFEST_ONLY["synthetic_seed"],
+    p.add_argument("--synthetic-seed", type=non_negative_int, default=MANIFEST_ONLY["synthetic_seed"],
                    help="seed of the synthetic clips (default 0)")
 
     p = common.command(groups.build, "sp-pairs", cmd_build_sp_pairs)
@@ -279,8 +280,8 @@ def _builders(groups: common.Groups) -> None:
     p.add_argument("--primary", metavar="NAME",
                    help="annotator whose events and times fill the row's empty visual_event / audio_event / "
                         "visual_time / audio_time (default: the first full annotator)")
-    p.add_argument("--eps-visual", type=float, default=0.8, help="visual agreement tolerance, s (0.8)")
-    p.add_argument("--eps-audio", type=float, default=0.5, help="audio agreement tolerance, s (0.5)")
+    p.add_argument("--eps-visual", type=non_negative, default=0.8, help="visual agreement tolerance, s (0.8)")
+    p.add_argument("--eps-audio", type=non_negative, default=0.5, help="audio agreement tolerance, s (0.5)")
     p.add_argument("--units", type=int, default=8, metavar="N",
                    help="NAME:units annotators: frame units per clip (appendix B; default 8)")
     p.add_argument("--frames-per-unit", type=int, default=2, metavar="K",
@@ -291,7 +292,7 @@ def _builders(groups: common.Groups) -> None:
     p = common.command(groups.top, "check-onsets", cmd_check_onsets)
     p.add_argument("--manifest", required=True, help="video manifest (JSONL/CSV/TSV/Parquet: id, video, audio_time)")
     common.add_out(p, "onset check to write (CSV)", common.REPLACE_FILE, metavar="OUT.csv")
-    p.add_argument("--tolerance", type=float, default=0.5, metavar="SECONDS",
+    p.add_argument("--tolerance", type=non_negative, default=0.5, metavar="SECONDS",
                    help="flag clips whose annotated and detected onsets differ by more (default 0.5, ε_a)")
     p.add_argument("--column", default="audio_time", help="annotated time column (default audio_time)")
 

@@ -20,6 +20,8 @@ def _judged(counts: dict) -> str:
                                                "another one)" if counts.get("probs_dropped") else ""))
         if counts.get("unread"):
             parts.append("unread: " + ", ".join(f"{n} {why}" for why, n in counts["unread"].items()))
+        if counts.get("answer_format", "free") != "free":
+            parts.append("answer paths: " + ", ".join(f"{n} {path}" for path, n in counts["answer_paths"].items()))
     if counts["free_form"]:
         parts.append(f"{counts['generated']} of {counts['free_form']} free-form answers non-empty")
     if counts["requests"] is not None:
@@ -145,9 +147,9 @@ def register(groups: common.Groups) -> None:
                         "the chat template's text, with the template's default system prompt kept; openai: the JSON "
                         "messages, media as stand-ins without their bytes), as lmms-eval's logged samples do")
     g = p.add_argument_group("runners: local models (hf) and servers (openai)")
-    common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "concurrency",
-                              "max_retries", "timeout", "max_reply_mb", "top_logprobs", "cache", "no_cache",
-                              "api_key_env", "allow_insecure_key")
+    common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "answer_format",
+                              "concurrency", "max_retries", "timeout", "max_reply_mb", "top_logprobs", "cache",
+                              "no_cache", "api_key_env", "allow_insecure_key")
     common.add_tracking(p)
 
     p = common.command(groups.top, "merge-predictions", cmd_merge_predictions)

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import fraction, integer, non_negative, non_negative_int
 from omniaudit.errors import InputError
 
 
@@ -97,11 +98,14 @@ def _add_pairs_options(p, omitted: str) -> None:
     p.add_argument("--columns", nargs="+", metavar="CANON=COLUMN",
                    help="column mapping for generic files, e.g. model1=gen_a a1=text_a preference=label")
     g = p.add_argument_group(f"embedded synthetic benchmark (when {omitted})")
-    g.add_argument("--pairs", type=int, default=2096, help="number of pairs (default 2096, as EmoPrefer-V2)")
-    g.add_argument("--generators", type=int, default=7, help="number of generators (default 7)")
-    g.add_argument("--prior-strength", type=float, default=1.0, help="planted generator prior; 0 = none (default 1)")
-    g.add_argument("--content-strength", type=float, default=0.0, help="planted content signal (default 0)")
-    g.add_argument("--synthetic-seed", type=int, default=0, help="seed of the synthetic benchmark (default 0)")
+    g.add_argument("--pairs", type=integer(10), default=2096,
+                   help="number of pairs, at least 10 (default 2096, as EmoPrefer-V2)")
+    g.add_argument("--generators", type=integer(2), default=7, help="number of generators, at least 2 (default 7)")
+    g.add_argument("--prior-strength", type=non_negative, default=1.0,
+                   help="planted generator prior; 0 = none (default 1)")
+    g.add_argument("--content-strength", type=non_negative, default=0.0, help="planted content signal (default 0)")
+    g.add_argument("--synthetic-seed", type=non_negative_int, default=0,
+                   help="seed of the synthetic benchmark (default 0)")
 
 
 def register(groups: common.Groups) -> None:
@@ -111,10 +115,11 @@ def register(groups: common.Groups) -> None:
     _add_pairs_options(p, "--data is omitted")
     p.add_argument("--source-balanced", action="store_true", help="add config source_balanced (balanced winners "
                                                                   "within each source pairing)")
-    p.add_argument("--length-control", type=float, metavar="TOL",
+    p.add_argument("--length-control", type=fraction, metavar="TOL",
                    help="add config length_controlled: pairs with relative length gap < TOL (e.g. 0.15)")
     p.add_argument("--dual-order", action="store_true", help="add config dual_order (both orders, label reversed)")
-    p.add_argument("--length-tolerance", type=float, default=0.15, help="length-matched slice tolerance (0.15)")
+    p.add_argument("--length-tolerance", type=fraction, default=0.15,
+                   help="length-matched slice: relative length gap < this, in (0, 1] (0.15)")
     p.add_argument("--media", metavar="DIR",
                    help="attach each pair's clip DIR/<name>.<ext> (video: mp4 mkv webm mov avi m4v, with its "
                         "soundtrack; or audio: wav flac mp3 m4a ogg opus) to the judge items; a missing clip is an "

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import finite, integer, non_negative, non_negative_int, positive, positive_int
 
 CONFIGS = ["blueprint", "reference", "pairwise", "cue_conflict"]
 
@@ -112,32 +113,35 @@ def cmd_run_protocols(args: argparse.Namespace) -> None:
 
 def _add_corpus_options(p) -> None:
     g = p.add_argument_group("corpus subsets (the paper's by default)")
-    g.add_argument("--per-class", type=int, help="ravdess: clips per emotion, stratified across actors and gender "
-                                                  "(default 30: 240 clips); fleurs: clips per language (default 15)")
-    g.add_argument("--min-seconds", type=float, default=3.0, help="fleurs: shortest clip in seconds (default 3)")
-    g.add_argument("--max-seconds", type=float, default=15.0, help="fleurs: longest clip in seconds (default 15)")
+    g.add_argument("--per-class", type=positive_int,
+                   help="ravdess: clips per emotion, stratified across actors and gender (default 30: 240 clips); "
+                        "fleurs: clips per language (default 15)")
+    g.add_argument("--min-seconds", type=non_negative, default=3.0,
+                   help="fleurs: shortest clip in seconds (default 3)")
+    g.add_argument("--max-seconds", type=positive, default=15.0, help="fleurs: longest clip in seconds (default 15)")
     g.add_argument("--languages", nargs="+", metavar="FOLDER", help="fleurs: language folders (default all)")
-    g.add_argument("--max-clips", type=int, default=240,
+    g.add_argument("--max-clips", type=positive_int, default=240,
                    help="bvcc: clips kept, evenly spaced in MOS order (default 240)")
     g.add_argument("--split", default="test", help="bvcc: which *_mos_list.txt (default test)")
-    g.add_argument("--clips-per-speaker", type=int, default=8,
+    g.add_argument("--clips-per-speaker", type=positive_int, default=8,
                    help="voxceleb1: clips per speaker, round-robin over its recordings (default 8)")
-    g.add_argument("--speakers", type=int, help="voxceleb1: at most this many speakers (default all)")
-    g.add_argument("--corpus-seed", type=int, default=0, help="seed of the subsets (default 0)")
+    g.add_argument("--speakers", type=positive_int, help="voxceleb1: at most this many speakers (default all)")
+    g.add_argument("--corpus-seed", type=non_negative_int, default=0, help="seed of the subsets (default 0)")
 
 
 def _corpus_commands(groups: common.Groups) -> None:
     p = common.builder(groups, "protocols", cmd_build_protocols, "--clips",
                        "clip manifest (JSONL/CSV/TSV/Parquet); omitted: the embedded speech set",
                        seed="seed of derangements, trial sampling and noise (0)")
-    p.add_argument("--max-trials", type=int, default=30, help="pairwise trials per task (default 30)")
-    p.add_argument("--snr", type=float, default=0.0, help="SNR (dB) of the noisy clip in Cleanness pairs (0)")
-    p.add_argument("--mos-gap", type=float, default=1.0, help="minimum MOS gap of Naturalness pairs (1.0)")
+    p.add_argument("--max-trials", type=non_negative_int, default=30, help="pairwise trials per task (default 30)")
+    p.add_argument("--snr", type=finite, default=0.0, help="SNR (dB) of the noisy clip in Cleanness pairs (0)")
+    p.add_argument("--mos-gap", type=non_negative, default=1.0, help="minimum MOS gap of Naturalness pairs (1.0)")
     p.add_argument("--control", nargs=3, default=["emotion", "angry", "neutral"],
                    metavar=("ATTRIBUTE", "GOLD", "FOIL"), help="attribute control pairs (emotion angry neutral)")
     p.add_argument("--conflict-placement", default="before", choices=["before", "after", "system", "rubric"],
                    help="where the reference goes in the cue-conflict grid (before)")
-    p.add_argument("--sentences", type=int, default=2, help="embedded set: sentences per cell, 1-4 (default 2)")
+    p.add_argument("--sentences", type=integer(1, 4), default=2,
+                   help="embedded set: sentences per cell, 1-4 (default 2)")
     p.add_argument("--corpus", nargs=2, action="append", metavar=("NAME", "DIR"),
                    help="read clips from a corpus folder in its own layout instead of --clips: ravdess (emotion), "
                         "fleurs (language), bvcc (naturalness), voxceleb1 (speaker); repeat for several corpora "
@@ -146,7 +150,7 @@ def _corpus_commands(groups: common.Groups) -> None:
     g = p.add_argument_group("pairwise trials per task (default --max-trials; the paper: cleanness 40, attribute "
                              "30, naturalness 60, speaker 100)")
     for task in ("cleanness", "identical", "attribute", "naturalness", "speaker"):
-        g.add_argument(f"--{task}-trials", type=int, metavar="N",
+        g.add_argument(f"--{task}-trials", type=non_negative_int, metavar="N",
                        help=f"{task} trials" + (" (default max(2, max-trials // 3))" if task == "identical" else ""))
     p.add_argument("--specialist", nargs="+", metavar="[ATTRIBUTE=]hf:MODEL",
                    help="real specialists: a Transformers audio-classification checkpoint (its classes matched to "
@@ -163,7 +167,7 @@ def _corpus_commands(groups: common.Groups) -> None:
 
 
 def _add_min_stability_n(p) -> None:
-    p.add_argument("--min-stability-n", type=int, metavar="N",
+    p.add_argument("--min-stability-n", type=positive_int, metavar="N",
                    help="run stability: cells with fewer items are listed as too few and not read (default 30: "
                         "below ~27 items one changed answer exceeds the paper's largest per-cell range, 0.038)")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import non_negative_int, positive_int
 
 
 def cmd_sample(args: argparse.Namespace) -> None:
@@ -46,8 +47,8 @@ def register(groups: common.Groups) -> None:
     sub = readings.add_subparsers(dest="what", metavar="STEP", required=True)
     p = common.command(sub, "sample", cmd_sample)
     p.add_argument("--predictions", required=True, help="an `omniaudit judge` predictions file (JSONL)")
-    p.add_argument("--n", type=int, default=100, help="replies to draw (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="sampling seed (default 0)")
+    p.add_argument("--n", type=positive_int, default=100, help="replies to draw (default 100)")
+    p.add_argument("--seed", type=non_negative_int, default=0, help="sampling seed (default 0)")
     common.add_out(p)
     p = common.command(sub, "agree", cmd_agree)
     p.add_argument("labelled", help="a readings.csv with its truth column filled")

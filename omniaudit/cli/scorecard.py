@@ -8,6 +8,13 @@ from pathlib import Path
 
 from omniaudit.cli import common
 
+# checked by the library before any work (evaluation.scorecard.runner.check_options: one line naming the option and
+# its range, exit 2), so read as plain numbers here: that one line is the message, not argparse's usage + error
+LIBRARY_CHECKED = {"--min-usable": float, "--n-resamples": int, "--temperature": float, "--top-p": float,
+                   "--max-tokens": int, "--batch-size": int, "--fps": float, "--max-frames": int,
+                   "--concurrency": int, "--max-retries": int, "--timeout": float, "--max-reply-mb": float,
+                   "--top-logprobs": int}
+
 
 def _named(values: list[str] | None, flag: str) -> dict[str, str]:
     """``AUDIT=PATH`` pairs -> {audit: path}."""
@@ -129,3 +136,5 @@ def register(groups: common.Groups) -> None:
     common.add_out(p, "output folder: datasets/, models/, scorecard.{json,md,html}; a rerun reuses what is "
                       "complete", "empty --out first and start afresh (also replaces a folder omniaudit did not "
                       "write)")
+    for flag, plain in LIBRARY_CHECKED.items():
+        p._option_string_actions[flag].type = plain
