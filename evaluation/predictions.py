@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import numbers
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -151,6 +152,7 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
         by_config[config] = members[0]
     for members in groups.values():  # once the file is known to hold one run
         _check_config(records[members[0]], raw.iloc[members], file, rows[members[0]], dataset, configs, partial, out)
+    _check_rows(raw, first, file, rows)
     out.known, out.record = True, first
     if "finish_reason" in raw.columns:
         reasons = raw["finish_reason"].map(lambda v: "unknown" if v is None or v != v else str(v))
@@ -159,6 +161,57 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
         out.notes.append(f"partial run ({'shard ' + out.shard if out.shard else f'{out.missing} answers missing'}),"
                          " audited as allowed by --partial: not comparable with a full audit")
     return out
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _check_rows(raw: pd.DataFrame, record: dict, file: str, rows: list[int]) -> None:
+    """Rows whose own fields contradict their run's provenance or each other are refused, naming the row: an edited
+    or spliced file would otherwise be audited as the run it claims to be. Checked: the sampling settings
+    (``temperature``, ``top_p``; ``seed`` = the run's seed + ``run``), ``run`` within the run's ``runs``, and a
+    closed answer's ``parsed`` agreeing with its ``label``."""
+    sampling = record.get("sampling") if isinstance(record.get("sampling"), dict) else {}
+    runs, base = sampling.get("runs"), sampling.get("seed")
+    columns = set(raw.columns)
+    for i, row in enumerate(raw.to_dict("records")):
+        for name in ("temperature", "top_p"):
+            if name in columns and name in sampling and not _same(row[name], sampling[name]):
+                raise InputError(f"{name} {row[name]!r} contradicts the run's provenance ({name} "
+                                 f"{sampling[name]!r}): an edited or spliced file?", file=file, row=rows[i],
+                                 column=name)
+        run = _whole(row.get("run", 0))
+        if "run" in columns and isinstance(runs, int) and (run is None or not 0 <= run < runs):
+            raise InputError(f"run {row['run']!r} is not one of the run's {runs} runs (0..{runs - 1})", file=file,
+                             row=rows[i], column="run")
+        seed = _whole(row.get("seed"))
+        if isinstance(base, int) and run is not None and seed is not None and seed != base + run:
+            raise InputError(f"seed {row['seed']!r} contradicts the run's provenance (seed {base} + run {run})",
+                             file=file, row=rows[i], column="seed")
+        parsed, label = row.get("parsed"), row.get("label")
+        if {"parsed", "label"} <= columns and not _missing(parsed) and bool(parsed) == _missing(label):
+            raise InputError(f"parsed {parsed!r} contradicts label {label!r} (a closed answer is parsed exactly "
+                             "when it has a label)", file=file, row=rows[i], column="parsed")
+
+
+def _whole(value) -> int | None:
+    """An integer field's value (1 and 1.0 alike), or None when it is missing or not a whole number."""
+    if isinstance(value, bool) or _missing(value):
+        return None
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    return int(value) if isinstance(value, float) and value.is_integer() else None
+
+
+def _same(a, b) -> bool:
+    """Equal settings, None and NaN alike."""
+    if _missing(a) or _missing(b):
+        return _missing(a) and _missing(b)
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return a == b
 
 
 def _check_config(record: dict, raw: pd.DataFrame, file: str, row: int, dataset: str | Path | None,

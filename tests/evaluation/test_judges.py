@@ -173,12 +173,12 @@ def test_predictions_must_cover_whole_groups_and_name_their_judges(protocol_data
         read_judge_predictions([str(full), str(other)], items)
     assert set(read_judge_predictions([f"x={full}", f"y={other}"], items)) == {"x", "y"}
     wrong = tmp_path / "wrong.jsonl"
-    wrong.write_text("".join(json.dumps({**r, "label": "C" if i == 3 else r["label"]}) + "\n"
+    wrong.write_text("".join(json.dumps({**r, **({"label": "C", "parsed": True} if i == 3 else {})}) + "\n"
                              for i, r in enumerate(rows)))
     with pytest.raises(InputError, match="not one of the item's options") as err:
         read_judge_predictions([str(wrong)], items)
     assert "row 4" in str(err.value)
     unparsed = tmp_path / "unparsed.jsonl"
-    unparsed.write_text("".join(json.dumps({**r, "parsed": False}) + "\n" for r in rows))
+    unparsed.write_text("".join(json.dumps({**r, "parsed": False, "label": None}) + "\n" for r in rows))
     res = audit_protocols(items, read_judge_predictions([str(unparsed)], items), FAST)
     assert res["parse_rate"]["unparsed"]["pairwise"]["cleanness"]["concat"]["value"] == 0.0
