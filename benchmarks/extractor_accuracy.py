@@ -124,6 +124,17 @@ def _row(counts: dict) -> str:
             f"guessed={counts.get('guessed', 0)}")
 
 
+def goals_line(table: dict, batch: str) -> str:
+    """The issue's four numbers: answers read as a wrong answer, non-answers read as answers, false exact-match
+    accepts (goal 0 each), and the share of the answers that state a reading that are read (goal >= 95%)."""
+    total, em = table.get("all/all", {}), table.get("em/all", {})
+    choice = total.get("choice", 0)
+    rate = f"{total.get('read', 0) / choice:.3f}" if choice else "-"
+    return (f"goals [{batch}]: wrong_readings={total.get('wrong', 0) - em.get('wrong', 0)} "
+            f"non_answers_read={total.get('guessed', 0)} false_exact_matches={em.get('wrong', 0)} "
+            f"read_rate={rate} (goals: 0, 0, 0, >= 0.95; {choice + total.get('no_answer', 0)} replies)")
+
+
 def print_readers(batch: str = "all", misses: bool = False) -> dict:
     """One line per reader and language (and totals) for ``batch``."""
     res = reader_accuracy(batch=batch)
@@ -132,6 +143,7 @@ def print_readers(batch: str = "all", misses: bool = False) -> dict:
             counts = res["table"].get(f"{reader}/{language}")
             if counts:
                 print(f"reader {reader}/{language} [{batch}]: {_row(counts)}")
+    print(goals_line(res["table"], batch))
     if misses:
         for m in res["misses"]:
             print(f"READER-MISS {m['outcome']} {m['reader']}/{m['language']} [{m['batch']}]: {m['input']!r} "
