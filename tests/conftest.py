@@ -1,6 +1,8 @@
 """Test-wide setup: no network, private Hugging Face and omniaudit caches, a non-interactive matplotlib backend."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -8,11 +10,15 @@ os.environ["HF_DATASETS_OFFLINE"] = "1"
 # Private caches, whatever the environment sets: a datasets cache shared with an earlier run keys a folder by its
 # path, and pytest's numbered temporary folders repeat from one run to the next, so rows of another build could be
 # served; and no test may touch a user's caches.
+# They are removed when the session ends (each holds up to ~0.5 GB of cached datasets; left behind, a few hundred
+# runs fill the disk, and a full disk truncates the media later runs write).
 _HF = tempfile.mkdtemp(prefix="omniaudit-hf-")
 os.environ["HF_HOME"] = _HF
 os.environ["HF_DATASETS_CACHE"] = os.path.join(_HF, "datasets")
 os.environ["HF_HUB_CACHE"] = os.path.join(_HF, "hub")
 os.environ["OMNIAUDIT_CACHE"] = tempfile.mkdtemp(prefix="omniaudit-cache-")
+for _folder in (_HF, os.environ["OMNIAUDIT_CACHE"]):
+    atexit.register(shutil.rmtree, _folder, ignore_errors=True)
 os.environ["MPLBACKEND"] = "Agg"
 
 import pandas as pd  # noqa: E402

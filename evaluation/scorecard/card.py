@@ -95,6 +95,20 @@ def summary(entry: dict) -> str:
     return f"no flag; clear on {len(clear)} of {len(SHORTCUTS)}" + (f" ({', '.join(rest)})" if rest else "")
 
 
+def reader_checks(files: dict[str, str], out: Path) -> dict[str, dict]:
+    """Model name -> the readers' agreement with a person's labels of that model's own replies
+    (:func:`omniaudit.evaluation.readings.agreement`)."""
+    from omniaudit.evaluation.readings import agreement
+
+    checked = {}
+    for name, file in files.items():
+        a = agreement(file)
+        checked[name] = {"file": _relative(file, out), "n": a.n, "accuracy": a.accuracy, "kappa": a.kappa,
+                         "misread": len(a.misread), "left_unread": len(a.missed), "meets_goal": a.meets_goal,
+                         "text": a.summary()}
+    return checked
+
+
 def rank_key(entry: dict, name: str) -> tuple:
     """Leaderboard order by measured evidence: a model with any measured verdict before one with none (a model that
     answered nothing says nothing, not "no shortcut"), then fewest flags, most shortcuts measured clear, fewest
@@ -181,8 +195,13 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
                                            if x["measure"] == e["measure"]), None) for r in references}
     checks = calibration(card.models, verdicts)
     uncalibrated(verdicts, card.models, checks)
-    for entry in models.values():
+    checked = reader_checks(card.options.reader_checks, out)
+    for name, entry in models.items():
         entry["summary"] = summary(entry)
+        if name in checked:
+            entry["reader_check"] = checked[name]
+            if not checked[name]["meets_goal"]:  # the verdicts rest on readings a person found wrong too often
+                entry["summary"] += f"; reader check failed: {checked[name]['text']}"
         entry["family_size"] = next((e["family_size"] for v in entry["shortcuts"].values() for e in v["evidence"]
                                      if e.get("family_size")), 0)
     return {"omniaudit": __version__, "shortcuts": list(SHORTCUTS), "rules": RULES,

@@ -91,6 +91,9 @@ class ScorecardOptions:
     shard: tuple[int, int] | None = None  # answer only shard I of N of every item config; no audit, no card
     from_shards: tuple[str | Path, ...] = ()  # the OUT folders of the N shard runs, merged before the audits
     reuse: bool = True  # False: every model answers afresh (no kept predictions or statuses; datasets are kept)
+    # model name -> a hand-labelled readings.csv (`omniaudit readings sample`, truth filled): the card reports the
+    # readers' agreement on that model's own replies and warns below evaluation.readings.GOAL
+    reader_checks: dict[str, str] = field(default_factory=dict)
 
 
 def check_options(options: ScorecardOptions) -> None:
@@ -108,6 +111,18 @@ def check_options(options: ScorecardOptions) -> None:
         raise InputError("a shard run (--shard) and a merge of shard runs (--from-shards) are separate runs")
     if options.size not in SIZES:
         raise InputError(f"size must be one of {', '.join(SIZES)}", value=options.size)
+
+
+def check_reader_checks(files: dict[str, str], models: dict[str, str]) -> None:
+    """Each hand-labelled readings file names a model of the card and can be read, before any work."""
+    from omniaudit.evaluation.readings import agreement
+
+    unknown = sorted(set(files) - set(models))
+    if unknown:
+        raise InputError(f"--reader-check names no model of this card: {', '.join(unknown)} (models: "
+                         f"{', '.join(models)})")
+    for file in files.values():
+        agreement(file)
 
 
 def parse_models(specs: list[str] | dict[str, str], references: bool = False) -> dict[str, str]:
@@ -558,6 +573,7 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
     options = options or ScorecardOptions()
     check_options(options)
     chosen = parse_models(models, options.references)
+    check_reader_checks(options.reader_checks, chosen)
     check_shard_folders(options.from_shards)
     out = check_out_dir(out_dir)
     if out == Path.cwd().resolve():

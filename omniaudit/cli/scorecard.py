@@ -16,17 +16,17 @@ LIBRARY_CHECKED = {"--min-usable": float, "--n-resamples": int, "--temperature":
                    "--top-logprobs": int}
 
 
-def _named(values: list[str] | None, flag: str) -> dict[str, str]:
-    """``AUDIT=PATH`` pairs -> {audit: path}."""
+def _named(values: list[str] | None, flag: str, form: str = "AUDIT=PATH") -> dict[str, str]:
+    """``KEY=PATH`` pairs -> {key: path}."""
     from omniaudit.errors import InputError
 
     out = {}
     for text in values or []:
         key, sep, value = text.partition("=")
         if not sep or not key or not value:
-            raise InputError(f"{flag} takes AUDIT=PATH", value=text)
+            raise InputError(f"{flag} takes {form}", value=text)
         if key in out:
-            raise InputError(f"{flag} names audit '{key}' twice", value=text)
+            raise InputError(f"{flag} names '{key}' twice", value=text)
         out[key] = value
     return out
 
@@ -55,7 +55,8 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
                                runner=common.runner_kwargs(args),
                                sampling={"temperature": args.temperature, "top_p": args.top_p, "seed": args.seed},
                                shard=args.shard, from_shards=tuple(args.from_shards or ()), reuse=not args.no_reuse,
-                               size=args.size, allow_uncalibrated=args.allow_uncalibrated)
+                               size=args.size, allow_uncalibrated=args.allow_uncalibrated,
+                               reader_checks=_named(args.reader_check, "--reader-check", "NAME=FILE"))
     failed = None
     with common.progress_status("scorecard") as progress:
         try:
@@ -103,6 +104,10 @@ def register(groups: common.Groups) -> None:
                    help=f"the models: {common.SPEC}, named NAME=SPEC (NAME names the folder OUT/models/NAME)")
     p.add_argument("--data", nargs="+", metavar="AUDIT=PATH",
                    help="use your built dataset (folder or Hub repo id) for this audit, not the embedded default")
+    p.add_argument("--reader-check", nargs="+", metavar="NAME=FILE",
+                   help="a readings.csv of model NAME's own replies with the truth filled in by hand (`omniaudit "
+                        "readings sample`): the card reports the readers' agreement and says so when it is below "
+                        "95%% or anything was misread")
     p.add_argument("--audits", metavar="A,B,...",
                    help="only these audits, comma-separated (default every registered one: preference, "
                         "interventions, protocols, composition)")

@@ -69,3 +69,22 @@ def test_unfilled_and_foreign_files_are_refused(tmp_path):
     (tmp_path / "other.jsonl").write_text(json.dumps({"id": "x", "response": "A"}) + "\n")
     with pytest.raises(InputError, match="not an `omniaudit judge` predictions file"):
         sample_readings(tmp_path / "other.jsonl")
+
+
+def test_the_scorecard_reports_a_reader_check_and_refuses_one_naming_no_model(tmp_path):
+    from omniaudit.evaluation.scorecard.card import reader_checks
+    from omniaudit.evaluation.scorecard.runner import check_reader_checks
+
+    sample = sample_readings(_predictions(tmp_path), n=20).assign(truth=lambda t: t["reading"])
+    sample.loc[0, "truth"] = "B" if sample.loc[0, "reading"] != "B" else "A"  # one reply the reader got wrong
+    sample.to_csv(tmp_path / "checked.csv", index=False)
+    checked = reader_checks({"judge": str(tmp_path / "checked.csv")}, tmp_path)["judge"]
+    assert checked["n"] == len(sample) and checked["file"] == "checked.csv" and not checked["meets_goal"]
+    assert checked["misread"] + checked["left_unread"] == 1
+    assert checked["accuracy"] == pytest.approx(1 - 1 / len(sample))
+    check_reader_checks({"judge": str(tmp_path / "checked.csv")}, {"judge": "scripted:random"})
+    with pytest.raises(InputError, match="names no model of this card: other"):
+        check_reader_checks({"other": str(tmp_path / "checked.csv")}, {"judge": "scripted:random"})
+    assert main(["scorecard", "--model", "j=scripted:random", "--reader-check", f"x={tmp_path / 'checked.csv'}",
+                 "--out", str(tmp_path / "card")]) == 2
+    assert not (tmp_path / "card").exists()
