@@ -222,13 +222,21 @@ class Scorecard:
                                   if audit in self.options.data else dict(configs))
         return self._needs[audit]
 
+    def runner(self, spec: str) -> dict:
+        """The runner options of one model: ``answer_format`` only for servers (``openai:``), which can constrain
+        their answers; reference and local models answer as they do (scripted by rule, ``hf:`` closed items by
+        option scores already)."""
+        if spec.startswith("openai:"):
+            return self.options.runner
+        return {k: v for k, v in self.options.runner.items() if k != "answer_format"}
+
     def plan(self) -> dict[str, dict[str, str | None]]:
         """model -> audit -> None (run it) or why it is skipped; checked before any model call."""
         needs = {a: self.needs(a) for a in self.audits if a in ADAPTERS}
         plan: dict[str, dict[str, str | None]] = {}
         for name, spec in self.models.items():
             self.say(f"{name}: checking what it takes")
-            accepts = model_accepts(spec, self.options.runner)
+            accepts = model_accepts(spec, self.runner(spec))
             plan[name] = {}
             for audit in self.audits:
                 if audit not in ADAPTERS:
@@ -284,7 +292,7 @@ class Scorecard:
                     shard is None and len(rows) == record.get("selection", {}).get("items", -1) * runs)
         same = (complete and record.get("dataset", {}).get("fingerprint") == fingerprint_of(dataset, config)
                 and record.get("judge") == redact(spec) and record.get("sampling") == sampling
-                and record.get("runner", {}) == input_settings(spec, self.options.runner))
+                and record.get("runner", {}) == input_settings(spec, self.runner(spec)))
         if same and kind == "hf":
             same = record.get("model") == local_model_identity(rest)
         return bool(same)
@@ -322,7 +330,7 @@ class Scorecard:
                 # a shard keeps every answer: --min-usable holds for the whole run, checked once merged
                 run_judge(dataset, config, spec, path, progress=lambda m, c=config: self.say(
                     f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=0 if self.options.shard else
-                    self.options.min_usable, shard=self.options.shard, **self._sampling(), **self.options.runner,
+                    self.options.min_usable, shard=self.options.shard, **self._sampling(), **self.runner(spec),
                     **refresh)
             files[config] = path
         return files
@@ -349,7 +357,7 @@ class Scorecard:
         asked = [(rows[k]["run"], (rows[k].get("shard") or {}).get("position", k % items)) for k in picks]
         try:
             again = answer_again(dataset, config, spec, asked, **sampling,
-                                 **{**self.options.runner, "refresh_cache": True})
+                                 **{**self.runner(spec), "refresh_cache": True})
         except ServiceError as exc:
             self._canary_says(name, config, len(picks), None, f"{name}: the server did not answer, so its kept "
                               f"{config} answers could not be checked and are reused ({exc})")
@@ -431,7 +439,7 @@ class Scorecard:
             dataset = self.dataset(audit)
             key = _digest(spec, str(dataset), {c: self._fingerprint(dataset, c) for c in self.needs(audit)},
                           self.options.min_usable, self._sampling(), self.options.n_resamples,
-                          input_settings(spec, self.options.runner), self.options.runner.get("max_tokens", 32),
+                          input_settings(spec, self.runner(spec)), self.options.runner.get("max_tokens", 32),
                           self._model_identity(spec), self.options.shard, code_digest("omniaudit.evaluation"))
             entry = kept.get(audit) or {}
             if (self.options.reuse and entry.get("key") == key and entry.get("status") == "not answering"

@@ -182,3 +182,27 @@ def test_hf_option_scores_take_choice_as_they_are(protocol_dataset, tiny_models,
     assert rows and {r["answer_path"] for r in rows.values()} == {"option_scores"}
     assert counts["answer_paths"] == {"option_scores": len(rows)}
     assert "answer_format" not in next(iter(rows.values()))["provenance"]["runner"]  # nothing changed for hf
+
+
+def test_the_scorecard_constrains_served_models_only(tmp_path):
+    """--answer-format reaches the served model under test; the scripted references answer as they do."""
+    import json as _json
+
+    from chat_server import ChatServer
+
+    from omniaudit.cli import main
+
+    with ChatServer(models=[{"id": "m", "object": "model"}]) as server:
+        argv = ["scorecard", "--model", f"m=openai:m@{server.url}", "--size", "small", "--audits", "protocols",
+                "--answer-format", "choice", "--no-cache", "--n-resamples", "200", "--out", str(tmp_path / "c"),
+                "--allow-uncalibrated"]
+        main(argv)
+        constrained = [b for b in server.bodies if "structured_outputs" in b]
+    assert constrained and all(b["structured_outputs"]["choice"] for b in constrained)
+    rows = [_json.loads(line) for f in (tmp_path / "c" / "models" / "m").glob("*.jsonl")
+            for line in f.read_text().splitlines()]
+    closed = [r for r in rows if r["parsed"] is not None]
+    assert closed and {r["answer_path"] for r in closed} == {"constrained"}
+    oracle = [_json.loads(line) for f in (tmp_path / "c" / "models" / "oracle").glob("*.jsonl")
+              for line in f.read_text().splitlines()]
+    assert oracle and {r.get("answer_path", "free") for r in oracle} <= {"free"}
