@@ -18,7 +18,7 @@ Two labelled sets:
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
-    python benchmarks/extractor_accuracy.py [--by-source] [--batch dev|held-out|outside|all] [--misses]
+    python benchmarks/extractor_accuracy.py [--by-source] [--batch dev|held-out|outside|outside-2|all] [--misses]
 """
 
 from __future__ import annotations
@@ -45,9 +45,9 @@ def majority_baseline():
 
 
 def reader_cases() -> list[tuple]:
-    """``(reader, language, input, expected, batch)`` of ``benchmarks/reader_phrasings.py`` and
-    ``benchmarks/reader_outside.py``."""
-    return [case for name in ("reader_phrasings.py", "reader_outside.py")
+    """``(reader, language, input, expected, batch)`` of ``benchmarks/reader_phrasings.py``,
+    ``benchmarks/reader_outside.py`` and ``benchmarks/reader_held_out_2.py``."""
+    return [case for name in ("reader_phrasings.py", "reader_outside.py", "reader_held_out_2.py")
             for case in runpy.run_path(str(Path(__file__).with_name(name)))["CASES"]]
 
 
@@ -154,7 +154,7 @@ def print_readers(batch: str = "all", misses: bool = False) -> dict:
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--by-source", action="store_true", help="also print accuracy per source of the cases")
-    parser.add_argument("--batch", choices=("dev", "held-out", "outside", "all", "none"), default="all",
+    parser.add_argument("--batch", choices=("dev", "held-out", "outside", "outside-2", "all", "none"), default="all",
                         help="which batch of the multilingual reader phrasings to score (none: skip them)")
     parser.add_argument("--misses", action="store_true", help="list the reader phrasings not read as labelled")
     args = parser.parse_args(argv)
@@ -170,7 +170,7 @@ def main(argv: list[str] | None = None) -> dict:
     for m in rules["misses"]:
         print(f"MISS {m['dimension']}: {m['answer']!r} expected {m['expected']} got {m['got']}")
     if args.batch != "none":
-        batches = ("dev", "held-out", "outside", "all") if args.batch == "all" else (args.batch,)
+        batches = ("dev", "held-out", "outside", "outside-2", "all") if args.batch == "all" else (args.batch,)
         rules["readers"] = {b: print_readers(b, args.misses and b == batches[-1]) for b in batches}
     overall = rules["overall"]
     print(f"accuracy={overall['accuracy']:.3f} baseline={baseline['overall']['accuracy']:.3f} n={overall['n']}")
