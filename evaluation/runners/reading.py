@@ -68,7 +68,7 @@ _AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected
 _AB_GOOD = (r"(?i:\s+(?:wins\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
             r"somewhat|far|overall|the|a\s+bit)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
             r"(?:my|the)\s+(?:choice|pick|answer)|correct)\b))")
-_LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|prediction|classification|category|class|emotion|language|"
+_LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|option|prediction|classification|category|class|emotion|language|"
               rf"{_FORCED})\b(?:\s+(?:is|would\s+be|will\s+be))?\s*[:=\-\u2013,]?\s*)")
 _LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|"
                r"(?:classify|label|identify|classified|labelled|labeled|identified)(?:\s+(?:it|this|the\s+\w+))?"
@@ -136,7 +136,8 @@ _DE_CHOICE = Gloss([
     (r"aber|jedoch", "but"), (r"eigentlich|tats[aä]chlich", "actually"), (r"warte", "wait"),
     (r"ich wei[sß] (?:es )?nicht", "I don't know"), (r"nicht sicher", "not sure"), (r"nicht", "not"),
     (r"kein", "no"), (r"laut (?:dem |der )?(?:label|etikett|referenz)", "according to the label"),
-    (r"sagt", "says"),
+    (r"sagt", "says"), (r"klingt|klingen", "sounds"), (r"nat[uü]rlicher", "more natural"),
+    (r"sauberer", "cleaner"), (r"klarer", "clearer"), (r"deutlich|viel", "much"),
     (r"(?:das|die) (?:referenz)?(?:label|etikett)", "the label"), (r"ich h[oö]re", "I hear"), (r"ist", "is"),
     (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"),
 ])
@@ -152,9 +153,13 @@ _FR_CHOICE = Gloss([
     (r"extrait", "clip"), (r"ni l'un ni l'autre|aucune?", "neither"), (r"ni", "nor"), (r"les deux", "both"),
     (r"ou", "or"), (r"et", "and"), (r"mais|cependant", "but"), (r"en fait", "actually"), (r"attends?", "wait"),
     (r"je ne sais pas", "I don't know"), (r"pas s[uû]re?", "not sure"), (r"ce n' est pas", "it is not"),
-    (r"n' est pas", "is not"), (r"pas", "not"), (r"ne|n'", ""), (r"c' est", "it is"), (r"dit", "says"),
+    (r"n' est pas", "is not"), (r"pas", "not"), (r"ne|n'", ""), (r"c' est", "it is"), (r"dit|indique|affiche", "says"),
     (r"selon (?:l' |le |la )(?:[ée]tiquette|label|r[ée]f[ée]rence)", "according to the label"),
     (r"l' [ée]tiquette|le label", "the label"), (r"j' entends", "I hear"), (r"est", "is"), (r"je", "I"),
+    (r"plus propres?", "cleaner"), (r"plus clair(?:e|s|es)?", "clearer"),
+    (r"plus naturel(?:le|s|les)?", "more natural"),
+    (r"moins de bruit de fond", "less background noise"), (r"moins de bruit", "less noise"), (r"avec", "with"),
+    (r"semble|para[iî]t", "seems"), (r"sonne", "sounds"),
     (r"le|la|les|l'", "the"), (r"de la|du|des", "some"),
 ])
 _CHOICE_GLOSSES = {"es": _ES_CHOICE, "zh": _ZH_CHOICE, "de": _DE_CHOICE, "fr": _FR_CHOICE}
@@ -324,7 +329,8 @@ _CODES = {"en": ["english"], "eng": ["english"], "fr": ["french"], "fra": ["fren
           "pol": ["polish"], "tr": ["turkish"], "tur": ["turkish"], "sv": ["swedish"], "swe": ["swedish"]}
 _CODE = r"([A-Za-z]{2,3})(?:[-_][A-Za-z]{2}|[-_]\d{3}|[-_][A-Z][a-z]{3})?"
 _CODE_ALONE = re.compile(rf"^\W*{_CODE}\W*$")
-_CODE_CUE = re.compile(rf"(?i:\b(?:language|lang|code|answer|label|prediction)(?:\s+code)?\s*[:=]\s*[\"']?){_CODE}"
+_CODE_CUE = re.compile(rf"(?i:(?:\b(?:language|lang|code|answer|label|prediction)(?:\s+code)?|语言代码|语言|代码)\s*"
+                       rf"[:=]\s*[\"']?){_CODE}"
                        r"(?![\w-])")
 
 
@@ -370,7 +376,8 @@ _SAME_CLAUSE = r"(?:(?!\b(?:but|however|yet|though|although|now|whereas)\b)[^.!?
 # a choice inside a hypothetical or a first impression is no commitment ("I would have said A", "at first, A")
 _HYPOTHETICAL = re.compile(
     r"(?i:\b(?:would\s+have\s+(?:said|chosen|picked|gone\s+with|preferred)|might\s+have\s+(?:said|chosen|picked)|"
-    r"was\s+going\s+to\s+(?:say|choose|pick|go\s+with)|at\s+first|initially|i\s+(?:first\s+)?thought|"
+    r"was\s+going\s+to\s+(?:say|choose|pick|go\s+with)|at\s+first(?:\s+glance)?|initially|"
+    r"i\s+(?:first\s+|initially\s+)?(?:thought|assumed|guessed)|(?:my\s+)?first\s+(?:impression|guess|thought)|"
     r"i\s+had\s+thought|(?:one|someone|somebody|you)\s+(?:might|could|would)\s+(?:say|think|argue))\b"
     rf"{_SAME_CLAUSE})$")
 # a choice inside a negated claim is no choice ("It is not the case that A is better", "I don't think A is better")
@@ -384,6 +391,8 @@ _REVERSAL = re.compile(
     r"(?:after|on)\s+(?:listening|hearing|thinking)(?:\s+(?:again|more|twice|it\s+over))?|on\s+reflection|"
     r"changing\s+my\s+(?:answer|mind)|i\s+take\s+(?:it|that)\s+back|let\s+me\s+reconsider|hmm+|just\s+kidding)\b|"
     r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no\s*(?:[,:;.!-]|$))")
+# a second thought after a choice leaves it open ("A... or maybe B.", "B, or perhaps A")
+_SECOND_THOUGHT = re.compile(r"(?i:\bor\s+(?:maybe|perhaps|possibly|probably)\b|\bor\s+is\s+it\b)")
 # a final answer outranks an earlier choice it contradicts
 _FINAL = re.compile(r"(?i:\b(?:final(?:ly)?|answer|verdict|decision|in\s+the\s+end|ultimately|in\s+conclusion|"
                     r"to\s+conclude|overall)\b[^.!?\n]{0,24})$")
@@ -401,7 +410,7 @@ _SUPPLIED = (r"(?:reference|supplied|given|provided|suggested|proposed|original|
              r"ground[-\s]truth|expected|claimed)")
 _LABEL_SAYS = (rf"(?i:(?:\b(?:the|a|this|its|that)\s+(?:{_SUPPLIED}\s+)?(?:label|annotation|tag|metadata)\s*(?:(?:is|"
                r"was|says|said|reads|suggests|claims|states|of)\b\s*|[:=]\s*)?|\baccording\s+to\s+the\s+(?:label|"
-               r"annotation|metadata|reference)\s*[,:]?\s*)[\"']?)")
+               r"annotation|metadata|reference)\s*[,:]?\s*)[\"']?\s*)")
 _PER_LABEL = (rf"(?i:[\"']?\s*,?\s*\(?\s*(?:according\s+to|as\s+per|per|as\s+in|from)\s+the\s+(?:{_SUPPLIED}\s+)?"
               r"(?:label|annotation|reference)\)?)")
 _AGREE = re.compile(r"(?i:\b(?:i\s+agree|agreed|(?:that'?s|that\s+is|it'?s|it\s+is|label\s+is)\s+(?:right|correct|"
@@ -410,7 +419,8 @@ _DISAGREE = re.compile(r"(?i:\bdisagree|\b(?:not|n't|never)\s+(?:\w+\s+)?(?:righ
                        r"\b(?:wrong|incorrect|inaccurate|mistaken)\b)")
 _STRUCTURED_KEYS = ("final_answer", "answer", "choice", "verdict", "label", "prediction", "preference", "preferred",
                     "winner", "better", "option", "selection", "result", "emotion", "language", "output")
-_BRACKETED = re.compile(r"\[\[\s*([^\[\]\n]{1,40}?)\s*\]\]|\\boxed\{\s*(?:\\text\{)?\s*([^{}\n]{1,40}?)\s*\}?\s*\}")
+_BRACKETED = re.compile(r"\[\[\s*([^\[\]\n]{1,40}?)\s*\]\]|\\boxed\{\s*(?:\\text\{)?\s*([^{}\n]{1,40}?)\s*\}?\s*\}|"
+                        r"<(answer|choice|verdict|label|final_answer)>\s*([^<\n]{1,40}?)\s*</\3>", re.I)
 
 
 def _sentence_of(text: str, start: int) -> tuple[int, int]:
@@ -441,6 +451,8 @@ def _commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
     start, end, option = live[-1]
     if _REVERSAL.search(text[end:]):
         return Reading(None, "reversed")  # "Description A is better. Wait, no: B is more faithful"
+    if _SECOND_THOUGHT.search(text[end:]):
+        return Reading(None, "hedged")  # "A... or maybe B."
     final = _FINAL.search(text[:start])
     for s in live[:-1]:
         if s[2].lower() != option.lower() and not final and not _REVERSAL.search(text[s[1]:start]):
@@ -546,6 +558,7 @@ def _read_label(text: str, options: list[str]) -> Reading:
     mentions = list(re.finditer(ref, text))
     if any(_excluded(text, m.start(1), m.end(1), coord) and not _negated(text[:m.start(1)]) for m in mentions):
         return Reading(None, "conflict")  # "happy/sad", "angry or sad": more than one option offered
+    mentions = [m for m in mentions if _void(text, m.start(1)) != "hedged" or _UNSURE.search(text)]
     named = {m.group(1).lower() for m in mentions if not _negated(text[:m.start(1)])}
     others = _other_labels(options)
     if others is not None and others.search(text):
@@ -572,7 +585,7 @@ def _structured(text: str, options: list[str]) -> Reading | None:
         if isinstance(obj, dict):
             keys = {str(k).lower().replace(" ", "_"): v for k, v in obj.items()}
             values = [str(keys[k]) for k in _STRUCTURED_KEYS if isinstance(keys.get(k), (str, int))]
-    values += [m.group(1) or m.group(2) for m in _BRACKETED.finditer(text)]
+    values += [m.group(1) or m.group(2) or m.group(4) for m in _BRACKETED.finditer(text)]
     if not values:
         return None
     readings = []
