@@ -31,7 +31,11 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
   (:mod:`omniaudit.evaluation.predictions`, which every audit checks).
 
 With ``shard=(I, N)`` only shard I of N is judged (:mod:`~omniaudit.evaluation.runners.shards`) and each row also
-carries ``shard``; ``merge_predictions`` joins the N files into the unsharded file, byte for byte.
+carries ``shard``; ``merge_predictions`` joins the N files into the unsharded file, byte for byte. Under a
+multi-process launcher (``accelerate launch -m omniaudit judge``), :func:`~.shards.judge_data_parallel` runs rank r of
+N as shard r/N and merges the parts on the main process. ``limit=N`` (a smoke run) judges only the first N items of
+the selection; the provenance's selection records ``limit`` beside the selection's full ``items``, so every audit
+sees an incomplete run (refused unless ``--partial``).
 
 Runner protocol (``hf:``, ``openai:``, ``scripted:``): ``answer(items, progress=None)`` returns one answer per item,
 in order: a ``str``, or an :class:`~omniaudit.evaluation.runners.items.Answer` (a ``str`` with ``option_probs``); a
@@ -409,6 +413,36 @@ def _journal(out: Path, provenance: dict, shard: tuple[int, int] | None) -> Path
     return out.with_name(f".{out.name}.journal-{key}.jsonl")
 
 
+class _Journal:
+    """A run's journal, opened (``append``: after the kept answers, else truncated) only when its first answer is
+    written: a run that answers nothing, even one killed before its first answer, creates no file."""
+
+    def __init__(self, path: Path, append: bool) -> None:
+        self.path, self.append, self.fh = path, append, None
+
+    def write(self, line: str) -> None:
+        if self.fh is None:
+            self.fh = self.path.open("a" if self.append else "w", encoding="utf-8")
+        self.fh.write(line)
+
+    def flush(self) -> None:
+        if self.fh is not None:
+            self.fh.flush()
+
+    def __enter__(self) -> _Journal:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.fh is not None:
+            self.fh.close()
+
+
+def check_limit(limit) -> None:
+    """``limit`` (judge only the first N items) is None or an integer >= 1."""
+    if limit is not None and not (isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1):
+        raise InputError("limit must be an integer >= 1", value=limit)
+
+
 def _read_journal(path: Path) -> dict[tuple[int, int], dict]:
     """Answers kept by an interrupted run: (run, position) -> row; a line torn by a kill is ignored."""
     kept: dict[tuple[int, int], dict] = {}
@@ -457,15 +491,18 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
               progress: Callable[[str], None] | None = None, formats: list[str] | None = None, *,
               temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
               shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, dump_prompts: bool = False,
-              **judge_options) -> dict:
-    """Judge every item of ``config`` (optionally some conditions / formats; shard I of N) ``runs`` times and write
-    ``out`` (atomically, only after every answer is in).
+              limit: int | None = None, keep_journal: bool = False, **judge_options) -> dict:
+    """Judge every item of ``config`` (optionally some conditions / formats; only the first ``limit`` items of that
+    selection; shard I of N of those) ``runs`` times and write ``out`` (atomically, only after every answer is in).
 
     Answers are kept as they come in a journal beside ``out`` (chunks of :data:`CHUNK` items), so a killed run
     restarts where it stopped (for every runner; ``openai:`` also has its response cache). ``out``'s
     :func:`~omniaudit.io.output_lock` is held for the whole run, journal included: a second run on the same file
     (another process or thread) is refused at once with an InputError and writes nothing; a killed run's lock is
-    released with its process. A run that writes nothing leaves no empty journal. A run whose answers are
+    released with its process. The journal is created with the first answer, so a run that writes nothing
+    (refused, failed or interrupted before its first answer) leaves no journal. ``keep_journal``: keep the journal
+    after ``out`` is written (its path in the counts, ``journal``), so a rerun resumes every answer without asking
+    again (a data-parallel rank's part, removed by the main process after the merge). A run whose answers are
     mostly unusable (fewer than ``min_usable``, see :func:`check_usable`) writes nothing and raises UnusableRun.
     Every row records its provenance (:mod:`omniaudit.evaluation.predictions`). ``dump_prompts`` adds a column
     ``rendered_prompt``: the exact prompt of the item as the runner sends it (its ``render(item)``: ``hf:`` the chat
@@ -481,7 +518,7 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
         try:
             return _run_judge(dataset, config, spec, out, conditions, progress, formats, temperature=temperature,
                               top_p=top_p, seed=seed, runs=runs, shard=shard, min_usable=min_usable,
-                              dump_prompts=dump_prompts, **judge_options)
+                              dump_prompts=dump_prompts, limit=limit, keep_journal=keep_journal, **judge_options)
         finally:  # a run stopped before its first answer (refused, failed, interrupted) leaves no empty journal
             _drop_empty_journals(Path(out))
 
@@ -489,7 +526,7 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
 def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None,
                progress: Callable[[str], None] | None, formats: list[str] | None, *, temperature: float,
                top_p: float | None, seed: int | None, runs: int, shard: tuple[int, int] | None, min_usable: float,
-               dump_prompts: bool, **judge_options) -> dict:
+               dump_prompts: bool, limit: int | None, keep_journal: bool, **judge_options) -> dict:
     """:func:`run_judge`'s work, under ``out``'s lock."""
     from omniaudit.data_builders.fingerprint import fingerprint_of
 
@@ -497,9 +534,14 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     check_sampling(temperature, top_p, runs)
     if not 0 <= min_usable <= 1:
         raise InputError("min_usable must be in [0, 1]", value=min_usable)
+    check_limit(limit)
     items = load_items(dataset, config, conditions, formats)
-    n_items = len(items)
-    positions = shard_positions(items, *shard) if shard else list(range(n_items))
+    n_items = len(items)  # the selection's items, as the provenance records them
+    selection = {"conditions": conditions, "formats": formats, "items": n_items}
+    if limit is not None and limit < n_items:  # a smoke run: the first items only (a larger limit changes nothing)
+        items, selection["limit"] = items[:limit], limit
+    n_run = len(items)  # the items this run answers, all shards together
+    positions = shard_positions(items, *shard) if shard else list(range(n_run))
     items = [items[p] for p in positions]
     base = Sampling(temperature, top_p, seed)
     judge = make_judge(spec, sampling=base, **judge_options)
@@ -511,7 +553,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                 "max_tokens": judge_options.get("max_tokens", 32)}
     provenance = run_provenance(dataset, config, fingerprint_of(dataset, config), redact(spec),
                                 runner_identity(judge, spec), sampling,
-                                {"conditions": conditions, "formats": formats, "items": n_items},
+                                selection,
                                 input_settings(spec, judge_options))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -527,7 +569,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                 judge.refresh_cache = True  # the response cache holds the old model's replies too
     resumed = len(kept)
     rows = []
-    with journal.open("a" if kept else "w", encoding="utf-8") as log:
+    with _Journal(journal, append=bool(kept)) as log:
         for run in range(runs):
             run_sampling = base.for_run(run)
             apply_sampling(judge, run_sampling)
@@ -553,7 +595,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                         rendered[i] = judge.render(items[i])
                     row["rendered_prompt"] = rendered[i]
                 if shard:
-                    row["shard"] = {"index": shard[0], "count": shard[1], "items": n_items, "position": positions[i]}
+                    row["shard"] = {"index": shard[0], "count": shard[1], "items": n_run, "position": positions[i]}
                 rows.append(row)
     model = provenance["model"]
     if isinstance(model, dict) and "served" in model and model["served"] is None:  # see runner_identity
@@ -577,7 +619,8 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
         journal.unlink(missing_ok=True)  # the model's answers, not an interruption: a rerun asks again
         raise
     write_jsonl(out, rows)
-    journal.unlink(missing_ok=True)
+    if not keep_journal:
+        journal.unlink(missing_ok=True)
     closed = [r for r in rows if r["parsed"] is not None]
     free = [r for r in rows if r["parsed"] is None]
     return {"items": len(items), "runs": runs, "rows": len(rows), "closed": len(closed),
@@ -591,7 +634,8 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
             "usable": sum(map(usable, rows)), "resumed": resumed,
             "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),
             "not_completions": getattr(judge, "not_completions", None),
-            "shard": f"{shard[0]}/{shard[1]}" if shard else None}
+            "shard": f"{shard[0]}/{shard[1]}" if shard else None, "selected": n_items,
+            "limit": selection.get("limit"), **({"journal": str(journal)} if keep_journal else {})}
 
 
 def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[int, int]], *,

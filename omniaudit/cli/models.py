@@ -7,12 +7,17 @@ import argparse
 from pathlib import Path
 
 from omniaudit.cli import common
+from omniaudit.cli.numbers import positive_int
 
 
 def _judged(counts: dict) -> str:
     """One line: how many items were judged and how many answers are usable."""
     runs = f" x {counts['runs']} runs" if counts["runs"] > 1 else ""
     part = f" (shard {counts['shard']})" if counts["shard"] else ""
+    if counts.get("processes"):
+        part += f" by {counts['processes']} processes"
+    if counts.get("limit"):
+        part += f" (--limit {counts['limit']}: the first {counts['items']} of {counts['selected']} items)"
     parts = [f"{counts['items']} items{runs} judged{part}"]
     if counts["closed"]:
         parts.append(f"{counts['parsed']} of {counts['closed']} closed answers parsed, {counts['with_probs']} with "
@@ -59,18 +64,41 @@ def cmd_judge(args: argparse.Namespace) -> None:
     vLLM; API key from $OPENAI_API_KEY; answers cached, so an interrupted run resumes), scripted:NAME (always-a,
     always-b, copy-reference, copy-specialist, oracle, random).
     """
+    from contextlib import nullcontext
+
+    from omniaudit.errors import InputError
     from omniaudit.evaluation.runners import run_judge
     from omniaudit.evaluation.runners.folds import check_judge_folds
+    from omniaudit.evaluation.runners.shards import OtherRankReports, judge_data_parallel, launch_world
 
+    world = launch_world()  # (rank, N) under `accelerate launch -m omniaudit judge` / torchrun, else None
+    main_rank = world is None or world[0] == 0
+    if world is not None and args.shard:  # said once, by the main process (whose exit status the launch reports)
+        if not main_rank:
+            raise SystemExit(0)  # exiting 2 would have the launcher stop the main process before it says why
+        raise InputError(f"--shard {args.shard[0]}/{args.shard[1]} cannot be combined with a multi-process launch "
+                         f"(WORLD_SIZE={world[1]}): the launch's processes are the shards already (rank r of N judges "
+                         "shard r/N); drop --shard, or run each shard as a single process")
     held = check_judge_folds(args.judge, args.folds)  # before any model is loaded: never answer a trained-on fold
-    if held is not None and args.folds is None:
+    if held is not None and args.folds is None and main_rank:
         common.say("warning", f"{args.judge} is a cross-fitted judge trained without fold {held} only: its answers on "
                               f"every other fold are in-sample; for out-of-fold answers run it with --folds {held}")
     conditions = fold_conditions(args.conditions, args.folds)
-    with common.progress_status(f"judging {args.config} with {args.judge}") as progress:
-        counts = run_judge(args.dataset, args.config, args.judge, args.out, conditions, progress, args.formats,
-                           shard=args.shard, min_usable=args.min_usable, dump_prompts=args.dump_prompts,
-                           **common.sampling_kwargs(args), **common.runner_kwargs(args))
+    options = {"min_usable": args.min_usable, "dump_prompts": args.dump_prompts, "limit": args.limit,
+               **common.sampling_kwargs(args), **common.runner_kwargs(args)}
+    status = common.progress_status(f"judging {args.config} with {args.judge}") if main_rank else nullcontext()
+    with status as progress:
+        if world is None:
+            counts = run_judge(args.dataset, args.config, args.judge, args.out, conditions, progress, args.formats,
+                               shard=args.shard, **options)
+        else:
+            try:
+                counts = judge_data_parallel(args.dataset, args.config, args.judge, args.out, conditions, progress,
+                                             args.formats, **options)
+            except OtherRankReports:  # the main process reports it, for every rank, and exits 2
+                raise SystemExit(0) from None
+    if counts is None:  # a data-parallel rank other than the main one: its part is merged, nothing to say
+        return
     print(_judged(counts))
     bad = (counts["rejected"] or 0) + (counts["not_completions"] or 0)
     if bad:
@@ -140,7 +168,12 @@ def register(groups: common.Groups) -> None:
     common.add_sampling(p, "sampling (recorded in every predictions row)")
     p.add_argument("--shard", type=common.shard, metavar="I/N",
                    help="judge only shard I of N (orders of one trial stay together); join the N files with "
-                        "`omniaudit merge-predictions`")
+                        "`omniaudit merge-predictions`. Under `accelerate launch -m omniaudit judge` (or torchrun) "
+                        "the processes are the shards (rank r of N judges r/N, the main one merges): no --shard")
+    p.add_argument("--limit", type=positive_int, metavar="N",
+                   help="a smoke run: judge only the first N items of the selection (after --conditions / --formats "
+                        "/ --folds; every run of them); recorded in the provenance, so the audits refuse the file "
+                        "as incomplete unless --partial")
     common.add_min_usable(p, "exit 2 and write no predictions")
     p.add_argument("--dump-prompts", action="store_true",
                    help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "
