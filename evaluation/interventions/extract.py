@@ -15,7 +15,9 @@ How phrasings are read (each rule is covered by the labelled set in ``.extract_l
   describes wind; a whole-track silence claim ("the clip is silent") wins unless it names an exception ("except a
   faint hum"); a hypothetical sound ("would normally make a thud") is no description;
 - direction follows the grammatical subject: "the audio lags" is a delay, "the video lags behind the audio" means the
-  audio is early; "after"/"before" count only with a stated subject ("the thud is heard after the impact");
+  audio is early; "after"/"before" count only with a stated subject ("the thud is heard after the impact"); a noun
+  after a preposition is no subject ("a gap between the audio and the video"), unless it leads an absolute clause
+  ("with the audio arriving 2 s too late": the audio);
 - the offset is the stated one ("by about 2 s", "200 ms"), else the difference of an audio and a visual timestamp
   ("the fall occurs at 5.0 s, the impact sound is heard at 3.1 s": early by 1.9 s), which also gives the direction;
 - text inside questions and "whether/if" clauses is not a claim, so "I can't tell whether it is synchronized" stays
@@ -41,6 +43,14 @@ How phrasings are read (each rule is covered by the labelled set in ``.extract_l
   "birdsong in a kitchen is strange") is a mismatch, a negated one ("nothing about the audio feels out of place") a
   match; a split verdict ("partly matches, partly doesn't", "matches the picture, but not the music") is nothing; a
   joke retracted ("just kidding, ...") or a "final answer:" reads the claim that follows;
+- possibilities offered as alternatives claim neither (sync and consistency): "it might match, or it might be from
+  another clip", "maybe early, maybe late", "either delayed or early";
+- silence is also "the soundtrack is blank / empty" and "Nothing." as the answer to what is heard;
+- a structured answer is read field by field: a JSON object (``{"synchronized": false, "direction": "delayed",
+  "offset_seconds": 1.2}``; keys such as synced / in_sync / direction / offset / offset_ms / audio_state /
+  sound_present / match / consistent) or key-value lines ("- Synchronized: no\n- Direction: early\n- Offset: about 1
+  second"); fields that contradict each other ("synchronized": true with a direction) or the prose beside them, or a
+  known key whose value cannot be read ("synchronized": "true or false"), read as nothing;
 - noise is no answer (``is_noise``): empty text, byte noise, tokenizer markers, one word repeated;
 - Spanish, Chinese, German and French answers are read through an English gloss of their sync, sound and scene
   phrases (``.extract_gloss``); a phrase the lexicon does not know is left untranslated, so such an answer stays
@@ -109,6 +119,31 @@ _AND_A_HALF = re.compile(rf"\b{_HALF_NUMBER}\s+and\s+(?:a|one)\s+half\s*-?\s*(?:
 def _half(m: re.Match) -> str:
     whole = m.group(1) or m.group(2)
     return f"{float(_HALF_WORDS.get(whole, whole)) + 0.5:g} seconds"
+
+
+# possibilities offered as alternatives claim neither: "it might match, or it might be from another clip", "it could
+# be synchronized or slightly off", "maybe early, maybe late", "either delayed or early". Such a clause (up to ".",
+# ";", "but", "though") is dropped; "1 or 2 seconds", "or so" and "more or less" are no alternatives, and a doubt
+# about the direction alone leaves the claim beside it ("out of sync, though I can't say whether early or late").
+# Sync and consistency only: alternatives between two sounds ("birds or insects") still describe a sound
+_POSSIBLE = re.compile(r"\b(?:might|may|maybe|perhaps|possibly|could(?! (?:hear|see|tell|make out|notice|detect|"
+                       r"clearly|easily)\b))\b")
+_NUMBER_OR = re.compile(rf"(?:\d+(?:\.\d+)?|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))}))\s*"
+                        r"(?:s|seconds?|ms)?\s+or\s+(?:\d|(?:half|one|two|three|four|five|six|seven|eight|nine|ten|a|an)"
+                        r"\b)|\bor (?:so|rather|more|less|two)\b|\bmore or less\b|\bwhether or not\b")
+_OR = re.compile(r"\bor\b")
+_EITHER_OR = re.compile(r"\beither\b.*\bor\b|\b(?:maybe|perhaps)\b[^,]*,\s*(?:or\s+)?(?:maybe|perhaps)\b")
+_POSSIBILITY_CLAUSE = re.compile(r"([.;!?](?:\s+|$)|,?\s+(?=\b(?:but|while|whereas|although|though|however)\b))")
+
+
+def _drop_possibilities(text: str) -> str:
+    """``text`` without the clauses that offer possibilities as alternatives (see ``_POSSIBLE``)."""
+    parts = _POSSIBILITY_CLAUSE.split(text)
+    for i in range(0, len(parts), 2):
+        bare = _NUMBER_OR.sub(" ", parts[i])
+        if _EITHER_OR.search(bare) or (_OR.search(bare) and _POSSIBLE.search(bare)):
+            parts[i] = " "
+    return "".join(parts)
 
 
 def _clean(text: str) -> str:
@@ -252,15 +287,21 @@ _ACTIONS = ("walks|runs|rides|falls|jumps|drives|opens|closes|sits|stands|moves|
             "passes|chases|grabs|hugs|shakes|nods|points|spins|slides|swings|taps|wipes|stirs|bakes|fries|mows|"
             "sweeps|stops|breaks|shatters|collides|crashes|strikes|floats|sails|waits|looks|appears|"
             "hangs|rests|leans|lays|places|sets|shoots|aims|steps|approaches|arrives|exits|follows|leads|"
-            "performs|practices|sings|talks|speaks|laughs|cries|barks|kisses|stretches|rises|sinks|melts|burns")
+            "performs|practices|sings|talks|speaks|laughs|cries|barks|kisses|stretches|rises|sinks|melts|burns|"
+            "prepares|wears|feeds|plants|serves|shops|sells|buys|browses")
 # the answer describes the scene: a picture frame, or someone or something doing something ("a man rides a bike",
 # "a dog running", "someone is cooking")
 _SCENE = re.compile(
     rf"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame|picture|camera)s? (?:shows?|depicts?|features?|"
     rf"captures?)|i (?:can )?see|we (?:can )?see|you (?:can )?see|can be seen|(?:is|are) seen|(?:is|are) shown|"
     rf"(?:is|are) visible|on[- ]screen|visually|{SCENE_MARK})\b"
+    # "the scene is a busy market", "the setting is outdoors", "the clip takes place in a kitchen"
+    rf"|\b(?:the |this )?(?:scene|setting|footage|image|picture|frame|shot|view|location)s? (?:is|are|was|were) "
+    rf"(?:set )?(?:a|an|of|in|at|on|inside|outside|outdoors|indoors)\b"
+    rf"|\b(?:video|clip|scene|footage|action) (?:is set|was set|takes place|took place|is filmed|was filmed|is shot|"
+    rf"was shot) (?:in|at|on|inside|outside|outdoors|indoors)\b"
     rf"|\b(?:a|an|the|two|three|four|some|several|many|one|someone|somebody|people|he|she|they|his|her|their)\s+"
-    rf"(?:[a-z'-]+\s+){{0,4}}?(?:(?:is|are)\s+)?(?:{_ACTIONS}|(?!(?:{_ING_NOUNS})\b)[a-z]{{2,}}ing)\b")
+    rf"(?:[^\W\d_][\w'-]*\s+){{0,4}}?(?:(?:is|are)\s+)?(?:{_ACTIONS}|(?!(?:{_ING_NOUNS})\b)[a-z]{{2,}}ing)\b")
 
 
 def _describes_scene(text: str) -> bool:
@@ -351,14 +392,23 @@ def _clauses(text: str) -> list[tuple[int, str]]:
 
 
 _OBJECT = re.compile(r"\b(?:with|to|than|of|from|relative to|compared to|compared with|behind|ahead of|on|in|"
-                     r"into)\s+(?:the |its |this |that )?$")
+                     r"into|between|among)\s+(?:the |its |this |that )?$"
+                     # "between the audio and the video": the second noun is an object too
+                     r"|\bbetween\s+(?:the |its |this |that )?[\w-]+\s+(?:and|&)\s+(?:the |its |this |that )?$")
+# "with the audio arriving late", "with the sound coming in early": an absolute clause, whose noun is the subject of
+# its participle
+_ABSOLUTE_WITH = re.compile(r"(?<!compared )(?<!together )\bwith\s+(?:the |its |this |that )?$")
+_PARTICIPLE = re.compile(rf"\s+(?:\w+ly\s+)?(?!(?:{_ING_NOUNS})\b)[a-z]{{2,}}ing\b")
 
 
-def _subject(before: str) -> str | None:
+def _subject(before: str, after: str = "") -> str | None:
     """audio | visual: the last audio or visual noun before a cue in its clause that is not the object of a
-    preposition ("the audio is out of sync with the video, coming in early": the audio), None: no stated subject."""
+    preposition ("the audio is out of sync with the video, coming in early": the audio; "between the audio and the
+    video": neither), unless it leads an absolute clause ("with the audio arriving late": the audio); ``after``: the
+    clause from the cue on. None: no stated subject."""
     def nouns(pattern: re.Pattern) -> list[int]:
-        return [m.end() for m in pattern.finditer(before) if not _OBJECT.search(before[:m.start()])]
+        return [m.end() for m in pattern.finditer(before) if not _OBJECT.search(before[:m.start()]) or (
+            _ABSOLUTE_WITH.search(before[:m.start()]) and _PARTICIPLE.match(before[m.end():] + after))]
 
     audio, visual = nouns(_AUDIO_SUBJECT), nouns(_VISUAL_SUBJECT)
     if not audio and not visual:
@@ -372,7 +422,7 @@ def _directions(text: str, strong: bool = False) -> set[str]:
     found = set()
     for _, clause in _clauses(text):
         for m in _CUE.finditer(clause):
-            subject = _subject(clause[:m.start()])
+            subject = _subject(clause[:m.start()], clause[m.start():])
             weak = bool(m.group(3) or m.group(4))
             if weak and (strong or subject is None):
                 continue  # "after watching", "first," — no stated subject, no direction
@@ -392,7 +442,7 @@ def _negated_directions(text: str) -> list[str | None]:
                 out.append(None)
                 continue
             delay = bool(cue.group(1))
-            out.append("delay" if delay == (_subject(clause[:m.start()]) != "visual") else "early")
+            out.append("delay" if delay == (_subject(clause[:m.start()], clause[m.start():]) != "visual") else "early")
     return out
 
 
@@ -438,7 +488,7 @@ def _sync_negation(fields: dict) -> str:
 
 def _read_sync(text: str) -> dict:
     """The sync fields of an English (or glossed) answer, before any turn is looked for (see ``extract_sync``)."""
-    text = _DOUBLE_NEGATION.sub(" in sync ", _ZERO_OFFSET.sub(" no offset ", _clean(text)))
+    text = _DOUBLE_NEGATION.sub(" in sync ", _ZERO_OFFSET.sub(" no offset ", _drop_possibilities(_clean(text))))
     text = _negated_claims(text, _read_sync, _sync_negation)
     negated = _negated_directions(text)  # "no noticeable delay": a claim of synchrony
     text = _NEGATED_OFFSET.sub(" ", text)
@@ -477,7 +527,7 @@ def _read_sync(text: str) -> dict:
 def extract_sync(response: str) -> dict:
     """``synced`` / ``direction`` / ``offset_s`` of an answer to the sync question (all None: no reading): the final
     commitment after a correction or first impression, nothing for two incompatible claims or noise."""
-    return _final_reading(_read_sync, response)
+    return _structured_or_final("sync", _read_sync, response)
 
 
 # -------------------------------------------------------------------------------------------------- existence
@@ -508,11 +558,15 @@ _SILENCE = re.compile(
     r"|\bno (?:audible |discernible |clear |detectable |perceptible |actual |real |recorded )?"
     r"(?:sound|audio|noise|audio content|sound content)s?\b(?! (?:of|from|effects?)\b)"
     r"|\bnothing (?:can be |could be |is |was )?(?:heard|audible)|\bnothing to (?:hear|be heard)\b|"
-    r"\b(?:audio|sound|track|soundtrack) (?:is|seems|appears)(?: to be)? empty\b|\bhear(?:d)? (?:absolutely |really |"
+    r"\b(?:audio|sound|track|soundtrack)s? (?:is|are|was|were|seems|appears|remains|stays)(?: to be)? "
+    r"(?:completely |entirely |totally |fully |basically |essentially |virtually |absolutely |just |simply |"
+    r"utterly |)(?:empty|blank)\b|\bhear(?:d)? (?:absolutely |really |"
     r"literally |just )?nothing\b|"
     r"(?:\b(?:can't|cannot|can not|couldn't|could not|don't|do not|didn't|did not|unable to)|n't)\s+hear "
     r"(?:anything|a thing|(?:any |the )?(?:sound|audio|noise)s?\b)"
     r"|\b(?:complete|total|absolute|pure|dead|utter) silence\b|\bsilent (?:video|clip|film|footage|track)\b"
+    # "Nothing.", "Nothing at all - ...", "Absolutely nothing.": nothing is what is heard (the question asks what)
+    r"|^\W*(?:absolutely |really |literally |just )?nothing(?: at all| whatsoever)?\s*(?:[-.,;:!]|$)"
     r"|\bno audio track\b|\bwithout (?:any )?(?:sound|audio)\b|\bsilent throughout\b|\b(?:there is|only|just) "
     r"silence\b|\bsilence throughout\b|\b(?:has|have|contains?) no (?:sound|audio)\b")
 _WEAK_SILENCE = re.compile(r"\b(?:silent|silence|muted|mute|soundless|quiet)\b")
@@ -554,7 +608,7 @@ def _silence(text: str) -> bool | None:
 _HEARING = re.compile(r"\b(?:i|we|you|one)\s+(?:can\s+|could\s+|do\s+)?(?:hear|heard)\b|"
                       r"\bthere\s+(?:is|are|was|were)\s+(?:\w+\s+){0,2}?(?:sound|sounds|audio|noise)s?\b|"
                       r"\b(?:audio|sound|soundtrack|track)s?\s+(?:is|are|was|were|seems|sounds|plays)\s+"
-                      r"(?!silent|muted|mute|empty|absent|missing|off)\w+")
+                      r"(?!(?:\w+ly\s+)?(?:silent|muted|mute|empty|blank|absent|missing|off)\b)\w+")
 
 
 def _sound_claim(text: str) -> bool:
@@ -601,7 +655,7 @@ def _read_existence(text: str) -> dict:
 
 def extract_existence(response: str) -> dict:
     """``audio_state`` of an answer to the existence question (None: no reading), from its final commitment."""
-    return _final_reading(_read_existence, response)
+    return _structured_or_final("existence", _read_existence, response)
 
 
 # ------------------------------------------------------------------------------------------------ consistency
@@ -664,8 +718,9 @@ def _consistency_negation(fields: dict) -> str:
     return {"match": "does not match", "mismatch": "matches"}.get(fields["match"], "")
 
 
-def _read_consistency(text: str) -> dict:
-    text = _negated_claims(_clean(text), _read_consistency, _consistency_negation)
+def _read_consistency(text: str, default_match: bool = True) -> dict:
+    """``default_match``: a sound described without a word on its fit reads as a match (off: no judgement)."""
+    text = _negated_claims(_drop_possibilities(_clean(text)), _read_consistency, _consistency_negation)
     if len(_PARTLY.findall(text)) >= 2 or (_PARTLY.search(text) and _ELLIPTIC_NOT.search(text)) or (
             _BUT_NOT.search(text) and _MATCH.search(text)):
         return {"match": None}
@@ -678,7 +733,8 @@ def _read_consistency(text: str) -> dict:
         return {"match": "match"}
     silence = _silence(text)
     if silence is None and _sound_claim(text):
-        return {"match": "match"}  # describing the sound without flagging it treats it as a natural match
+        # describing the sound without flagging it treats it as a natural match
+        return {"match": "match" if default_match else "none"}
     if _content_words(text) < 3 or not (silence or _WEAK_SILENCE.search(text) or _describes_scene(text)):
         return {"match": None}  # a hedge, a refusal, an empty or off-topic answer: unparseable
     return {"match": "none"}  # a judgement-free answer: visual-only, or reporting silence
@@ -686,7 +742,264 @@ def _read_consistency(text: str) -> dict:
 
 def extract_consistency(response: str) -> dict:
     """``match`` of an answer to the consistency question (None: no reading), from its final commitment."""
-    return _final_reading(_read_consistency, response)
+    return _structured_or_final("consistency", _read_consistency, response)
+
+
+# ----------------------------------------------------------------------------------------- structured answers
+# An answer given as fields: a JSON object ({"synchronized": false, "direction": "delayed", "offset_seconds": 1.2})
+# or key-value lines ("- Synchronized: no\n- Direction: early\n- Offset: about 1 second"). Each known key of the
+# question's dimension is read on its own; the answer is read when they agree, and nothing when they contradict each
+# other ("synchronized": true with a direction), when a known key's value cannot be read ("synchronized": "<bool>")
+# or when the prose around them claims otherwise. Without a known key the rules read the answer as prose.
+_SYNC_FLAG_KEYS = {"synchronized", "synchronised", "synced", "in_sync", "is_synchronized", "is_synchronised",
+                   "is_synced", "is_in_sync", "sync", "synchronization", "synchronisation", "audio_synchronized",
+                   "audio_synced", "audio_in_sync", "av_sync", "audio_video_sync", "sync_status", "aligned",
+                   "is_aligned", "av_synchronized"}
+_DIRECTION_KEYS = {"direction", "audio_direction", "offset_direction", "sync_direction", "delay_direction",
+                   "desync_direction", "audio_timing", "timing"}
+_OFFSET_KEYS = {"offset", "offset_s", "offset_sec", "offset_secs", "offset_seconds", "time_offset", "audio_offset",
+                "offset_in_seconds", "estimated_offset", "offset_estimate", "delay", "delay_s", "delay_sec",
+                "delay_seconds", "lag", "lag_s", "lag_seconds", "offset_ms", "delay_ms", "lag_ms", "time_offset_ms",
+                "audio_offset_ms", "offset_milliseconds"}
+_STATE_KEYS = {"audio_state", "existence", "audio_status", "sound_status", "audio", "sound", "audio_content",
+               "sound_content", "audio_description", "sound_description", "what_i_hear", "heard", "soundtrack"}
+_PRESENT_KEYS = {"sound_present", "audio_present", "has_audio", "has_sound", "audio_exists", "sound_exists",
+                 "audible", "audio_detected", "sound_detected", "contains_audio", "contains_sound", "audio_audible",
+                 "sound_audible"}
+_SILENT_KEYS = {"silent", "muted", "is_silent", "is_muted", "mute", "audio_muted", "audio_silent", "silence"}
+_MATCH_KEYS = {"match", "matches", "consistent", "consistency", "is_consistent", "audio_matches",
+               "audio_matches_video", "sound_matches", "sound_matches_video", "audio_video_match",
+               "audio_visual_match", "av_match", "matching", "congruent", "is_match", "audio_consistent",
+               "audio_fits", "sound_fits", "fits", "consistent_with_video"}
+_MISMATCH_KEYS = {"mismatch", "mismatched", "is_mismatch", "inconsistent", "is_inconsistent", "incongruent"}
+_KEYS = {"sync": _SYNC_FLAG_KEYS | _DIRECTION_KEYS | _OFFSET_KEYS, "existence": _STATE_KEYS | _PRESENT_KEYS |
+         _SILENT_KEYS, "consistency": _MATCH_KEYS | _MISMATCH_KEYS}
+_TRUE = {"yes", "true", "y"}
+# a value that states nothing: "direction": "none" (with "synchronized": true), "offset": null
+_NOT_STATED = {"", "none", "null", "n/a", "na", "-", "unknown", "not applicable", "nan", "not stated"}
+_KEY_LINE = re.compile(r"^\s*(?:[-*•+>]|\d+[.)])?\s*([A-Za-z][A-Za-z _/-]{0,40}?)\s*[:=]\s*(.*?)\s*$")
+_STATE_LABELS = {"muted": "muted", "mute": "muted", "silent": "muted", "silence": "muted", "no audio": "muted",
+                 "no sound": "muted", "none": "muted", "nothing": "muted", "audio described": "audio_described",
+                 "described": "audio_described", "present": "audio_described", "visual only": "visual_only"}
+_MATCH_LABELS = {"match": "match", "matches": "match", "matched": "match", "consistent": "match",
+                 "congruent": "match", "mismatch": "mismatch", "mismatched": "mismatch", "inconsistent": "mismatch",
+                 "incongruent": "mismatch"}
+
+
+def _key(text: str) -> str:
+    return re.sub(r"[\s/-]+", "_", text.strip().strip("\"'`").lower()).strip("_")
+
+
+def _json_pairs(text: str) -> tuple[list[tuple[str, object]], str]:
+    """(key, value) of every JSON object in ``text`` (nested objects flattened), and the text without them."""
+    import json
+
+    pairs, rest, pos, decoder = [], [], 0, json.JSONDecoder()
+
+    def flatten(obj: dict) -> None:
+        for k, v in obj.items():
+            if isinstance(v, dict):
+                flatten(v)
+            elif isinstance(v, list) and v and all(isinstance(x, str) for x in v):
+                pairs.append((_key(str(k)), "; ".join(v)))  # "audio": ["a dog barking", "wind"]
+            else:
+                pairs.append((_key(str(k)), v))
+
+    for m in re.finditer(r"\{", text):
+        if m.start() < pos:
+            continue
+        try:
+            obj, end = decoder.raw_decode(text, m.start())
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            flatten(obj)
+            rest.append(text[pos:m.start()])
+            pos = end
+    return pairs, "".join(rest) + text[pos:]
+
+
+def _key_lines(text: str, known: set[str]) -> list[tuple[str, str, str]]:
+    """(key, value, line) of the key-value lines of ``text`` with a known key ("- **Synchronized:** no"); a key with
+    no value is a heading ("**Audio description:**" above a list), not a field."""
+    out = []
+    for line in text.splitlines():
+        m = _KEY_LINE.match(re.sub(r"\*\*|__|`", "", line))
+        if m and _key(m.group(1)) in known and m.group(2).strip():
+            out.append((_key(m.group(1)), m.group(2), line))
+    return out
+
+
+def _flag(value: object) -> bool | None:
+    """A boolean value: true / false, "yes" / "no", alone or leading a sentence ("No, it lags"); not in a template
+    or a choice ("true or false", "yes/no")."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        m = re.match(r"^\W*(yes|no|true|false|y|n)\s*(?:$|[,.;:!)-](?!\s*(?:yes|no|true|false)\b))", value.lower())
+        if m:
+            return m.group(1) in _TRUE
+    return None
+
+
+def _text_reading(read, value: object) -> dict | None:
+    """The rules' reading of a string value (None: not a string or no reading)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    got = _final_reading(read, value)
+    return None if unread(got) else got
+
+
+_UNREADABLE = object()  # a known key whose value cannot be read
+
+
+def _sync_part(key: str, value: object) -> dict | object:
+    """What one sync key says: ``synced``, ``direction`` (delay | early), ``magnitude`` (s); ``_UNREADABLE``."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in _NOT_STATED):
+        return {} if key not in _SYNC_FLAG_KEYS else _UNREADABLE
+    if key in _OFFSET_KEYS:
+        if isinstance(value, bool):
+            return _UNREADABLE
+        scale = 0.001 if key.endswith(("_ms", "milliseconds")) else 1.0
+        implied = {"implied": "delay"} if key.startswith(("delay", "lag")) else {}
+        if isinstance(value, int | float):
+            return {"magnitude": abs(float(value)) * scale, **implied}
+        if not isinstance(value, str):
+            return _UNREADABLE
+        text = _clean(english(value))
+        stated = _offset(text)
+        if stated is None:
+            numbers = re.findall(r"\d+(?:\.\d+)?|\.\d+", text)
+            if len(numbers) != 1:
+                return _UNREADABLE
+            stated = float(numbers[0]) * scale
+        part = {"magnitude": abs(stated), **implied}
+        reading = _read_sync(text)
+        if reading["direction"] in ("delay", "early"):
+            part["direction"] = reading["direction"]
+        return part
+    flag = _flag(value) if key in _SYNC_FLAG_KEYS else None
+    reading = _text_reading(_read_sync, value)
+    if reading is None:
+        return _UNREADABLE if flag is None else {"synced": flag}
+    if flag is not None and flag != reading["synced"]:
+        return _UNREADABLE  # "No, it is perfectly in sync"
+    part = {"synced": reading["synced"]}
+    if reading["direction"] in ("delay", "early"):
+        part["direction"] = reading["direction"]
+        if reading["offset_s"] is not None:
+            part["magnitude"] = abs(reading["offset_s"])
+    return part
+
+
+def _structured_sync(pairs: list[tuple[str, object]]) -> dict:
+    parts = [_sync_part(k, v) for k, v in pairs]
+    if any(p is _UNREADABLE for p in parts):
+        return dict(_UNREAD_SYNC)
+    synced = {p["synced"] for p in parts if "synced" in p}
+    directions = {p["direction"] for p in parts if "direction" in p}
+    magnitudes = {round(p["magnitude"], 6) for p in parts if "magnitude" in p}
+    if len(synced) > 1 or len(directions) > 1 or len(magnitudes) > 1:
+        return dict(_UNREAD_SYNC)
+    magnitude = next(iter(magnitudes), None)
+    # "delay": 1.2 alone: the audio is delayed by 1.2 s ("a delay of 1.2 s"); beside a direction, only its amount
+    implied = {p["implied"] for p in parts if "implied" in p}
+    direction = next(iter(directions), None) or (implied.pop() if magnitude and not synced - {False} else None)
+    if synced:
+        claim = synced.pop()
+    elif direction or magnitude:
+        claim = False
+    elif magnitude == 0:
+        claim = True  # a stated zero offset is synchrony
+    else:
+        return dict(_UNREAD_SYNC)
+    if claim:  # "synchronized" with a direction or an offset: two claims
+        return dict(_UNREAD_SYNC) if direction or magnitude else {"synced": True, "direction": "none",
+                                                                   "offset_s": 0.0}
+    if magnitude == 0:
+        return dict(_UNREAD_SYNC)  # "not synchronized", offset 0
+    sign = {"delay": 1.0, "early": -1.0}.get(direction)
+    return {"synced": False, "direction": direction or "none",
+            "offset_s": None if sign is None or magnitude is None else sign * magnitude}
+
+
+def _class_part(dimension: str, key: str, value: object) -> str | None:
+    """The class one existence or consistency key gives (None: unreadable): a flag ("sound_present": false, "match":
+    "no, ..."), a class label ("muted", "mismatch") or a value the rules read ("audio": "a dog barking"); a flag and
+    the rules' reading of its sentence must agree."""
+    labels = _STATE_LABELS if dimension == "existence" else _MATCH_LABELS
+    flagged = (_PRESENT_KEYS | _SILENT_KEYS) if dimension == "existence" else (_MATCH_KEYS | _MISMATCH_KEYS)
+    yes = ("audio_described" if key in _PRESENT_KEYS else "muted") if dimension == "existence" else (
+        "match" if key in _MATCH_KEYS else "mismatch")
+    no = {"audio_described": "muted", "muted": "audio_described", "match": "mismatch", "mismatch": "match"}[yes]
+    flag = _flag(value) if key in flagged else None
+    read = _read_existence if dimension == "existence" else _read_consistency
+    reading = _text_reading(read, value)
+    # a class label names the class under a class key ("audio_state": "muted"), not under a flag ("silence": "none")
+    label = labels.get(re.sub(r"[\s_-]+", " ", value.strip(" .!").lower())) if isinstance(value, str) and (
+        key not in flagged or dimension == "consistency") else None
+    got = {None if flag is None else (yes if flag else no), label,
+           reading and reading["audio_state" if dimension == "existence" else "match"]} - {None, "none"}
+    if flag is not None and got and got != {yes if flag else no}:
+        return None  # "match": "yes, but the birds are out of place"
+    return got.pop() if len(got) == 1 else None
+
+
+def _structured(dimension: str, response: str) -> dict | None:
+    """The fields of a structured answer (JSON or key-value lines) with a known key of ``dimension`` (all None when
+    they contradict each other or the prose around them), None for an answer with no known key."""
+    text = prepare(response)
+    found, rest = _json_pairs(text)
+    pairs = [(k, v) for k, v in found if k in _KEYS[dimension]]
+    # the other string values of the object are prose beside the fields ("reason": "the birds are out of place")
+    rest = "\n".join([rest, *(f"{v.strip().rstrip('.')}." for k, v in found
+                               if k not in _KEYS[dimension] and isinstance(v, str) and v.strip())])
+    if not pairs:
+        # a key-value line whose sentence cannot be read as a field is prose ("In sync: the thud lands with the
+        # ball"); a short one ("Synchronized: partially") or one whose yes / no its sentence contradicts
+        # ("Synchronized: No, it is perfectly in sync") is an unreadable field
+        lines = _key_lines(text, _KEYS[dimension])
+        prose = {line for k, v, line in lines if len(v.split()) >= 2 and _flag(v) is None and (
+            _sync_part(k, v) is _UNREADABLE if dimension == "sync" else _class_part(dimension, k, v) is None)}
+        pairs = [(k, v) for k, v, line in lines if line not in prose]
+        rest = "\n".join(line for line in text.splitlines() if line in prose or line not in {x[2] for x in lines})
+    if not pairs:
+        return None
+    if dimension == "sync":
+        fields = _structured_sync(pairs)
+    else:
+        classes = {_class_part(dimension, k, v) for k, v in pairs}
+        field = "audio_state" if dimension == "existence" else "match"
+        fields = {field: classes.pop() if len(classes) == 1 else None}
+    if unread(fields) or not rest.strip() or is_noise(rest):
+        return fields
+    prose = _final_reading({"sync": _read_sync, "existence": _read_existence,
+                            "consistency": lambda t: _read_consistency(t, default_match=False)}[dimension], rest)
+    return dict(_UNREAD_FIELDS[dimension]) if _contradicts(dimension, prose, fields) else fields
+
+
+_UNREAD_FIELDS = {"sync": _UNREAD_SYNC, "existence": {"audio_state": None}, "consistency": {"match": None}}
+
+
+def _contradicts(dimension: str, prose: dict, fields: dict) -> bool:
+    """The prose beside a structured answer claims otherwise: another sync claim or direction, a sound or a silence
+    the fields do not give, a match or a mismatch they do not give (a scene or a sound described beside them claims
+    nothing: "Audio: birdsong\nMatch: no")."""
+    if dimension == "sync":
+        if prose["synced"] is None:
+            return False
+        return prose["synced"] != fields["synced"] or (
+            prose["direction"] in ("delay", "early") and prose["direction"] != fields["direction"])
+    field = "audio_state" if dimension == "existence" else "match"
+    return prose[field] not in (None, "visual_only", "none", fields[field])
+
+
+def _structured_or_final(dimension: str, read, response: str) -> dict:
+    """A structured answer's fields (``_structured``), else the rules' reading of the final commitment."""
+    if is_noise(response):
+        return _unread(read(""))
+    structured = _structured(dimension, response)
+    return dict(structured) if structured is not None else _final_reading(read, response)
 
 
 EXTRACTORS = {"sync": extract_sync, "existence": extract_existence, "consistency": extract_consistency}

@@ -8,7 +8,9 @@ picture as subject), ``unparsed`` (empty, hedged-only or off-topic answers: no c
 ``reported`` (misreadings outside testers reported: a direction ruled out beside the other, a first impression given
 up, an incongruity), ``doubt`` (two incompatible claims: no class; a correction: the corrected claim) and
 ``reported-2`` (the second outside report's families in new words: negated claims, halves, zero offsets, split
-verdicts, German and French).
+verdicts, German and French) and ``reported-3`` (the blind ``outside-2`` batch's families in new words: absolute
+"with" clauses, structured answers, blank soundtracks, possibilities offered as alternatives, scenes in Spanish and
+French, Chinese "can hear").
 Expected fields follow ``interventions.extract``: sync ``synced``/``direction``/``offset_s`` (+ = audio
 delayed), existence ``audio_state``, consistency ``match`` (``None``: unparseable).
 
@@ -290,6 +292,25 @@ LABELLED: list[tuple[str, str, dict, str]] = [
     ("consistency", "Some of it matches and some of it partly doesn't.", {"match": None}, "reported-2"),
     ("consistency", "Die Musik passt nicht zur Szene.", {"match": "mismatch"}, "reported-2"),
     ("consistency", "Les sons ne correspondent pas à la vidéo.", {"match": "mismatch"}, "reported-2"),
+    # the blind ``outside-2`` batch's families in new words
+    ("sync", "There is a gap between the sound and the picture, with the sound showing up a second late.",
+     _desync("delay", 1.0), "reported-3"),
+    ("sync", "The two are out of step, with the picture trailing the sound by 0.5 s.", _desync("early", -0.5),
+     "reported-3"),
+    ("sync", '{"in_sync": false, "direction": "ahead", "offset_s": 0.7}', _desync("early", -0.7), "reported-3"),
+    ("sync", "- Synced: no\n- Direction: late\n- Offset: roughly 2 seconds", _desync("delay", 2.0), "reported-3"),
+    ("sync", '{"synchronized": true, "direction": "delayed"}', UNPARSED_SYNC, "reported-3"),
+    ("sync", "No sé si el audio va adelantado o no.", UNPARSED_SYNC, "reported-3"),
+    ("sync", "Perhaps it is in sync, or perhaps the sound trails a little.", UNPARSED_SYNC, "reported-3"),
+    ("existence", "Absolutely nothing - the audio track is empty.", {"audio_state": "muted"}, "reported-3"),
+    ("existence", '{"sound_present": false}', {"audio_state": "muted"}, "reported-3"),
+    ("existence", "The setting is a sunlit greenhouse full of ferns.", {"audio_state": "visual_only"}, "reported-3"),
+    ("existence", "Un hombre pasea en bicicleta por la ciudad.", {"audio_state": "visual_only"}, "reported-3"),
+    ("existence", "Une fille traverse la rue.", {"audio_state": "visual_only"}, "reported-3"),
+    ("existence", "可以听到海浪声。", {"audio_state": "audio_described"}, "reported-3"),
+    ("consistency", '{"match": false, "reason": "traffic noise in a forest"}', {"match": "mismatch"}, "reported-3"),
+    ("consistency", "The applause might belong to the concert, or it might be canned; hard to say.",
+     {"match": None}, "reported-3"),
 ]
 
 

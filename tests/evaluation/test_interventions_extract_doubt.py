@@ -450,3 +450,136 @@ def test_a_short_answer_is_glossed_in_the_language_of_its_words(answer, language
     from omniaudit.evaluation.interventions.extract_gloss import _language
 
     assert _language(answer) == language
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a noun after "between" (either one of the pair) is no subject
+    ("There is a lag between the picture and the sound, with the sound coming in roughly 1 second late.",
+     desync("delay", 1.0)),
+    ("I notice a timing offset between the sound and the visuals, with the sound landing 0.5 s too early.",
+     desync("early", -0.5)),
+    # "with <noun> <participle>" is an absolute clause: its noun is the subject
+    ("The clip is out of step, with the video trailing the audio by half a second.", desync("early", -0.5)),
+    ("The picture and the soundtrack drift apart, with the soundtrack lagging by two seconds.", desync("delay", 2.0)),
+    ("The video is off, with the audio running about 0.3 s ahead.", desync("early", -0.3)),
+    # a plain object of "with" is still no subject
+    ("The audio is out of sync with the video, coming in early.", desync("early")),
+])
+def test_a_noun_after_between_is_no_subject_but_one_leading_an_absolute_with_clause_is(answer, expected):
+    read_as("sync", answer, expected)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("Absolutely nothing; the soundtrack is blank.", "muted"),
+    ("The audio track is entirely empty.", "muted"),
+    ("The sound is completely blank throughout.", "muted"),
+    ("Nothing at all.", "muted"),
+    ("Nothing.", "muted"),
+    ("Nothing, apart from a low hum.", "audio_described"),  # an exception names a sound
+    ("The audio is blank except for some faint traffic noise.", "audio_described"),
+    ("Nothing special, just crickets chirping.", "audio_described"),  # "nothing special" is no silence claim
+])
+def test_a_blank_or_empty_soundtrack_or_nothing_heard_is_silence(answer, expected):
+    read_as("existence", answer, {"audio_state": expected})
+
+
+@pytest.mark.parametrize(("dimension", "answer"), [
+    ("sync", "No sé si el sonido va adelantado o retrasado."),
+    ("sync", "No podría decir si el audio coincide con la imagen."),
+    ("sync", "Es difícil saber si está sincronizado."),
+    ("sync", "Si el audio está retrasado, no lo noto."),  # "si" is "if", not "sí"
+    ("sync", "The sound might be in sync, or it might lag a little."),
+    ("sync", "It could be synchronized or slightly off."),
+    ("sync", "Perhaps a bit early, perhaps a bit late."),
+    ("sync", "It is either a little early or perfectly aligned."),
+    ("consistency", "The barking could fit the dog, or it could come from another recording."),
+    ("consistency", "Maybe the music belongs to the scene, maybe it was added later."),
+    ("consistency", "The crowd noise may suit the stadium or may have been dubbed in; I can't tell."),
+])
+def test_possibilities_offered_as_alternatives_are_not_read(dimension, answer):
+    assert extract(dimension, answer) == NO_FIELDS[dimension], answer
+
+
+@pytest.mark.parametrize(("dimension", "answer", "expected"), [
+    ("sync", "Sí, el audio está sincronizado.", SYNCED),
+    ("sync", "Si, está sincronizado.", SYNCED),  # an unaccented "si" alone is still yes
+    ("sync", "It may be delayed by one or two seconds.", desync("delay", 2.0)),  # a range is no alternative
+    ("sync", "Out of sync, though I can't say whether early or late.", desync("none")),
+    ("existence", "Maybe birds, maybe crickets chirping in the background.", {"audio_state": "audio_described"}),
+    ("existence", "I can hear either gulls or terns calling.", {"audio_state": "audio_described"}),
+])
+def test_alternatives_that_share_a_claim_or_name_no_claim_keep_the_reading(dimension, answer, expected):
+    read_as(dimension, answer, expected)
+
+
+@pytest.mark.parametrize(("dimension", "answer", "expected"), [
+    ("sync", '{"in_sync": false, "direction": "early", "offset_s": 0.8}', desync("early", -0.8)),
+    ("sync", '```json\n{"synced": true, "direction": null, "offset": 0}\n```', SYNCED),
+    ("sync", 'Here is my answer: {"synchronized": "no", "direction": "late", "offset_ms": 400}', desync("delay", 0.4)),
+    ("sync", '{"synchronized": false, "direction": "video ahead", "offset_seconds": 0.5}', desync("delay", 0.5)),
+    ("sync", '{"result": {"sync": false, "direction": "audio leads", "offset": "about 2 s"}}', desync("early", -2.0)),
+    ("sync", '{"delay_ms": 250}', desync("delay", 0.25)),
+    ("sync", '{"synchronized": false}', desync("none")),
+    ("sync", "* Synced: No\n* Direction: late\n* Offset: 2 seconds", desync("delay", 2.0)),
+    ("sync", "**Synchronized:** no\n**Direction:** the audio lags behind the picture\n**Offset:** ~0.5 s",
+     desync("delay", 0.5)),
+    ("sync", "Synced: no", desync("none")),
+    ("sync", "Synced: No, the audio is early by 2 s.", desync("early", -2.0)),
+    ("sync", "In sync: the thud lands with the ball.", SYNCED),  # a heading over a sentence is prose
+    ("existence", '{"audio_state": "silent"}', {"audio_state": "muted"}),
+    ("existence", '{"sound_present": false, "notes": "no sound at all"}', {"audio_state": "muted"}),
+    ("existence", '{"has_audio": true, "audio": ["an engine revving", "wind"]}', {"audio_state": "audio_described"}),
+    ("existence", "- Sound: none\n- Visual: a woman jogging along a beach", {"audio_state": "muted"}),
+    ("existence", "**Audio description:**\n- rain on a tin roof\n- distant thunder",
+     {"audio_state": "audio_described"}),
+    ("consistency", '{"consistent": false}', {"match": "mismatch"}),
+    ("consistency", '{"match": "yes", "reason": "the splash goes with the dive"}', {"match": "match"}),
+    ("consistency", "Visual: a man chopping vegetables\nAudio: birdsong\nMatch: no", {"match": "mismatch"}),
+    ("consistency", "- Consistent: no\n- Reason: waves crashing over a city street", {"match": "mismatch"}),
+])
+def test_a_structured_answer_is_read_field_by_field(dimension, answer, expected):
+    read_as(dimension, answer, expected)
+
+
+@pytest.mark.parametrize(("dimension", "answer"), [
+    ("sync", '{"synchronized": true, "direction": "early"}'),  # synchronized, yet a direction
+    ("sync", '{"synced": true, "offset_ms": 500}'),  # synchronized, yet an offset
+    ("sync", '{"synchronized": false, "offset_seconds": 0}'),  # out of sync, yet no offset
+    ("sync", '{"in_sync": false, "direction": "early"}\nThe thud comes after the impact.'),  # prose says late
+    ("sync", "Synchronized: no\nDirection: early\nThe sound comes after the impact."),
+    ("sync", "Synchronized: No, it is perfectly in sync."),  # the flag against its own sentence
+    ("sync", '{"synchronized": "true or false", "direction": "early | late"}'),  # the template echoed
+    ("sync", "Synchronized: partially"),
+    ("existence", '{"sound_present": false, "audio": "a dog barking"}'),
+    ("existence", '{"audio_state": "visual_only"} I hear a dog.'),
+    ("consistency", '{"consistent": true, "note": "the crowd noise is out of place in a library"}'),
+    ("consistency", "Match: yes\nReason: birdsong in a kitchen is strange"),
+    ("consistency", '{"match": "none"}'),
+])
+def test_a_structured_answer_that_contradicts_itself_or_cannot_be_read_is_not_read(dimension, answer):
+    assert extract(dimension, answer) == NO_FIELDS[dimension], answer
+
+
+@pytest.mark.parametrize(("dimension", "answer", "expected"), [
+    ("existence", "The setting is a snowy mountain pass with pine trees.", {"audio_state": "visual_only"}),
+    ("existence", "The clip takes place in a crowded train station.", {"audio_state": "visual_only"}),
+    ("existence", "Un chico pasea en bicicleta por el parque.", {"audio_state": "visual_only"}),
+    ("existence", "Una mujer lee un libro en la mesa.", {"audio_state": "visual_only"}),
+    ("existence", "Une femme traverse la rue avec son chien.", {"audio_state": "visual_only"}),
+    ("existence", "Un garçon fait du skate dans le parc.", {"audio_state": "visual_only"}),
+    ("consistency", "La scène est un marché animé.", {"match": "none"}),
+    ("consistency", "Un hombre anda en bicicleta por la calle.", {"match": "none"}),
+    ("existence", "Una campana suena a lo lejos.", {"audio_state": "audio_described"}),  # a bell is heard
+])
+def test_a_scene_described_without_a_word_about_sound_is_visual_only(dimension, answer, expected):
+    read_as(dimension, answer, expected)
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("可以听到雨声和汽车的喇叭声。", "audio_described"),
+    ("能听见远处的鸣笛。", "audio_described"),
+    ("不能听到任何声音。", "muted"),  # "cannot hear": the negation is glossed with the verb
+    ("没有听到任何声音。", "muted"),
+])
+def test_chinese_can_hear_describes_audio_and_cannot_hear_is_silence(answer, expected):
+    read_as("existence", answer, {"audio_state": expected})
