@@ -1,14 +1,47 @@
-"""What every audit's report shares: Markdown tables, number formats and a headless matplotlib.
+"""What every audit's report shares: Markdown tables, number formats, file names shown without where they live on this
+machine (:func:`shown_path`) and a headless matplotlib.
 
 Each audit writes its own report (``evaluation/<audit>/report.py``) with these pieces.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402, F401 - the reports' shared headless pyplot
+
+from omniaudit.records import _ABSOLUTE_PATH  # noqa: E402 - one definition of "an absolute path in a text"
+
+
+def shown_path(path: str | Path | None, base: str | Path | None = None) -> str | None:
+    """How a report names a file or folder: relative to the output folder ``base`` when it lies inside it (``models/
+    a/report.md``), else by its name only (``predictions.jsonl``), never where it lives on this machine
+    (``/home/user/...``). Anything that is not a local path (a Hub repo id such as ``me/dataset``, a model or judge
+    name, a description) is shown as given; None stays None."""
+    if path is None:
+        return None
+    text = str(path)
+    local = Path(text).expanduser()
+    if not text or not (local.is_absolute() or local.exists()):
+        return text
+    resolved = local.resolve()
+    if base is not None:
+        try:
+            return resolved.relative_to(Path(base).expanduser().resolve()).as_posix()
+        except ValueError:
+            pass
+    return resolved.name or text
+
+
+def shown_paths_in(text: str | None, base: str | Path | None = None) -> str | None:
+    """``text`` (a message, a model spec such as ``hf:/home/me/model``) with every absolute local path in it shown
+    as :func:`shown_path` shows it."""
+    if not isinstance(text, str):
+        return text
+    return _ABSOLUTE_PATH.sub(lambda m: shown_path(m.group(0), base) or m.group(0), text)
 
 
 def markdown_table(headers: list[str], rows: list[list[object]], align: str | None = None) -> str:

@@ -8,6 +8,7 @@ run that writes the same target (:func:`clean_stale_temporaries`).
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import re
@@ -17,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from omniaudit.errors import InputError
+from omniaudit.errors import InputError, writing
 
 LOCK_SUFFIX = ".omniaudit-lock"
 
@@ -50,7 +51,10 @@ def clean_stale_temporaries(target: str | Path, inside: bool = False) -> list[Pa
     (``inside``: ``.omniaudit-tmp-PID-*`` / ``.omniaudit-old-PID-*`` in it) whose process PID is no longer alive.
 
     A stale ``.old-`` folder whose target is missing (a run killed between the two renames of the swap) is put back
-    as the target rather than removed. Returns what was removed or restored.
+    as the target rather than removed. Inside, a ``.omniaudit-old-PID-*`` folder (the earlier output of a run killed
+    while swapping in place) and the ``.omniaudit-tmp-PID-*`` of the same run are left for
+    :func:`omniaudit.io.settle_killed_writes`, which puts the earlier output back or finishes the swap. Returns what
+    was removed or restored.
     """
     target = Path(target)
     if inside:
@@ -61,10 +65,12 @@ def clean_stale_temporaries(target: str | Path, inside: bool = False) -> list[Pa
         entries = list(folder.iterdir())
     except OSError:
         return []
+    olds = [m for e in entries if (m := pattern.match(e.name)) and m.group(1) == "old"] if inside else []
+    swapping = {m.group(2) for m in olds}  # in place: swaps io.settle_killed_writes settles
     done = []
     for entry in entries:
         m = pattern.match(entry.name)
-        if not m or _pid_alive(int(m.group(2))):
+        if not m or _pid_alive(int(m.group(2))) or m.group(2) in swapping:
             continue
         if m.group(1) == "old" and not inside and not (target.exists() or target.is_symlink()):
             entry.rename(target)
@@ -91,7 +97,12 @@ def _refuse(target: Path, lock: Path, holder: str) -> InputError:
 
 
 def _acquire(lock: Path, target: Path) -> int:
-    """An open descriptor of ``lock`` holding its exclusive flock (the file still at its path), or InputError."""
+    """An open descriptor of ``lock`` holding its exclusive flock (the file still at its path), or InputError.
+
+    On any failure nothing is left held: the descriptor is closed, and a lock file we hold the flock of is removed
+    (a disk-full or interrupted acquisition leaves no lock behind). Our PID is written into the file for a refused
+    second run to name; on a full disk the lock works without it (the write of the output then says what failed).
+    """
     for _ in range(20):
         fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
@@ -103,16 +114,36 @@ def _acquire(lock: Path, target: Path) -> int:
         except BaseException:
             os.close(fd)
             raise
+        current = None
         try:
-            current = os.stat(lock)
-        except FileNotFoundError:
-            current = None
-        if current is not None and os.path.samestat(os.fstat(fd), current):
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-            return fd
+            try:
+                current = os.stat(lock)
+            except FileNotFoundError:
+                current = None
+            if current is not None and os.path.samestat(os.fstat(fd), current):
+                os.ftruncate(fd, 0)
+                try:
+                    os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                except OSError as exc:
+                    if exc.errno not in (errno.ENOSPC, errno.EDQUOT):
+                        raise
+                return fd
+        except BaseException:
+            if current is not None:
+                _unlink_held(lock, fd)
+            os.close(fd)
+            raise
         os.close(fd)  # the previous holder removed the file after we opened it: take the new one
     raise _refuse(target, lock, "")
+
+
+def _unlink_held(lock: Path, fd: int) -> None:
+    """Remove ``lock`` if it is still the file ``fd`` holds the flock of (never another process's lock file)."""
+    try:
+        if os.path.samestat(os.fstat(fd), os.stat(lock)):
+            os.unlink(lock)
+    except OSError:
+        pass
 
 
 @contextmanager
@@ -147,14 +178,16 @@ def output_lock(target: str | Path) -> Iterator[Path]:
         return
     created = [p for p in (lock.parent, *lock.parent.parents) if not p.exists()]
     try:
-        lock.parent.mkdir(parents=True, exist_ok=True)
-        fd = _acquire(lock, target)
+        with writing(target):  # a full disk or a read-only folder: one line naming the output
+            lock.parent.mkdir(parents=True, exist_ok=True)
+            fd = _acquire(lock, target)
     except PermissionError:
         _remove_empty(created)
         if not target.is_dir():
             raise
         created, lock = [], target / LOCK_SUFFIX  # e.g. `--out .` in a folder whose parent is not writable
-        fd = _acquire(lock, target)
+        with writing(target):
+            fd = _acquire(lock, target)
     except BaseException:
         _remove_empty(created)
         raise
@@ -170,7 +203,7 @@ def output_lock(target: str | Path) -> Iterator[Path]:
             _HELD.pop(key, None)
         try:
             os.unlink(lock)  # while still holding it, so a waiting process notices the file is gone and retries
-        except FileNotFoundError:
+        except OSError:  # gone already, or not removable now: the flock goes with the descriptor, never blocks
             pass
         finally:
             os.close(fd)

@@ -218,3 +218,36 @@ def test_benchmark_workdir_of_a_user_is_refused(tmp_path, victim):
                           timeout=300, check=False)
     assert proc.returncode == 2 and "holds files this benchmark did not write" in proc.stderr
     assert (victim / "copy" / "holiday.mp4").read_bytes() == b"mine"
+
+
+# ---------------------------------------------------------------------------------------------- paths in reports
+def test_reports_name_files_relative_to_the_output_or_by_name_never_where_they_live(tmp_path, monkeypatch):
+    from omniaudit.evaluation.report import shown_path, shown_paths_in
+    from omniaudit.evaluation.scorecard.card import _relative
+
+    out = tmp_path / "card"
+    (out / "datasets" / "preference").mkdir(parents=True)
+    assert shown_path(out / "datasets" / "preference", out) == "datasets/preference"  # inside: relative
+    assert shown_path("/home/someone/data/emoprefer.csv", out) == "emoprefer.csv"  # outside: its name only
+    assert shown_path(tmp_path / "preds.jsonl") == "preds.jsonl"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    assert shown_path("runs") == "runs" and shown_path("~/x/y.jsonl") == "y.jsonl"
+    # not local paths: as given
+    assert shown_path("me/my-dataset") == "me/my-dataset" and shown_path("embedded synthetic default") == \
+        "embedded synthetic default" and shown_path(None) is None
+    assert shown_paths_in(f"hf:/home/someone/models/qwen failed on {out}/models/a/x.jsonl: a1/a2", out) == \
+        "hf:qwen failed on models/a/x.jsonl: a1/a2"
+    assert _relative("/home/someone/ds", out) == "ds" and _relative(out / "models" / "m", out) == "models/m"
+
+
+def test_a_preference_report_names_its_source_file_without_its_folder(tmp_path, small_raw):
+    from omniaudit.cli import main
+
+    source = tmp_path / "private" / "emoprefer.csv"
+    source.parent.mkdir()
+    small_raw.head(200).to_csv(source, index=False)
+    assert main(["audit", "preference", "--source", str(source), "--n-resamples", "200",
+                 "--no-source-classifier", "--no-controls", "--out", str(tmp_path / "out")]) == 0
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "Source: **emoprefer.csv**" in report and str(tmp_path) not in report

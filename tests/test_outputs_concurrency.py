@@ -223,7 +223,7 @@ def test_os_errors_end_in_one_line_and_exit_2(capsys, tmp_path, monkeypatch, fai
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(where))
 
         monkeypatch.setattr(pq, "write_table", fail)
-        expected = f"error: the disk is full ({tmp_path}/.ds.tmp-{os.getpid()}-"
+        expected = f"error: the disk is full ({out}/pairs/train-00000-of-00001.parquet): No space left on device"
     else:  # while swapping the new output in
         def fail(src, dst, *args, **kwargs):
             raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(src))

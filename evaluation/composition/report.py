@@ -79,7 +79,7 @@ def _rate(entry: dict | None) -> str:
 
 def _decomposition_section(result: dict) -> list[str]:
     from omniaudit.evaluation.composition.failure_modes import FLOOR_RULE
-    from omniaudit.evaluation.report import fmt, markdown_table
+    from omniaudit.evaluation.report import fmt, markdown_table, shown_paths_in
 
     dec = result["failure_decomposition"]
     modes = list(CLASSIFIED)
@@ -112,7 +112,8 @@ def _decomposition_section(result: dict) -> list[str]:
              "Shares of the *classified* failures (dominance + incomplete fusion; unanswered, unclassified and "
              "unstable failures are left out). An answer *moved* when it is not the same answer as the failed one "
              "by the grader's rule (normalised exact match, then the judge"
-             + (f" `{comparison['judge']}`, asked {comparison['n_judged']} time(s)" if comparison.get("judge")
+             + (f" `{shown_paths_in(comparison['judge'])}`, asked {comparison['n_judged']} time(s)"
+                if comparison.get("judge")
                 else ": none given, so exact matches only") + "). The stability floor is how often re-running the "
              "full input alone (another sampled run of the same model) moves a failed sample's answer: an ablation "
              "that moves answers no more often than this floor says nothing about modality dependence (a model with "
@@ -292,9 +293,9 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
     """``report.md``, ``template_accuracy.png`` and the other figures into ``folder`` (``figures``: what the audit
     already wrote, see :mod:`.figures`)."""
     figures = figures or {}
-    from omniaudit.evaluation.report import markdown_table, plt
+    from omniaudit.evaluation.report import markdown_table, plt, shown_path, shown_paths_in
 
-    judge, models = result["judge"], result["models"]
+    judge, models = shown_paths_in(result["judge"]), result["models"]
     _template_figure(models, folder, plt)
     fmt = lambda e: "-" if e is None else f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
     runs_of = lambda v: f"{len(v['runs'])} run{'s' if len(v['runs']) != 1 else ''}"  # noqa: E731
@@ -305,7 +306,7 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
         headline = "**Accuracy per model** (never pooled over models): " + "; ".join(
             f"**{m}: {fmt(v['accuracy']['overall'])}%** ({runs_of(v)})" for m, v in models.items())
     lines = ["# Composition and counterfactual audit", "",
-             f"Dataset `{result['dataset']}`, {n_samples} samples, {len(runs)} run(s) of {len(models)} "
+             f"Dataset `{shown_path(result['dataset'])}`, {n_samples} samples, {len(runs)} run(s) of {len(models)} "
              f"model(s). Grading: normalised exact match, then "
              + (f"judge `{judge}` (Yes/No; prompts in graded.csv)." if judge else "no judge (exact matches only)."),
              "", f"{headline}. Mean ± sd over each model's runs (exact-match rate over all runs "
@@ -323,7 +324,7 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
                       f"CI {100 * lo:.1f}-{100 * hi:.1f}%){flag}", ""]
     settings = lambda r: ", ".join(f"{k}={v}" for k, v in r.sampling.items()) or "not recorded"  # noqa: E731
     lines += [markdown_table(["Run", "model", "files", "sampling", "accuracy (%)"],
-                             [[r.name, r.model, ", ".join(f"`{f}`" for f in r.files), settings(r),
+                             [[r.name, r.model, ", ".join(f"`{shown_path(f)}`" for f in r.files), settings(r),
                                f"{result['accuracy_by_run'][r.name]:.1f}"] for r in runs]), ""]
     names = list(models)
     for title, key in (("Category", "by_category"), ("Tier", "by_tier"), ("Template", "by_template")):

@@ -8,7 +8,7 @@ import numpy as np
 
 from omniaudit.evaluation.interventions.audit import FAILURE_MODES
 from omniaudit.evaluation.predictions import label_sources_sentence
-from omniaudit.evaluation.report import fmt, markdown_table, plt, save_figure
+from omniaudit.evaluation.report import fmt, markdown_table, plt, save_figure, shown_path
 
 # Thud Table 1: Orig./Shift, Orig./Mute, Orig./Swap, Avg Gap (percent).
 PAPER_TABLE1 = {
@@ -76,7 +76,7 @@ def interventions_report(result: dict, figure: str) -> str:
     out = [
         "# Audio-grounding audit (Shift / Mute / Swap)",
         "",
-        f"Model **{result['model']}** on `{result['dataset']}`: {result['n_rows']} diagnostic rows from "
+        f"Model **{result['model']}** on `{shown_path(result['dataset'])}`: {result['n_rows']} diagnostic rows from "
         f"{result['n_source_clips']} source clips. Accuracies in percent. Avg Gap (eq. 10) is the mean drop from "
         "Original to intervention over the three dimensions; large gaps mean the answers follow the pictures, not "
         f"the sound. Free-form answers were read by the {result.get('extractor', 'rule-based')} extractor.",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omniaudit.evaluation.report import fmt, fmt_ci, fmt_p, markdown_table, plt, save_figure
+from omniaudit.evaluation.report import fmt, fmt_ci, fmt_p, markdown_table, plt, save_figure, shown_path
 
 SLICE_TITLES = {"full": "Full", "length_matched": "Length-matched", "counter_stereotypical": "Counter-stereo."}
 PROBE_TITLES = {"length_lr": "Length LR", "generator_lr": "Generator LR", "length_generator_lr": "Length+generator LR",
@@ -80,7 +80,8 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
     out = [
         "# Preference shortcut audit",
         "",
-        f"Source: **{source}**. {ds['n_pairs']} pairs, {ds['n_binary']} binary ({ds['n_a1']} a1 / {ds['n_a2']} a2), "
+        f"Source: **{shown_path(source)}**. {ds['n_pairs']} pairs, {ds['n_binary']} binary ({ds['n_a1']} a1 / "
+        f"{ds['n_a2']} a2), "
         f"{ds['n_same']} \"same\" (used only for fold assignment), {len(ds['generators'])} generators. "
         f"The fold-exclusive generator prior agrees with {100 * ds['prior_agreement']:.1f}% of binary labels.",
         "",
@@ -348,7 +349,7 @@ def _consensus_lines(audit: dict) -> list[str]:
     rp = c["ratings_per_pair"]
     return ["## Multi-annotator consensus", "",
             f"{c['n_pairs_annotated']} pairs carry {rp['min']}–{rp['max']} labels each (mean {rp['mean']:.2f}) from "
-            f"{c['n_annotators']} annotators (`{c['file']}`); Fleiss' kappa over a1 / a2 / same: "
+            f"{c['n_annotators']} annotators (`{shown_path(c['file'])}`); Fleiss' kappa over a1 / a2 / same: "
             f"**{fmt(c['fleiss_kappa'], 3)}**. The dataset's label agrees with the consensus on: {agree}. Below, "
             "every predictor is scored against the consensus label instead of the dataset's single label (binary "
             "audited pairs whose consensus is a1 or a2; no-consensus and 'same' left out). Dawid–Skene estimates "

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from omniaudit.evaluation.predictions import label_sources_sentence
 from omniaudit.evaluation.protocols.tables import BLUEPRINT, CUES, PLACEMENTS
-from omniaudit.evaluation.report import fmt, markdown_table
+from omniaudit.evaluation.report import fmt, markdown_table, shown_path
 
 CELL_NOTE = ("Each cell: rate [95% CI; n items, parse rate of those items]; CIs resample clips. Unparseable "
              "answers count as misses (and as not following).")
@@ -53,9 +53,10 @@ def _table(headers: list[str], rows: list[list[str]]) -> str:
 def protocols_report(result: dict) -> str:
     judges = result["judges"]
     out = ["# Judge-protocol audit", "",
-           f"Dataset `{result['dataset']}`; judges: {', '.join(f'`{j}`' for j in judges)}. Cells of Tables II, III "
-           "and V show their 95% bootstrap CI (clips resampled), n and parse rate, Table IV its n and parse rate (CIs "
-           "in `audit.json`, which repeats every cell under `tables`). Unparseable answers count as misses.",
+           f"Dataset `{shown_path(result['dataset'])}`; judges: {', '.join(f'`{j}`' for j in judges)}. Cells of "
+           "Tables II, III and V show their 95% bootstrap CI (clips resampled), n and parse rate, Table IV its n and "
+           "parse rate (CIs in `audit.json`, which repeats every cell under `tables`). Unparseable answers count as "
+           "misses.",
            ""] + _label_sources(result)
     tables = result.get("tables", {})
     ii = tables.get("II", {})

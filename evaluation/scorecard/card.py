@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from omniaudit import __version__
-from omniaudit.evaluation.report import markdown_table
+from omniaudit.evaluation.report import markdown_table, shown_path, shown_paths_in
 from omniaudit.evaluation.scorecard import figures
 from omniaudit.evaluation.scorecard.adapters import ADAPTERS, describe
 from omniaudit.evaluation.scorecard.inference import ALPHA, FWER
@@ -105,7 +105,7 @@ def reader_checks(files: dict[str, str], out: Path) -> dict[str, dict]:
         a = agreement(file)
         checked[name] = {"file": _relative(file, out), "n": a.n, "accuracy": a.accuracy, "kappa": a.kappa,
                          "misread": len(a.misread), "left_unread": len(a.missed), "meets_goal": a.meets_goal,
-                         "text": a.summary()}
+                         "text": shown_paths_in(a.summary(), out)}
     return checked
 
 
@@ -119,13 +119,9 @@ def rank_key(entry: dict, name: str) -> tuple:
 
 
 def _relative(path: Path | str | None, out: Path) -> str | None:
-    if path is None:
-        return None
-    path = Path(path)
-    try:
-        return path.resolve().relative_to(out.resolve()).as_posix()
-    except ValueError:
-        return str(path)
+    """A file or folder as the card names it: relative to the card's folder, or by its name only when outside it (a
+    ``--data`` dataset, a ``--reader-check`` file), never where it lives on this machine; a Hub repo id as given."""
+    return shown_path(path, out)
 
 
 def _headline(audit: str, folder: Path | None, name: str) -> dict:
@@ -147,11 +143,11 @@ def _headline(audit: str, folder: Path | None, name: str) -> dict:
     return out
 
 
-def _usage(run, items: dict[str, int]) -> dict:
-    """status, reason, n_items, parse_rate (the share of answers the audit could read) and unread (why closed answers
-    named no option: reason -> count) of one model's run."""
-    return {"status": run.status, "reason": run.reason, "n_items": sum(items.values()), "parse_rate": run.parse_rate,
-            "unread": getattr(run, "unread", {}) or {}}
+def _usage(run, items: dict[str, int], out: Path) -> dict:
+    """status, reason (its file paths as :func:`_relative` names them), n_items, parse_rate (the share of answers the
+    audit could read) and unread (why closed answers named no option: reason -> count) of one model's run."""
+    return {"status": run.status, "reason": shown_paths_in(run.reason, out), "n_items": sum(items.values()),
+            "parse_rate": run.parse_rate, "unread": getattr(run, "unread", {}) or {}}
 
 
 def _items(dataset, configs) -> dict[str, int]:
@@ -180,13 +176,13 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
     for name, runs in results.items():
         per_audit = {}
         for audit, run in runs.items():
-            entry = _usage(run, audits[audit].get("items", {}))
+            entry = _usage(run, audits[audit].get("items", {}), out)
             if run.folder is not None and (run.folder / "audit.json").is_file():
                 entry["folder"] = _relative(run.folder, out)
                 entry["headline"] = _headline(audit, run.folder, name)
             per_audit[audit] = entry
-        models[name] = {"spec": redact(card.models[name]), "reference": name in references, "audits": per_audit,
-                        "shortcuts": verdicts[name]}
+        models[name] = {"spec": shown_paths_in(redact(card.models[name]), out), "reference": name in references,
+                        "audits": per_audit, "shortcuts": verdicts[name]}
     for name in models:  # every number beside the reference models' on the same items
         for shortcut, v in models[name]["shortcuts"].items():
             v["reference"] = {r: verdicts[r][shortcut]["value"] for r in references}
