@@ -74,7 +74,9 @@ def test_sampled_runs_are_averaged_per_item_before_the_clip_bootstrap(oracle_run
             if run == 2 and "/mute/" in r["id"]:
                 continue
             raw = "The audio is synchronized with the video." if run == 1 and "/shift" in r["id"] else r["raw"]
-            rows.append({**r, "raw": raw, "run": run, "temperature": 0.7, "top_p": 0.95, "seed": 100 + run})
+            # rows of another harness (no provenance): a greedy run's provenance would contradict these settings
+            kept = {k: v for k, v in r.items() if k != "provenance"}
+            rows.append({**kept, "raw": raw, "run": run, "temperature": 0.7, "top_p": 0.95, "seed": 100 + run})
     path = write(tmp_path / "sampled.jsonl", rows[::-1])  # file order does not matter
     rc = main(["audit", "interventions", "--dataset", str(intervention_dataset), "--predictions", str(path),
                "--out", str(tmp_path / "rep"), "--n-resamples", "200"])
@@ -132,8 +134,9 @@ def test_one_run_column_value_is_the_same_as_no_run_column(oracle_run, intervent
 
 def test_a_run_without_answers_for_a_dimension_has_no_numbers_for_it(oracle_run, intervention_dataset, tmp_path):
     """As in the pooled table (a dimension nobody answered is n/a, not 0%): run 1 answered only the sync question."""
-    rows = [{**r, "run": 0} for r in lines(oracle_run)]
-    rows += [{**r, "run": 1} for r in lines(oracle_run) if r["id"].endswith("/sync")]
+    bare = [{k: v for k, v in r.items() if k != "provenance"} for r in lines(oracle_run)]  # another harness's rows
+    rows = [{**r, "run": 0} for r in bare]
+    rows += [{**r, "run": 1} for r in bare if r["id"].endswith("/sync")]
     diag = load_diagnostic(intervention_dataset)
     res = audit_interventions(diag, read_predictions(write(tmp_path / "p.jsonl", rows), diag),
                               InterventionAuditConfig(n_resamples=100))
