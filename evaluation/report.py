@@ -8,12 +8,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib
+from omniaudit.records import _ABSOLUTE_PATH  # one definition of "an absolute path in a text"
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402, F401 - the reports' shared headless pyplot
 
-from omniaudit.records import _ABSOLUTE_PATH  # noqa: E402 - one definition of "an absolute path in a text"
+class _Figures:
+    """The two pyplot calls the reports make (``plt.subplots``, ``plt.close``), on matplotlib ``Figure`` objects of
+    their own: no backend is chosen and no pyplot state is touched, so importing omniaudit leaves a notebook's or an
+    application's matplotlib as it was (``savefig`` picks its writer by the file's format)."""
+
+    @staticmethod
+    def subplots(nrows: int = 1, ncols: int = 1, *, figsize=None, dpi=None, **kwargs):
+        from matplotlib.figure import Figure
+
+        fig = Figure(figsize=figsize, dpi=dpi)
+        return fig, fig.subplots(nrows, ncols, **kwargs)
+
+    @staticmethod
+    def close(fig) -> None:
+        """Nothing to release: a figure pyplot never saw is freed with its last reference."""
+
+
+plt = _Figures()  # the reports' headless figures
 
 
 def shown_path(path: str | Path | None, base: str | Path | None = None) -> str | None:

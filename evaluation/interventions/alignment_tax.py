@@ -239,9 +239,6 @@ def _cell(e: dict | None, signed: bool = False) -> str:
 
 def plot_alignment_tax(result: dict, path: Path) -> Path:
     """Grouped bars: one group per task (and the average), one bar per run, error bars the bootstrap CI."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     from omniaudit.evaluation.report import plt, save_figure
 
     runs = result["runs"]

@@ -103,9 +103,6 @@ def odin_correlations(runs: Sequence[str | Path] | dict[str, Path]) -> dict:
 
 def plot_odin_correlations(result: dict, path: Path) -> Path:
     """Grouped bars: one group per correlation, one bar per run, error bars one SD across folds."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     from omniaudit.evaluation.report import plt, save_figure
 
     runs = result["runs"]
