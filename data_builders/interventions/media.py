@@ -438,7 +438,7 @@ def write_with_audio(info: ClipInfo, dst: str | Path, audio: np.ndarray, rate: i
         vout = out.add_stream_from_template(vin)
         aout = add_audio_stream(out, audio.shape[0], rate, codec, layout)
         for packet in inp.demux(vin):
-            if packet.dts is None:  # the demuxer's end-of-stream flush packet
+            if packet.size == 0:  # the demuxer's end-of-stream flush packet (Matroska gives B-frames no dts: kept)
                 continue
             packet.stream = vout
             out.mux(packet)

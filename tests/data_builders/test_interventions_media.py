@@ -242,3 +242,15 @@ def test_a_video_stream_starting_at_one_second_gets_the_audio_heard_with_its_fra
     assert got.video_start == pytest.approx(1.0) and got.audio_start == pytest.approx(1.0, abs=0.07)
     shifted, _ = media.timeline_audio(got, layout="stereo")
     assert lag_seconds(shifted[1], audio[1], RATE) == pytest.approx(0.5, abs=1 / RATE)
+
+
+@pytest.mark.parametrize("dst", ["out.mkv", "out.mp4"])
+def test_a_matroska_video_with_b_frames_is_copied_whole(tmp_path, dst):
+    """Matroska gives reordered B-frames no dts: every one of them is copied, not only the packets that have one."""
+    import av
+
+    src = write_av(tmp_path / "src.mkv", seconds=2.0, audio_codec="libopus", rate=48000)
+    with av.open(str(src)) as c:
+        assert any(p.dts is None for p in c.demux(c.streams.video[0]) if p.size)  # the case at hand
+    out = media.write_with_audio(media.probe(src), tmp_path / dst, np.zeros((1, 96000), np.float32), 48000)
+    assert media.video_packets(out) == media.video_packets(src)
