@@ -198,3 +198,31 @@ def test_training_configs_are_refused_by_the_judge(intervention_dataset, tmp_pat
                "--out", str(tmp_path / "p.jsonl")])
     assert rc == 2 and "config 'dpo' is not a set of model items" in capsys.readouterr().err
     assert not (tmp_path / "p.jsonl").exists()
+
+
+def _corrected(row) -> str:
+    """A right answer in self-correcting prose: a first impression taken back, then the final claim."""
+    if row["dimension"] == "sync":
+        if row["target_synced"]:
+            return "I thought the audio lagged, but no: it is perfectly synchronized with the video."
+        way = "late" if row["target_direction"] == "delay" else "early"
+        offset = abs(row["target_offset_s"])
+        return f"At first it seemed synchronized, but the sound is actually {offset:.1f} seconds {way}."
+    if row["dimension"] == "existence":
+        if row["target_sound_present"]:
+            return "At first I thought the clip was silent, but actually I hear a thud when the ball lands."
+        return "I thought I heard a thud, but actually the video is completely silent."
+    if row["target_match"]:
+        return "At first the sound seemed out of place, but on closer listening it matches what I see."
+    return "It seemed to match at first, but actually the sound comes from a different scene."
+
+
+def test_a_right_model_answering_in_self_correcting_prose_has_no_gap(oracle_run, intervention_dataset, tmp_path):
+    """Every answer right, each written as a first impression taken back: read as its final claim, Avg Gap 0."""
+    targets = load_diagnostic(intervention_dataset).set_index("id")
+    rows = [{**r, "raw": _corrected(targets.loc[r["id"]])} for r in lines(oracle_run)]
+    res = audit_interventions(targets.reset_index(), read_predictions(write(tmp_path / "p.jsonl", rows),
+                                                                      targets.reset_index()),
+                              InterventionAuditConfig(n_resamples=100))
+    assert res["avg_gap"] == 0.0
+    assert all(res["dimensions"][d][c] == 100.0 for d in answers.DIMENSIONS for c in ("orig", "interv"))
