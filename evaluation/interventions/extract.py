@@ -28,7 +28,14 @@ How phrasings are read (each rule is covered by the labelled set in ``.extract_l
   as its opposite where that is one claim (synchronized <-> out of sync, match <-> mismatch) and as nothing
   otherwise ("it's not the case that the audio is delayed": early or in sync, it does not say);
 - amounts: "a second and a half" / "one and a half seconds" is 1.5 s; a stated zero offset ("the offset is 0
-  seconds") is synchrony;
+  seconds") is synchrony; a range ("1-2 s", "by one or two seconds", "a second or two") keeps its direction and
+  states no offset; a denied amount ("isn't 2 seconds late", "doesn't arrive 2 s late", "no 2-second delay") claims
+  nothing, not synchrony, and "not X but Y" is Y ("not delayed by 2 s but by 1 s": delayed by 1 s);
+- a negated order ("does not precede / follow / lead / trail", "doesn't come before / after") claims nothing, where
+  a negated offset word ("no delay", "isn't late", "doesn't lag behind") claims synchrony; a negation covers the words
+  coordinated after it ("not delayed or early": in sync; "not dubbed or replaced": a match);
+- "quiet" / "silent" said of a place, a person or a scene ("the setting is a quiet kitchen", "a silent crowd") is
+  no silence of the soundtrack ("the clip is quiet", "it's quiet, no sound" still are);
 - what is not an answer stays unparsed: the question echoed back (a sentence in question order or an instruction:
   "Describe the audio you hear", "Answer 'synchronized' or ..."), a bare topic word ("Audio", "Sound", repeated or
   after tokenizer noise), gibberish and off-topic text. ``visual_only`` (existence) and ``none`` (consistency) need
@@ -79,6 +86,21 @@ _NUMBER = re.compile(rf"(?:(\d+(?:\.\d+)?|\.\d+)\s*-?\s*|\b({'|'.join(sorted(NUM
 _APPROX = r"(?:about|roughly|around|approximately|nearly|almost|some|maybe|perhaps|~|≈)?\s*"
 _BY = re.compile(rf"\b(?:by|of)\s+{_APPROX}$")
 _AT = re.compile(rf"\bat\s+{_APPROX}$")
+# an amount of time, as ``_NUMBER`` without its groups
+_WORD_NUMBER = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_AMOUNT = rf"(?:(?:\d+(?:\.\d+)?|\.\d+)\s*-?\s*|\b(?:{_WORD_NUMBER})(?:\s+|\s*-\s*)){_SECONDS}"
+# a range states no one offset ("1-2 s", "1 to 2 seconds", "one or two seconds", "between 1 and 2 s", "a second or
+# two", "1 s to 2 s"): the amount it ends or starts (see ``_in_range``)
+_RANGE_START = rf"(?:\d+(?:\.\d+)?|\.\d+|\b(?:{_WORD_NUMBER}))(?:\s*-?\s*{_SECONDS})?"
+_RANGE_BEFORE = re.compile(rf"{_RANGE_START}(?:-|\s+(?:to|or)\s+)$|\bbetween\s+{_APPROX}{_RANGE_START}\s+and\s+$")
+_RANGE_AFTER = re.compile(rf"(?:-|\s+(?:to|or)\s+)(?:{_AMOUNT}|(?:\d+(?:\.\d+)?|two|three|four|five|six|seven|"
+                          r"eight|nine|ten)\b(?!\s*(?:%|x\b|times\b)))")
+
+
+def _in_range(text: str, m: re.Match) -> bool:
+    """The amount ``m`` of ``text`` is an end of a range ("1-2 s", "one or two seconds", "a second or two")."""
+    return bool(_RANGE_BEFORE.search(text[max(0, m.start() - 40):m.start()]) or _RANGE_AFTER.match(text, m.end()))
+
 
 # ------------------------------------------------------------------------------------------------ shared clean-up
 _QUOTES = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "∼": "~"})
@@ -292,7 +314,8 @@ _ACTIONS = ("walks|runs|rides|falls|jumps|drives|opens|closes|sits|stands|moves|
 # the answer describes the scene: a picture frame, or someone or something doing something ("a man rides a bike",
 # "a dog running", "someone is cooking")
 _SCENE = re.compile(
-    rf"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame|picture|camera)s? (?:shows?|depicts?|features?|"
+    rf"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame|picture|camera|visual)s? (?:shows?|depicts?|"
+    rf"features?|"
     rf"captures?)|i (?:can )?see|we (?:can )?see|you (?:can )?see|can be seen|(?:is|are) seen|(?:is|are) shown|"
     rf"(?:is|are) visible|on[- ]screen|visually|{SCENE_MARK})\b"
     # "the scene is a busy market", "the setting is outdoors", "the clip takes place in a kitchen"
@@ -341,9 +364,63 @@ _DIRECTION_WORDS = (r"(?:delayed|delays?|lags?|lagged|lagging|late|latency|offse
                     r"timing (?:issues?|problems?|errors?|mismatch\w*|differences?))")
 # "no delay", "not delayed", "neither early nor late", "doesn't lag behind": negated, so a claim of synchrony. The
 # words between the negation and the cue may not be sync words ("not synchronized, it lags" is no negated lag).
+# A negation covers the words coordinated after it: "not delayed or early" rules both out.
 _NEGATED_OFFSET = re.compile(
     rf"(?:\b(?:no|without|not any|zero|never|neither|nor|not|hardly any|barely any)|n't)\s+"
-    rf"(?:(?!(?:synchroni|sync|synced|aligned|in\b|out\b))\w+\s+){{0,2}}?{_DIRECTION_WORDS}(?:\s+(?:behind|ahead))?\b")
+    rf"(?:(?!(?:synchroni|sync|synced|aligned|in\b|out\b))\w+\s+){{0,2}}?{_DIRECTION_WORDS}(?:\s+(?:behind|ahead))?\b"
+    rf"(?:,?\s+(?:or|nor)\s+{_DIRECTION_WORDS}(?:\s+(?:behind|ahead))?\b)*")
+# A denied amount claims no offset and no synchrony: "the sound isn't 2 seconds late", "doesn't arrive 2 s late",
+# "not delayed by 2 seconds", "no 2-second delay" (early, in sync or late by another amount: it does not say). Followed
+# by the amount it stands for ("not delayed by 2 seconds but by 1 second", "nicht 2 Sekunden zu spät, sondern 1"), it
+# is read as that amount with the denied words ("delayed by 1 second"); a replacement with its own direction word
+# ("not 2 s late but 1 s early") stands alone. The words between the negation and the amount may not be sync,
+# direction or clause words ("not synchronized, delayed by 2 s", "isn't in sync and lags by 2 s" deny nothing), nor
+# "only" / "just" ("not just 2 seconds late"), "until" ("isn't heard until 2 s later": late) or "long" ("not long
+# after": soon after).
+_NEGATION = r"(?:\b(?:not|never|no|without)|n't)\s+"
+_FREE_WORD = (rf"(?:(?!(?:synchroni\w*|sync\w*|aligned|in|out|but|and|or|nor|rather|instead|only|just|merely|until|"
+              rf"till|long|much|it|they|there|i|we|you)\b|{_DIRECTION_WORDS}\b)[\w-]+\s+)")
+_ORDER_WORD = r"(?:after|before|later|earlier|sooner|first)"
+_DENIED_AMOUNT = re.compile(
+    rf"{_NEGATION}{_FREE_WORD}{{0,3}}?(?:{_DIRECTION_WORDS}(?:\s+(?:behind|ahead))?\s+(?:(?:by|of)\s+)?{_APPROX}"
+    rf"{_AMOUNT}|(?:(?:by|of)\s+)?{_APPROX}{_AMOUNT}(?:\s+{_FREE_WORD}{{0,2}}?(?:{_DIRECTION_WORDS}|{_ORDER_WORD})"
+    rf"(?:\s+(?:behind|ahead))?\b)?)")
+_INSTEAD = re.compile(rf"\s*,?\s*(?:but|rather|instead|more like|closer to)\s+(?:rather\s+|instead\s+)?"
+                      rf"(?:(?:it|that)(?:'s| is| was)\s+)?(?:only\s+|just\s+)?(?:(?:by|of)\s+)?{_APPROX}"
+                      rf"(?:({_AMOUNT})|(\d+(?:\.\d+)?|\.\d+)(?!\.?\d))")
+# a negated order ("the sound does not precede the picture", "doesn't follow it", "doesn't come before the impact",
+# "kommt nicht vor dem Bild"): early, late or in sync, it does not say. "lag" / "delay" / "late" / "early" / "ahead"
+# are offset words: negated, they claim synchrony (``_NEGATED_OFFSET``: "doesn't lag behind" is in sync)
+_NEGATED_ORDER = re.compile(
+    rf"{_NEGATION}{_FREE_WORD}{{0,2}}?(?:(?:precede|lead|follow|trail)(?:s|d|ed|ing)?\b(?!\s+to\b)|"
+    rf"{_ORDER_WORD}\b(?!\s+all\b))(?:\s+(?:behind|ahead)\b)?")
+
+
+def _denials(text: str) -> str:
+    """``text`` with each denied amount and negated order taken out (see ``_DENIED_AMOUNT``, ``_NEGATED_ORDER``), or
+    read as the amount that replaces it ("not delayed by 2 s but by 1 s": "delayed by 1 s")."""
+    out, pos = [], 0
+    for m in _DENIED_AMOUNT.finditer(text):
+        out.append(text[pos:m.start()])
+        pos = m.end()
+        instead = _INSTEAD.match(text, m.end())
+        if instead is None:
+            out.append(" ")
+            continue
+        clause_end = next((c.start() for c in _CLAUSE.finditer(text, instead.end())), len(text))
+        if _CUE.search(text, instead.end(), clause_end):
+            out.append(" ")  # "not 2 s late but 1 s early": the replacement says it all
+            continue
+        denied = _NUMBER.search(m.group())
+        amount = instead.group(1) or f"{instead.group(2)} {denied.group(3)}"
+        words = re.sub(rf"^{_NEGATION}", "", m.group())
+        at = denied.start() - (len(m.group()) - len(words))
+        out.append(f" {words[:at]}{amount}{words[at + len(denied.group()):]}")
+        pos = instead.end()
+    text = "".join(out) + text[pos:]
+    return _NEGATED_ORDER.sub(" ", text)
+
+
 _DOUBLE_NEGATION = re.compile(r"\b(?:not|n't|never|no longer)\s+(?:\w+\s+){0,2}?out of (?:sync|synch|time)\b|"
                               r"n't\s+(?:\w+\s+){0,2}?out of (?:sync|synch|time)\b")
 # a negated synchrony claim ("does not line up", "doesn't coincide", "do not occur at the same time", "never match up
@@ -437,12 +514,15 @@ def _negated_directions(text: str) -> list[str | None]:
     out = []
     for _, clause in _clauses(text):
         for m in _NEGATED_OFFSET.finditer(clause):
-            cue = _CUE.search(m.group())
-            if cue is None or not (cue.group(1) or cue.group(2)):
-                out.append(None)
-                continue
-            delay = bool(cue.group(1))
-            out.append("delay" if delay == (_subject(clause[:m.start()], clause[m.start():]) != "visual") else "early")
+            # each coordinated word: "not delayed or early" rules out both
+            for word in re.split(r",?\s+(?:or|nor)\s+", m.group()):
+                cue = _CUE.search(word)
+                if cue is None or not (cue.group(1) or cue.group(2)):
+                    out.append(None)
+                    continue
+                delay = bool(cue.group(1))
+                subject = _subject(clause[:m.start()], clause[m.start():])
+                out.append("delay" if delay == (subject != "visual") else "early")
     return out
 
 
@@ -457,17 +537,18 @@ def _timestamp_offset(text: str) -> float | None:
 
 def _offset(text: str) -> float | None:
     """The offset magnitude: a stated "by <n> s" if any, else the gap between an audio and a visual timestamp, else
-    the first "<n> s" that is not a timestamp ("2 seconds late", "a 200 ms delay")."""
+    the first "<n> s" that is not a timestamp ("2 seconds late", "a 200 ms delay"); None for a range ("by 1 or 2
+    seconds", "1-2 s": no one offset is stated, the direction stands)."""
     numbers = list(_NUMBER.finditer(text))
     by = [m for m in numbers if _BY.search(text[max(0, m.start() - 24):m.start()])]
     if by:
-        return _seconds(by[0])
+        return None if _in_range(text, by[0]) else _seconds(by[0])
     pair = _timestamp_offset(text)
     if pair is not None:
         return abs(pair)
     bare = [m for m in numbers if not _AT.search(text[max(0, m.start() - 24):m.start()])
             and not re.match(r"\s*(?:-\s*)?(?:long|clip|video|into)\b", text[m.end():])]
-    return _seconds(bare[0]) if bare else None
+    return None if not bare or _in_range(text, bare[0]) else _seconds(bare[0])
 
 
 _OPPOSITE = {"delay": "early", "early": "delay"}
@@ -488,7 +569,8 @@ def _sync_negation(fields: dict) -> str:
 
 def _read_sync(text: str) -> dict:
     """The sync fields of an English (or glossed) answer, before any turn is looked for (see ``extract_sync``)."""
-    text = _DOUBLE_NEGATION.sub(" in sync ", _ZERO_OFFSET.sub(" no offset ", _drop_possibilities(_clean(text))))
+    text = _denials(_drop_possibilities(_clean(text)))
+    text = _DOUBLE_NEGATION.sub(" in sync ", _ZERO_OFFSET.sub(" no offset ", text))
     text = _negated_claims(text, _read_sync, _sync_negation)
     negated = _negated_directions(text)  # "no noticeable delay": a claim of synchrony
     text = _NEGATED_OFFSET.sub(" ", text)
@@ -547,7 +629,7 @@ _SOUND_EVENT = (r"thuds?|bangs?|banging|crash\w*|clang\w*|clank\w*|knock\w*|boun
 _GENERIC = re.compile(rf"\b(?:{_SOUND_GENERIC})\b")
 _EVENT = re.compile(rf"\b(?:{_SOUND_EVENT})\b")
 # the answer frames itself as a picture description: a sound-making action ("a dog barking") is then seen, not heard
-_VISUAL_FRAME = re.compile(r"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame)s? (?:shows?|depicts?|"
+_VISUAL_FRAME = re.compile(r"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame|visual)s? (?:shows?|depicts?|"
                            r"features?)|i (?:can )?see|we (?:can )?see|you (?:can )?see|can be seen|(?:is|are) seen|"
                            r"(?:is|are) shown|(?:is|are) visible|on[- ]screen|visually)\b")
 _SILENCE = re.compile(
@@ -570,6 +652,22 @@ _SILENCE = re.compile(
     r"|\bno audio track\b|\bwithout (?:any )?(?:sound|audio)\b|\bsilent throughout\b|\b(?:there is|only|just) "
     r"silence\b|\bsilence throughout\b|\b(?:has|have|contains?) no (?:sound|audio)\b")
 _WEAK_SILENCE = re.compile(r"\b(?:silent|silence|muted|mute|soundless|quiet)\b")
+# "quiet" / "silent" said of a place, a person or a scene ("the setting is a quiet kitchen", "a silent crowd watches",
+# glossed "une cuisine silencieuse": "a kitchen silent") describes the picture, not the soundtrack; said of the
+# soundtrack or the clip ("a quiet video", "the audio is quiet", "it's quiet, no sound") it still counts
+_MEDIA = r"(?:video|videos|clip|clips|film|footage|track|soundtrack|recording|movie|audio|sound|sounds)"
+_NOT_A_NOUN = (r"(?:and|or|but|with|except|apart|besides|throughout|in|at|on|for|to|from|of|now|here|there|overall|"
+               r"too|as|so|then|is|are|was|were|one|apart|save|other|until)")
+_QUIET_PLACE = re.compile(
+    rf"\b(?:a|an|the|this|that|these|those|its|their|his|her|our|some)\s+(?:[\w-]+,?\s+){{0,2}}?(?:quiet|silent)"
+    rf"(?:(?:,|\s+and)\s+[\w-]+)?\s+(?!{_MEDIA}\b|{_NOT_A_NOUN}\b)[a-z][\w-]*"
+    rf"|\b(?:a|an|the|this|that)\s+(?!{_MEDIA}\b|{_NOT_A_NOUN}\b)[a-z][\w-]*\s+(?:quiet|silent)\b(?!\s+(?:except|apart|but|"
+    rf"save)\b)")
+
+
+def _weak_silence(text: str) -> bool:
+    """A silence word said of the soundtrack or the clip, not of a place or a person (``_QUIET_PLACE``)."""
+    return bool(_WEAK_SILENCE.search(_QUIET_PLACE.sub(" ", text)))
 # "except a faint hum", "only the wind": an exception to a silence claim; after a weak one ("but", "although") only
 # a hearing word counts ("silent, although the ball bounces" still reports silence)
 _EXCEPT = re.compile(r"\b(?:(except|apart from|other than|besides|aside from|save for|but for|only|just)|but|although|"
@@ -646,7 +744,7 @@ def _read_existence(text: str) -> dict:
         return {"audio_state": None if _heard_besides_silence(text) else "muted"}
     if silence is False or _sound_claim(text):
         return {"audio_state": "audio_described"}
-    if _WEAK_SILENCE.search(text):
+    if _weak_silence(text):
         return {"audio_state": "muted"}
     if _content_words(text) < 3 or not _describes_scene(text):
         return {"audio_state": None}  # a hedge, a refusal, an empty or off-topic answer: unparseable, not a dodge
@@ -665,21 +763,25 @@ _MISMATCH_WORDS = (r"mismatch\w*|inconsisten\w*|unrelated|out of place|incongru\
 # incongruity: "odd for an indoor kitchen", "out of place in", "which is strange", "wouldn't expect birds in a kitchen"
 _ODD = (r"(?:odd|strange|unusual|weird|bizarre|peculiar|surprising|unexpected|atypical|uncharacteristic|misplaced|"
         r"out of place|incongruous|unlikely|inappropriate|unfitting|unsuitable)")
-# "no mismatch", "not inconsistent", "nothing out of place", "nothing odd": negated, so a claim of a match
+# "no mismatch", "not inconsistent", "nothing out of place", "nothing odd": negated, so a claim of a match. A negation
+# covers the words coordinated after it: "not dubbed or replaced", "neither dubbed nor swapped", "not dubbed, swapped
+# or from another clip"
+_ANOTHER_SOURCE = (r"(?:to|from|of|for) (?:a |an |another |some )?(?:different|another|other|separate|unrelated) "
+                   r"(?:scene|source|video|clip|recording|event|context)")
 _NEGATED_MISMATCH = re.compile(
-    rf"(?:\b(?:no|not|never|without(?: any)?|not any|nothing|hardly|barely|isn't|is not|aren't|are not|doesn't "
-    rf"seem|does not seem)|n't)\s+(?:(?!(?:match|fit|correspond|belong|consistent|related))\w+\s+){{0,2}}?"
-    rf"(?:{_MISMATCH_WORDS}|{_ODD})\b"
+    rf"(?:\b(?:no|not|never|neither|nor|without(?: any)?|not any|nothing|hardly|barely|isn't|is not|aren't|are not|"
+    rf"doesn't seem|does not seem)|n't)\s+(?:(?!(?:match|fit|correspond|belong|consistent|related))\w+\s+){{0,2}}?"
+    rf"(?:{_MISMATCH_WORDS}|{_ODD})\b(?:(?:,\s+|,?\s+(?:or|nor)\s+)(?:\w+\s+)?(?:{_MISMATCH_WORDS}|{_ODD}|"
+    rf"{_ANOTHER_SOURCE})\b)*"
     # "nothing about the audio feels out of place", "nothing in the soundtrack seems odd"
     rf"|\bnothing\s+(?:about|in|regarding|concerning|of)\s+(?:(?!(?:match|fit|correspond|belong|consistent|"
     rf"related|but|except|besides|apart)\b)[\w']+\s+){{1,5}}?(?:{_MISMATCH_WORDS}|{_ODD})\b")
+_FIT = (r"(?:match\w*|fit\w*|correspond\w*|belong\w*|go(?:es)? with|go together|align\w* with|consistent|related|"
+        r"compatible|plausible|make sense|(?:lines?|lined) up|coincid\w*)")
+# "doesn't fit or match the scene": the negation covers both
 _MISMATCH = re.compile(
-    rf"(?:\b(?:not|never|hardly|barely|no longer)|n't)\s+(?:\w+\s+){{0,2}}?(?:match\w*|fit\w*|correspond\w*|"
-    rf"belong\w*|go(?:es)? with|go together|align\w* with|consistent|related|compatible|plausible|make sense|"
-    rf"(?:lines?|lined) up|coincid\w*)\b"
-    rf"|\b(?:{_MISMATCH_WORDS}|makes no sense|(?:to|from|of|for) (?:a |an |another |some )?(?:different|another|"
-    rf"other|separate|unrelated) "
-    rf"(?:scene|source|video|clip|recording|event|context)|(?:wrong|unexpected|strange|odd|mismatched) "
+    rf"(?:\b(?:not|never|hardly|barely|no longer)|n't)\s+(?:\w+\s+){{0,2}}?{_FIT}\b(?:,?\s+(?:or|nor)\s+{_FIT}\b)*"
+    rf"|\b(?:{_MISMATCH_WORDS}|makes no sense|{_ANOTHER_SOURCE}|(?:wrong|unexpected|strange|odd|mismatched) "
     rf"(?:sound|audio|soundtrack)|(?:sound|audio|soundtrack) (?:is|seems|sounds|feels) (?:\w+ )?(?:wrong|"
     rf"incorrect|inappropriate|out of context))\b")
 _INCONGRUOUS = re.compile(
@@ -735,7 +837,7 @@ def _read_consistency(text: str, default_match: bool = True) -> dict:
     if silence is None and _sound_claim(text):
         # describing the sound without flagging it treats it as a natural match
         return {"match": "match" if default_match else "none"}
-    if _content_words(text) < 3 or not (silence or _WEAK_SILENCE.search(text) or _describes_scene(text)):
+    if _content_words(text) < 3 or not (silence or _weak_silence(text) or _describes_scene(text)):
         return {"match": None}  # a hedge, a refusal, an empty or off-topic answer: unparseable
     return {"match": "none"}  # a judgement-free answer: visual-only, or reporting silence
 
@@ -868,12 +970,15 @@ def _sync_part(key: str, value: object) -> dict | object:
             return _UNREADABLE
         text = _clean(english(value))
         stated = _offset(text)
-        if stated is None:
-            numbers = re.findall(r"\d+(?:\.\d+)?|\.\d+", text)
-            if len(numbers) != 1:
-                return _UNREADABLE
-            stated = float(numbers[0]) * scale
-        part = {"magnitude": abs(stated), **implied}
+        if stated is None and any(_in_range(text, m) for m in _NUMBER.finditer(text)):
+            part = dict(implied)  # a range ("1-2 s") states no one offset
+        else:
+            if stated is None:
+                numbers = re.findall(r"\d+(?:\.\d+)?|\.\d+", text)
+                if len(numbers) != 1:
+                    return _UNREADABLE
+                stated = float(numbers[0]) * scale
+            part = {"magnitude": abs(stated), **implied}
         reading = _read_sync(text)
         if reading["direction"] in ("delay", "early"):
             part["direction"] = reading["direction"]

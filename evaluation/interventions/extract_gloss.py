@@ -78,7 +78,7 @@ _ES_LEXICON = [
     (r"de otr[oa] grabaci[oó]n", "from another recording"), (r"de otr[oa] fuente", "from another source"),
     (r"de otr[oa]s?", "from another"),
     (r"parecen? ser|parecen?", "seems"), (r"salvo por|salvo|excepto por|excepto|aparte de", "except for"),
-    (r"s[oó]lo|solamente|[uú]nicamente", "only"), (r"pero|aunque|sin embargo", "but"),
+    (r"s[oó]lo|solamente|[uú]nicamente", "only"), (r"pero|aunque|sin embargo|sino(?: que)?", "but"),
     (r"est[aá]n|son", "are"), (r"est[aá]|es", "is"), (r"hay", "there is"), (r"tiene", "has"), (r"va|van", "goes"),
     # "sí" is yes, "si" is "if / whether" ("no sé si ...") unless it is the whole reply ("Si, está sincronizado")
     (r"llegan?", "arrives"), (r"s[ií](?=\s*[,.!;:]|\s*$)|sí", "yes"), (r"si", "whether"), (r"o|u", "or"),
@@ -100,7 +100,8 @@ _ES_LEXICON = [
     (r"ciudad", "city"), (r"lago", "lake"), (r"campo", "field"), (r"campana", "bell"),
     (r"un|una", "a"), (r"el|la|los|las|lo", "the"), (r"del", "of the"), (r"al", "to the"), (r"de", "of"),
     (r"con", "with"), (r"y", "and"), (r"que", "that"), (r"en", "in"), (r"leve|suave|d[eé]bil", "faint"),
-    (r"perceptible|notable", "noticeable"), (r"ning[uú]n|ninguna", "any"), (r"dos", "two"), (r"tres", "three"),
+    (r"perceptible|notable", "noticeable"), (r"ning[uú]n|ninguna", "any"), (r"uno", "one"), (r"dos", "two"),
+    (r"tres", "three"), (r"entre", "between"),
 ]
 _ZH_LEXICON = [
     ("一开始", "at first"), ("刚开始", "at first"), ("起初", "at first"), ("最初", "at first"),
@@ -229,6 +230,7 @@ _DE_LEXICON = [
     (r"es", "it"),
     (r"hat", "has"), (r"haben", "have"), (r"und", "and"), (r"oder", "or"), (r"aber|sondern|jedoch", "but"),
     (r"ob", "whether"), (r"wenn|falls", "if"), (r"nur", "only"), (r"au(?:ß|ss)er|bis auf", "except for"),
+    (r"bis", "to"),
     (r"perfekt", "perfectly"), (r"mit", "with"), (r"zum|zur", "to the"), (r"zu", "to"), (r"im", "in the"),
     (r"in", "in"), (r"auf", "on"), (r"vom", "from the"), (r"von|aus", "from"), (r"f[üu]r", "for"), (r"als", "than"),
     (r"dem|den", "to the"), (r"des", "of the"), (r"der|die|das", "the"),

@@ -503,7 +503,8 @@ def test_possibilities_offered_as_alternatives_are_not_read(dimension, answer):
 @pytest.mark.parametrize(("dimension", "answer", "expected"), [
     ("sync", "Sí, el audio está sincronizado.", SYNCED),
     ("sync", "Si, está sincronizado.", SYNCED),  # an unaccented "si" alone is still yes
-    ("sync", "It may be delayed by one or two seconds.", desync("delay", 2.0)),  # a range is no alternative
+    # a range is no alternative: the direction stands, and no one offset is stated (see test_a_range_...)
+    ("sync", "It may be delayed by one or two seconds.", desync("delay")),
     ("sync", "Out of sync, though I can't say whether early or late.", desync("none")),
     ("existence", "Maybe birds, maybe crickets chirping in the background.", {"audio_state": "audio_described"}),
     ("existence", "I can hear either gulls or terns calling.", {"audio_state": "audio_described"}),
@@ -583,3 +584,145 @@ def test_a_scene_described_without_a_word_about_sound_is_visual_only(dimension, 
 ])
 def test_chinese_can_hear_describes_audio_and_cannot_hear_is_silence(answer, expected):
     read_as("existence", answer, {"audio_state": expected})
+
+
+# ------------------------------------------------------------------------------------------------ denied amounts
+@pytest.mark.parametrize(("answer", "expected"), [
+    # "not X but Y" is Y; an elliptic Y takes the denied words ("not delayed by 2 s but by 1 s": delayed by 1 s)
+    ("It is not delayed by 2 seconds but by 1 second.", desync("delay", 1.0)),
+    ("The sound is delayed, not by 2 seconds but by 1.", desync("delay", 1.0)),
+    ("It's not 2 seconds but half a second late.", desync("delay", 0.5)),
+    ("There is not a 2 second delay, more like 3 seconds.", desync("delay", 3.0)),
+    ("The audio isn't 2 s late but 1 s early.", desync("early", -1.0)),  # Y with its own direction
+    ("The sound is early, but not by 2 seconds, only by half a second.", desync("early", -0.5)),
+    ("The audio is 2 seconds late, not 1 second late.", desync("delay", 2.0)),
+    ("The sound isn't 2 seconds late; it's perfectly in sync.", SYNCED),
+    ("The audio is delayed, not by 2 seconds.", desync("delay")),  # the direction stands, the amount is denied
+    ("El audio no está retrasado 2 segundos sino 1 segundo.", desync("delay", 1.0)),
+    ("Der Ton ist nicht 2 Sekunden zu spät, sondern 1 Sekunde.", desync("delay", 1.0)),
+    ("Le son n'est pas en retard de 2 secondes mais de 1 seconde.", desync("delay", 1.0)),
+    # not a denial: a sync word, "until" or a clause break stands between the negation and the amount
+    ("The audio is not synchronized, delayed by 2 s.", desync("delay", 2.0)),
+    ("The audio isn't in sync and lags by 2 s.", desync("delay", 2.0)),
+    ("The sound isn't heard until 2 seconds later.", desync("delay", 2.0)),
+    ("There's no delay, not even 100 ms.", SYNCED),
+])
+def test_a_denied_amount_is_replaced_by_the_amount_that_follows_it(answer, expected):
+    read_as("sync", answer, expected)
+
+
+@pytest.mark.parametrize("answer", [
+    "The sound isn't 2 seconds late.",  # it denies one offset and states none
+    "The sound doesn't arrive 2 seconds late.",
+    "The audio is not delayed by 2 seconds.",
+    "There is no 2-second delay.",
+    "It doesn't seem to be 2 s late.",
+    "El sonido no llega 2 segundos tarde.",
+    "Der Ton kommt nicht 2 Sekunden zu spät.",
+    "Le son n'arrive pas 2 secondes trop tard.",
+])
+def test_a_denied_amount_alone_is_not_read(answer):
+    assert extract("sync", answer) == NO_FIELDS["sync"], answer
+
+
+# ------------------------------------------------------------------------------------------------ negated order
+@pytest.mark.parametrize("answer", [
+    "The sound does not precede the picture.",  # early, late or in sync: it does not say
+    "The sound does not follow the picture.",
+    "The sound does not lead the picture.",
+    "The audio is not leading the video.",
+    "The audio never trails the video.",
+    "The sound doesn't trail behind the picture.",
+    "The audio doesn't come before the impact.",
+    "The thud doesn't come after the fall.",
+    "The video does not follow the audio.",
+    "El sonido no precede a la imagen.",
+    "Der Ton kommt nicht vor dem Bild.",
+])
+def test_a_negated_order_is_not_read(answer):
+    assert extract("sync", answer) == NO_FIELDS["sync"], answer
+
+
+@pytest.mark.parametrize(("answer", "expected"), [
+    ("The sound does not precede the picture; it lags by 1 s.", desync("delay", 1.0)),
+    ("The sound does not precede the picture; they are in sync.", SYNCED),
+    ("The sound doesn't occur before the ball hits, it comes 2 s after.", desync("delay", 2.0)),
+    ("The thud comes not long after the fall.", desync("delay")),  # "not long after" is soon after
+    ("The sound isn't heard until later.", desync("delay")),
+    # "lag" is an offset word: negated, it claims synchrony, as "no delay" does
+    ("The audio doesn't lag behind the picture at all.", SYNCED),
+])
+def test_a_claim_beside_a_negated_order_is_read(answer, expected):
+    read_as("sync", answer, expected)
+
+
+@pytest.mark.parametrize(("dimension", "answer", "expected"), [
+    # a negation covers the words coordinated after it
+    ("sync", "The audio is not delayed or early.", SYNCED),
+    ("sync", "Nothing is delayed or early; it's in sync.", SYNCED),
+    ("consistency", "The audio matches; it is not dubbed or replaced.", {"match": "match"}),
+    ("consistency", "The audio is neither dubbed nor replaced.", {"match": "match"}),
+    ("consistency", "The sound isn't out of place or unrelated.", {"match": "match"}),
+    ("consistency", "The audio is not dubbed, swapped or replaced; it fits the scene.", {"match": "match"}),
+    ("consistency", "The sound is not dubbed or from another clip.", {"match": "match"}),
+    ("consistency", "Nothing is odd or out of place: the barking fits the dog.", {"match": "match"}),
+    ("consistency", "The sound doesn't fit or match the scene.", {"match": "mismatch"}),
+    # a negation does not reach past a clause
+    ("consistency", "The audio isn't dubbed, but the music is out of place.", {"match": "mismatch"}),
+    ("consistency", "The audio is not dubbed; it was replaced with birdsong from another clip.",
+     {"match": "mismatch"}),
+])
+def test_a_negation_covers_the_words_coordinated_after_it(dimension, answer, expected):
+    read_as(dimension, answer, expected)
+
+
+# ------------------------------------------------------------------------------------------------ ranges
+@pytest.mark.parametrize(("answer", "expected"), [
+    # a range states no one offset: the direction stands, the offset is not read (never its upper end)
+    ("The audio is delayed by 1 or 2 seconds.", desync("delay")),
+    ("The audio is delayed by 1-2 s.", desync("delay")),
+    ("The audio is 1 to 2 seconds late.", desync("delay")),
+    ("The audio lags by between 1 and 2 seconds.", desync("delay")),
+    ("The audio lags by a second or two.", desync("delay")),
+    ("Delayed by 200 to 300 ms.", desync("delay")),
+    ("It's off by one or two seconds, the audio being early.", desync("early")),
+    ("El audio está retrasado uno o dos segundos.", desync("delay")),
+    ("El audio está retrasado entre 1 y 2 segundos.", desync("delay")),
+    ("Der Ton ist um 1 bis 2 Sekunden verzögert.", desync("delay")),
+    ("Le son est en retard de 1 ou 2 secondes.", desync("delay")),
+    # no range
+    ("The audio lags by a second or so.", desync("delay", 1.0)),
+    ("The audio is delayed by 2 s - a clear lag.", desync("delay", 2.0)),
+    ("The audio is delayed by a 1.5-second gap.", desync("delay", 1.5)),
+])
+def test_a_range_keeps_the_direction_and_states_no_offset(answer, expected):
+    read_as("sync", answer, expected)
+
+
+def test_a_range_in_a_structured_offset_states_no_offset():
+    read_as("sync", '{"synchronized": false, "direction": "late", "offset": "1-2 s"}', desync("delay"))
+
+
+# ------------------------------------------------------------------------------------------------ a quiet place
+@pytest.mark.parametrize(("dimension", "answer", "expected"), [
+    # "quiet" / "silent" said of a place, a person or a scene describes the picture
+    ("existence", "The setting is a quiet kitchen.", "visual_only"),
+    ("existence", "The scene is a quiet street at night.", "visual_only"),
+    ("existence", "A quiet man reads a book in a library.", "visual_only"),
+    ("existence", "The video shows a silent crowd watching a fire.", "visual_only"),
+    ("existence", "The clip takes place in a quiet and peaceful forest.", "visual_only"),
+    ("existence", "La escena es una cocina silenciosa.", "visual_only"),
+    ("existence", "La scène est une cuisine silencieuse.", "visual_only"),
+    ("consistency", "The visuals show a quiet forest.", "none"),
+    # said of the soundtrack or the clip, or alone, it still counts
+    ("existence", "It's quiet, no sound.", "muted"),
+    ("existence", "It's quiet.", "muted"),
+    ("existence", "It's a quiet video.", "muted"),
+    ("existence", "The video is quiet throughout.", "muted"),
+    ("existence", "The clip is silent; a man walks in a quiet park.", "muted"),
+    ("existence", "The audio is quiet.", "audio_described"),
+    ("existence", "A quiet hum plays in a quiet kitchen.", "audio_described"),
+])
+def test_quiet_said_of_a_place_is_no_silence(dimension, answer, expected):
+    field = "audio_state" if dimension == "existence" else "match"
+    read_as(dimension, answer, {field: expected})
