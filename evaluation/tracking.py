@@ -13,7 +13,11 @@ output as it always does, and :class:`TrackingRun` then reads what was written a
 - every PNG figure of the output folder as a ``wandb.Image`` under ``figures/<stem>``;
 - artifacts: the audit folder's files (type ``audit``), the predictions file of ``judge --out`` and the prediction
   files an audit read (type ``predictions``, named ``predictions-<file stem>``: the same name and content is the same
-  artifact version, so a judge run and the audit of its file share one).
+  artifact version, so a judge run and the audit of its file share one);
+- in the run's config, beside the command line, what the predictions' provenance records of where the answers came
+  from (:func:`provenance_config`): ``dataset_fingerprints`` and ``model_identities`` (each distinct one once, for
+  filtering and grouping runs) and ``provenance``, per predictions file, its dataset builds (name, config,
+  fingerprint), judge spec and model identity. Files without a provenance (other harnesses) add nothing.
 
 A per-row table longer than ``wandb.Table.MAX_ROWS`` (10,000 rows) goes into an artifact of type ``tables`` instead
 of the run's media (artifact tables hold up to 200,000 rows). wandb's own environment applies, as for the trainers:
@@ -106,6 +110,54 @@ def _missing(value: object) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
 
 
+def file_provenance(path: str | Path) -> dict | None:
+    """What a predictions file's provenance records of its answers' origin: ``judge``, ``model`` (the identity) and
+    ``datasets``, each build it answered once (``name``, ``config``, ``fingerprint``); None for a file that is not
+    JSON lines with a provenance (a CSV, another harness's answers, a file that cannot be read)."""
+    path = Path(path)
+    if not path.is_file() or path.suffix.lower() not in (".jsonl", ".json"):
+        return None
+    found: dict | None = None
+    datasets: dict[str, dict] = {}
+    try:
+        with path.open(encoding="utf-8") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                record = json.loads(line).get("provenance")
+                if not isinstance(record, dict):
+                    return None
+                found = found or {"judge": record.get("judge"), "model": record.get("model")}
+                data = record.get("dataset") if isinstance(record.get("dataset"), dict) else {}
+                entry = {k: data.get(k) for k in ("name", "config", "fingerprint")}
+                datasets.setdefault(json.dumps(entry, sort_keys=True), entry)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return None if found is None else {**found, "datasets": list(datasets.values())}
+
+
+def provenance_config(files: Sequence[str | Path], root: str | Path | None = None) -> dict:
+    """The run-config entries for the predictions ``files`` (see the module docstring): ``provenance`` by file
+    (its path relative to ``root`` without the suffix, e.g. ``pos/blueprint`` under a scorecard's ``models/``; else
+    its stem, ``FOLDER/STEM`` where two files share a stem), ``dataset_fingerprints`` and ``model_identities``; empty
+    when no file has a provenance."""
+    records = {Path(f): r for f in dict.fromkeys(files) if (r := file_provenance(f)) is not None}
+    if not records:
+        return {}
+    root = Path(root) if root is not None else None
+
+    def key(path: Path) -> str:
+        if root is not None and path.is_relative_to(root):
+            return path.relative_to(root).with_suffix("").as_posix()
+        stems = [p.stem for p in records]  # never an absolute local path: the folder's name where stems repeat
+        return path.stem if stems.count(path.stem) == 1 else f"{path.parent.name}/{path.stem}"
+
+    fingerprints = sorted({d["fingerprint"] for r in records.values() for d in r["datasets"] if d["fingerprint"]})
+    models = {json.dumps(r["model"], sort_keys=True): r["model"] for r in records.values() if r["model"]}
+    return {"provenance": {key(p): r for p, r in records.items()}, "dataset_fingerprints": fingerprints,
+            "model_identities": list(models.values())}
+
+
 # --- the wandb run ---------------------------------------------------------------------------------------------------
 
 class TrackingRun:
@@ -136,9 +188,15 @@ class TrackingRun:
         if overflow is not None:
             self.run.log_artifact(overflow)
 
+    def log_provenance(self, files: Sequence[str | Path], root: str | Path | None = None) -> None:
+        """Add the predictions ``files``' provenance to the run's config (:func:`provenance_config`)."""
+        config = provenance_config(files, root)
+        if config:
+            self.run.config.update(config, allow_val_change=True)
+
     def log_audit(self, kind: str, folder: str | Path, inputs: Sequence[str | Path] = ()) -> None:
         """Log an audit's output folder: headline metrics, tables, figures, and the folder (plus the prediction files
-        it read) as artifacts."""
+        it read) as artifacts; the files' provenance goes into the run's config."""
         import wandb
 
         folder = Path(folder)
@@ -154,14 +212,17 @@ class TrackingRun:
         self.run.log_artifact(artifact)
         for path in dict.fromkeys(Path(p) for p in inputs):
             self._log_predictions_artifact(path)
+        self.log_provenance(inputs)
 
     def log_predictions(self, path: str | Path, metadata: dict | None = None) -> None:
-        """Log a judge's predictions file: counts, the rows as a table, the file as an artifact."""
+        """Log a judge's predictions file: counts, the rows as a table, the file as an artifact, its provenance in the
+        run's config."""
         path = Path(path)
         frame = read_predictions(path)
         metrics = predictions_metrics(frame)
         self._log(metrics, {"predictions": frame}, [])
         self.run.log_artifact(self._predictions_artifact(path, {**(metadata or {}), **metrics}))
+        self.log_provenance([path])
 
     def _predictions_artifact(self, path: Path, metadata: dict | None = None):
         import wandb
@@ -179,7 +240,8 @@ class TrackingRun:
     def log_scorecard(self, folder: str | Path) -> None:
         """Log a scorecard folder: per model and shortcut the verdict's value and flag (summary), the verdict table,
         the card's figures, the card (``scorecard.json`` / ``.md`` / ``.html``) as an artifact of type ``scorecard``
-        and every model's predictions as ``predictions`` artifacts. A shard run (no card yet) logs its predictions."""
+        and every model's predictions as ``predictions`` artifacts, their provenance in the run's config (by
+        ``MODEL/CONFIG``). A shard run (no card yet) logs its predictions."""
         import wandb
 
         folder = Path(folder)
@@ -196,6 +258,7 @@ class TrackingRun:
             self.run.log_artifact(artifact)
         for path in answers:
             self._log_predictions_artifact(path)
+        self.log_provenance(answers, folder / "models")
 
     def finish(self, exit_code: int = 0) -> None:
         self.run.finish(exit_code=exit_code)

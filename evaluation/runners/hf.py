@@ -15,6 +15,9 @@ input it cannot take is refused before any forward pass, naming the item and the
 - Media: videos as frames at ``fps`` (at most ``max_frames``) with their own soundtrack when the item says so,
   images, separate audio parts; each unique source decoded and featurised once (``hf_media.MediaCache``, an LRU
   bounded by ``media_cache_bytes``), and for Qwen2-Audio-style models encoded once (``hf_encoders``).
+- Loading (:mod:`~omniaudit.evaluation.runners.hf_loading`): ``device_map`` (``auto`` / ``balanced`` /
+  ``sequential`` / ``cpu`` / ``cuda:N``; default: the whole model on one device), ``dtype``, ``load_in`` (``4bit`` /
+  ``8bit``, bitsandbytes on CUDA) and ``attn_implementation``, given to ``from_pretrained``.
 - Sampling (``temperature`` > 0, ``top_p``) draws per item from a generator seeded by (``seed``, item id, order):
   a sample does not depend on the batch or shard the item lands in.
 - System text: a chat template that adds a default system prompt when the messages have none (Qwen2-Audio's adds
@@ -32,6 +35,7 @@ from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.hf_encoders import AudioEmbeddings
+from omniaudit.evaluation.runners.hf_loading import check_loading, from_pretrained_kwargs
 from omniaudit.evaluation.runners.hf_media import (
     DEFAULT_CACHE_BYTES,
     MediaCache,
@@ -102,7 +106,8 @@ class HFJudge:
     def __init__(self, path: str | Path, batch_size: int = 8, mode: str = "logits", max_new_tokens: int = 16,
                  device: str | None = None, min_new_tokens: int = 0, temperature: float = 0.0, top_p: float = 1.0,
                  seed: int = 0, fps: float = 2.0, max_frames: int = 32, dtype: str = "auto",
-                 media_cache_bytes: int = DEFAULT_CACHE_BYTES) -> None:
+                 media_cache_bytes: int = DEFAULT_CACHE_BYTES, device_map: str | None = None,
+                 load_in: str | None = None, attn_implementation: str | None = None) -> None:
         import torch
         from transformers import AutoConfig
 
@@ -113,6 +118,11 @@ class HFJudge:
                              f"{batch_size}, {min_new_tokens}, {max_new_tokens}")
         if temperature < 0 or not 0 < top_p <= 1:
             raise InputError(f"expected temperature >= 0 and 0 < top_p <= 1, got {temperature}, {top_p}")
+        if device is not None and device_map is not None:
+            raise InputError("give device or device_map, not both", value=(device, device_map))
+        loading = {"device_map": "auto" if device == "auto" else device_map, "dtype": dtype, "load_in": load_in,
+                   "attn_implementation": attn_implementation}
+        check_loading(loading)  # before any file is read: one line, not an error deep inside from_pretrained
         self.path, self.batch_size, self.mode = str(path), batch_size, mode
         self.max_new_tokens, self.min_new_tokens = max_new_tokens, min_new_tokens
         self.temperature, self.top_p, self.seed = temperature, top_p, seed
@@ -130,7 +140,7 @@ class HFJudge:
         # the template's own system prompt, kept when an item brings a system text (see the module docstring)
         self.default_system = default_system_prompt(self.processor or self.tokenizer, self.processor is not None)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        self.model = self._load_model(config, device, dtype, torch)
+        self.model = self._load_model(config, device, loading, torch)
         self.device = self.model.device
         forward = inspect.signature(self.model.forward).parameters
         self.prefill_kwargs = {"logits_to_keep": 1} if "logits_to_keep" in forward else {}
@@ -173,24 +183,28 @@ class HFJudge:
         except (OSError, ValueError) as exc:
             raise InputError(f"cannot load a tokenizer: {exc}", file=self.path) from exc
 
-    def _load_model(self, config, device: str | None, dtype: str, torch):
+    def _load_model(self, config, device: str | None, loading: dict, torch):
+        """The model with a generative head, loaded with the ``loading`` options (``hf_loading``); placed on
+        ``device`` (default a GPU when there is one) unless a device map or a quantisation placed it."""
         import transformers
 
-        kwargs = {"dtype": dtype if dtype in ("auto", None) else getattr(torch, dtype)}
-        if device == "auto":  # spread a large model over every visible GPU
-            kwargs["device_map"] = "auto"
-        model = None
+        kwargs = from_pretrained_kwargs(torch, **loading)
+        model, refused = None, None
         for name in AUTO_CLASSES:
             try:
                 model = getattr(transformers, name).from_pretrained(self.path, **kwargs)
                 break
-            except (ValueError, KeyError):
+            except (ValueError, KeyError) as exc:  # not this auto class's model type: try the next one
+                if not str(exc).startswith("Unrecognized configuration class"):
+                    refused = refused or exc  # a real loading error (e.g. an attention kernel the model lacks)
                 continue
         if model is None:
-            raise InputError(f"no generative head for this model type ({type(config).__name__})", file=self.path)
+            why = f": {type(refused).__name__}: {str(refused).splitlines()[0]}" if refused is not None else ""
+            raise InputError(f"no generative head for this model type ({type(config).__name__}){why}",
+                             file=self.path)
         # a full Qwen-Omni checkpoint loads as thinker + talker: the thinker answers (training.common.load_omni)
         model = getattr(model, "thinker", model)
-        if device != "auto":
+        if "device_map" not in kwargs and "quantization_config" not in kwargs:  # else placed by from_pretrained
             model.to(torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu")))
         return model.eval()
 

@@ -17,6 +17,23 @@ SPEC = "hf:PATH | openai:MODEL@URL | scripted:NAME"
 DEPRECATED = "_deprecated"  # namespace attribute: old flag spelling -> its warning, printed by main() once
 
 
+# pyproject.toml's optional dependencies, by the module a missing extra leaves unimportable: import name -> extra
+# (torch is in [decode] too, but whatever loads a model needs [train]; tests/test_cli_polish.py checks the table)
+EXTRAS = {"torch": "train", "torchvision": "train", "transformers": "train", "accelerate": "train", "peft": "train",
+          "trl": "train", "deepspeed": "train", "bitsandbytes": "train", "torchcodec": "decode", "wandb": "track",
+          "av": "media", "soundfile": "media", "opensmile": "media"}
+
+
+def missing_extra(exc: ModuleNotFoundError) -> str | None:
+    """One line naming the extra to install when ``exc`` is a package of an optional extra not installed (the
+    package itself, not a module inside an installed one: that is a version mismatch, left as it is); else None."""
+    extra = EXTRAS.get(exc.name or "")
+    if extra is None:
+        return None
+    return (f"No module named '{exc.name}': this needs omniaudit's [{extra}] extra: pip install 'omniaudit[{extra}]' "
+            "-c requirements/constraints.txt")
+
+
 def print_outputs(out: Path, metrics: str = "audit.json") -> None:
     """Where a finished audit or report put its report and its metrics."""
     print(f"report: {out / 'report.md'}")
@@ -186,6 +203,15 @@ def add_helper_model(p, flag: str, does: str, *old: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- runner options
+def device_map(text: str) -> str:
+    """``--device-map``: auto, balanced, sequential, cpu or cuda:N."""
+    from omniaudit.evaluation.runners.hf_loading import DEVICE_MAPS, is_device_map
+
+    if not is_device_map(text):
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(DEVICE_MAPS)} or cuda:N (got {text!r})")
+    return text
+
+
 # dest -> (add_argument options, help with {d}: the command's default, {role}: which model the option is for)
 _RUNNER: dict[str, tuple[dict, str]] = {
     "batch_size": ({"type": positive_int, "default": 8}, "hf: items per forward pass ({d})"),
@@ -229,8 +255,29 @@ _RUNNER: dict[str, tuple[dict, str]] = {
                     "loopback URL (localhost, 127.x, ::1), OPENAI_API_KEY otherwise"),
     "allow_insecure_key": ({"action": "store_true"}, "openai: send the key over plain http:// to a host that is "
                            "not this machine (refused otherwise)"),
+    # hf: how a big checkpoint is loaded (evaluation.runners.hf_loading); recorded in the provenance only when given
+    "device_map": ({"type": device_map, "metavar": "MAP"},
+                   "hf: where the weights go: auto, balanced or sequential (spread over every visible GPU, then the "
+                   "CPU; needs accelerate), cpu, or cuda:N (default: the whole model on one device, a GPU when there "
+                   "is one)"),
+    "torch_dtype": ({"choices": ["auto", "bfloat16", "float16", "float32"], "default": "auto"},
+                    "hf: the weights' dtype; auto = the checkpoint's own (default {d})"),
+    "load_in": ({"choices": ["4bit", "8bit"]},
+                "hf: quantise the weights as they load, with bitsandbytes (4bit: NF4 computing in --torch-dtype, "
+                "bfloat16 under auto; 8bit: LLM.int8); needs a CUDA GPU and the [train] extra (default: off)"),
+    "attn_implementation": ({"choices": ["eager", "sdpa", "flash_attention_2"]},
+                            "hf: attention kernel (default: the model's own; flash_attention_2 needs the flash-attn "
+                            "package and a GPU)"),
 }
-_LIBRARY_NAME = {"cache": "cache_dir", "timeout": "timeout_s"}
+_LIBRARY_NAME = {"cache": "cache_dir", "timeout": "timeout_s", "torch_dtype": "dtype"}
+HF_LOADING = ("device_map", "torch_dtype", "load_in", "attn_implementation")
+HF_LOADING_COMMANDS = ("judge", "scorecard")  # the commands that take HF_LOADING (added by build_parser)
+
+
+def add_hf_loading(p) -> None:
+    """The ``hf:`` loading options (:data:`HF_LOADING`: big checkpoints over several GPUs, in another dtype, in 4 or
+    8 bits), in a group of their own."""
+    add_runner_options(p.add_argument_group("runners: loading local models (hf)"), *HF_LOADING)
 
 
 def add_runner_options(p, *names: str, role: str = "", **defaults) -> None:

@@ -1,5 +1,11 @@
 """What the commands tell the user while they work: a console on stderr, progress (a spinner on a terminal, timestamped
-lines with counts and ETA in a piped or SLURM log, nothing with ``-q``), notes and warnings, and the log level."""
+lines with counts and ETA in a piped or SLURM log, nothing with ``-q``), notes and warnings, and the log level.
+
+The libraries' own tqdm bars (datasets' "Generating train split", transformers' "Loading weights", Hub downloads)
+follow the same rule, decided here once (:func:`setup_logging`): on a terminal they draw as they always did; in a
+piped or SLURM log (stderr not a terminal) and with ``-q`` they are off, so a log holds omniaudit's lines, not
+carriage-return bar redraws. An environment variable the user set (``HF_DATASETS_DISABLE_PROGRESS_BARS``,
+``HF_HUB_DISABLE_PROGRESS_BARS``) has the last word."""
 
 from __future__ import annotations
 
@@ -32,17 +38,43 @@ class _Stderr(logging.StreamHandler):
 def setup_logging(verbosity: int) -> None:
     """``-q`` (-1): warnings and errors only, no progress; default (0): progress and notes; ``-v`` (1): debug."""
     log.setLevel({-1: logging.WARNING, 0: logging.INFO}.get(verbosity, logging.DEBUG))
-    if verbosity < 0:  # the libraries' own bars ("Generating train split", "Loading weights") are progress too
+    if verbosity < 0 or not console.is_terminal:  # the libraries' own bars are progress too (see the docstring)
+        library_bars_off()
+    if verbosity < 0:
         import os
 
-        os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
-        os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
         os.environ.setdefault("TRANSFORMERS_NO_ADVISORY_WARNINGS", "1")
     if not log.handlers:
         handler = _Stderr()
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(message)s", "%H:%M:%S"))
         log.addHandler(handler)
         log.propagate = False
+
+
+_TRUE = {"1", "ON", "YES", "TRUE"}  # how datasets and huggingface_hub read their *_DISABLE_PROGRESS_BARS variables
+
+
+def library_bars_off() -> None:
+    """Turn off the tqdm bars of datasets, huggingface_hub and transformers: through their environment variables
+    (read when a library is first imported) and, for those imported already, their own switches
+    (``datasets.disable_progress_bars()``, ``huggingface_hub.utils.disable_progress_bars()``,
+    ``transformers.utils.logging.disable_progress_bar()``). A variable the user set to 0 keeps that library's bars."""
+    import os
+
+    off = {}
+    for var in ("HF_DATASETS_DISABLE_PROGRESS_BARS", "HF_HUB_DISABLE_PROGRESS_BARS"):
+        off[var] = os.environ.setdefault(var, "1").upper() in _TRUE
+    if off["HF_DATASETS_DISABLE_PROGRESS_BARS"] and "datasets" in sys.modules:
+        sys.modules["datasets"].disable_progress_bars()
+    if off["HF_HUB_DISABLE_PROGRESS_BARS"]:
+        if "huggingface_hub" in sys.modules:
+            from huggingface_hub.utils import disable_progress_bars
+
+            disable_progress_bars()
+        if "transformers" in sys.modules:  # its weight-loading bars (it also reads the Hub's switch on import)
+            from transformers.utils import logging as transformers_logging
+
+            transformers_logging.disable_progress_bar()
 
 
 def with_eta(message: str, started: float) -> str:
