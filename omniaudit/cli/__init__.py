@@ -28,14 +28,47 @@ from omniaudit.cli import (
     readings,
     registry,
     scorecard,
+    verify,
 )
-from omniaudit.cli.common import DEPRECATED, Groups, Parser, console, progress_status, say, setup_logging
+from omniaudit.cli.common import (
+    DEPRECATED,
+    HF_LOADING_COMMANDS,
+    Groups,
+    Parser,
+    add_hf_loading,
+    console,
+    missing_extra,
+    progress_status,
+    say,
+    setup_logging,
+)
 from omniaudit.errors import InputError, ServiceError
 
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
 # the order of the help
-MODULES = (scorecard, models, readings, preference, interventions, protocols, composition, export, hub, registry)
+MODULES = (scorecard, models, readings, preference, interventions, protocols, composition, export, hub, registry,
+           verify)
+AFTER = "_verbosity_after"  # namespace attribute: -q / -v given after COMMAND (absent when not given there)
+
+
+def _add_loudness(parser: argparse.ArgumentParser, dest: str, where: str, **default) -> None:
+    """``-v`` / ``-q`` on ``parser`` (``where``: the help's note on where they go)."""
+    loud = parser.add_mutually_exclusive_group()
+    loud.add_argument("-v", "--verbose", action="store_const", const=1, dest=dest, **default,
+                      help=f"also debug messages ({where})")
+    loud.add_argument("-q", "--quiet", action="store_const", const=-1, dest=dest, **default,
+                      help=f"no progress, only warnings, errors and the command's result ({where})")
+
+
+def _subcommands(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """Every subcommand's parser under ``parser``, at any depth (``judge``, ``audit``, ``audit preference``, ...)."""
+    found = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):  # an alias names the same parser
+                found += [sub, *_subcommands(sub)]
+    return found
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -47,11 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Run `omniaudit COMMAND --help` for the options of each command.",
     )
     parser.add_argument("--version", action="version", version=f"omniaudit {__version__}")
-    loud = parser.add_mutually_exclusive_group()
-    loud.add_argument("-v", "--verbose", action="store_const", const=1, dest="verbosity", default=0,
-                      help="also debug messages (before COMMAND)")
-    loud.add_argument("-q", "--quiet", action="store_const", const=-1, dest="verbosity",
-                      help="no progress, only warnings, errors and the command's result (before COMMAND)")
+    _add_loudness(parser, "verbosity", "before or after COMMAND", default=0)
     jobs = parser.add_subparsers(dest="job", metavar="COMMAND", required=True)
     groups = [jobs.add_parser(name, help=help, description=description).add_subparsers(
         dest="what", metavar=metavar, required=True) for name, metavar, help, description in (
@@ -60,6 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
         ("report", "REPORT", "reports that combine finished runs", "Reports over the outputs of finished runs."))]
     for module in MODULES:
         module.register(Groups(jobs, *groups))
+    for name in HF_LOADING_COMMANDS:
+        add_hf_loading(jobs.choices[name])
+    for sub in _subcommands(parser):  # `omniaudit judge ... -q` as `omniaudit -q judge ...`
+        if not {"-v", "-q", "--verbose", "--quiet"} & set(sub._option_string_actions):  # unless it has its own
+            _add_loudness(sub, AFTER, "here or before the command", default=argparse.SUPPRESS)
     return parser
 
 
@@ -137,6 +171,12 @@ def _run(args: argparse.Namespace) -> int:
     except (InputError, HubUnavailable, ServiceError) as exc:
         say("error", str(exc), "bold red")
         return 2
+    except ModuleNotFoundError as exc:  # an optional extra not installed (torch in the [media] environment, ...)
+        hint = missing_extra(exc)
+        if hint is None:
+            raise
+        say("error", hint, "bold red")
+        return 2
     except BrokenPipeError:  # `omniaudit ... | head`: the reader has all it wanted
         import os
         import sys
@@ -150,8 +190,12 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    setup_logging(vars(args).pop("verbosity", 0))
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    before, after = vars(args).pop("verbosity", 0), vars(args).pop(AFTER, None)
+    if after is not None and before and before != after:
+        parser.error("-q and -v contradict each other: give one of them")
+    setup_logging(before if after is None else after)
     deprecated = vars(args).pop(DEPRECATED, {})  # old flag spellings used: one warning each, after the command
     try:
         return _run(args)
