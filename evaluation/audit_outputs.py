@@ -339,18 +339,46 @@ def scorecard_verdicts(card: dict) -> tuple[dict[str, float], pd.DataFrame]:
     return metrics, pd.DataFrame(rows)
 
 
-def schema(audit: str, dataset: object = None, predictions: object = None) -> dict:
+def shown_input(value: object, base: str | Path | None = None) -> str | None:
+    """An input as ``audit.json`` names it, never where it lives on this machine: a local file or folder relative to
+    the output folder ``base`` when inside it, else by its name (:func:`~omniaudit.evaluation.report.shown_path`);
+    ``NAME=FILE`` with its FILE so; anything else (a Hub repo id, a model spec) as given, any absolute path inside it
+    shown so too (``hf:/home/me/model`` -> ``hf:model``). None stays None."""
+    from omniaudit.evaluation.report import shown_path, shown_paths_in
+
+    def local(text: str) -> bool:
+        try:
+            return bool(text) and (Path(text).expanduser().is_absolute() or Path(text).expanduser().exists())
+        except (OSError, ValueError):  # not a path this machine can hold (a name too long, a NUL)
+            return False
+
+    if value is None:
+        return None
+    text = str(value)
+    if local(text):
+        return shown_path(text, base)
+    name, sep, path = text.partition("=")
+    if sep and name and local(path):
+        return f"{name}={shown_path(path, base)}"
+    return shown_paths_in(text, base)
+
+
+def schema(audit: str, dataset: object = None, predictions: object = None, base: str | Path | None = None) -> dict:
     """The record that opens every ``audit.json``: which audit wrote it, with which omniaudit and command, on which
-    inputs (their provenance is in the file's ``provenance``). Readers check ``version`` before reading on."""
+    inputs (their provenance is in the file's ``provenance``). Readers check ``version`` before reading on.
+
+    Inputs and arguments name local files as :func:`shown_input` does (relative to the output folder ``base``, else
+    by name), never by where they live on this machine; they are a record of the run, not paths to open again."""
     import sys
 
     from omniaudit import __version__
+    from omniaudit.evaluation.report import shown_paths_in
     from omniaudit.evaluation.runners.transport import redact
     from omniaudit.io import current_policy
 
     command = current_policy().command
     return {"version": SCHEMA_VERSION, "audit": audit, "omniaudit": __version__, "command": command or "python API",
-            "arguments": [redact(a) for a in sys.argv[1:]] if command else None,
-            "inputs": {"dataset": None if dataset is None else str(dataset),
-                       "predictions": [str(p) for p in predictions] if isinstance(predictions, list | tuple)
-                       else (None if predictions is None else str(predictions))}}
+            "arguments": [shown_paths_in(redact(a), base) for a in sys.argv[1:]] if command else None,
+            "inputs": {"dataset": shown_input(dataset, base),
+                       "predictions": [shown_input(p, base) for p in predictions]
+                       if isinstance(predictions, list | tuple) else shown_input(predictions, base)}}

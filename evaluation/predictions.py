@@ -67,11 +67,17 @@ class FileProvenance:
     finish_reasons: dict[str, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
-    def summary(self) -> dict:
-        """For audit.json: the record's main fields, flat."""
+    def summary(self, base: str | Path | None = None) -> dict:
+        """For audit.json: the record's main fields, flat. The file is named relative to the output folder ``base``
+        when inside it, else by its name, never where it lives on this machine (as the report names it), and so is
+        any absolute path in a note. The record's fields (``judge`` included) are kept as the file states them: a
+        reader compares them with the file's own provenance."""
+        from omniaudit.evaluation.report import shown_path, shown_paths_in
+
         out = asdict(self)
         record = out.pop("record") or {}
-        out.update({"judge": record.get("judge"), "model": record.get("model"),
+        out.update({"file": shown_path(self.file, base), "notes": [shown_paths_in(n, base) for n in self.notes],
+                    "judge": record.get("judge"), "model": record.get("model"),
                     "dataset": record.get("dataset"), "sampling": record.get("sampling"),
                     "omniaudit": record.get("omniaudit")})
         return out

@@ -218,7 +218,7 @@ def test_oracle_judge_scores_100_everywhere(capsys, tmp_path, emoprefer_csv, sma
     assert oracle["counter_stereotypical"]["prior_following"] == 0.0
     entry = result["judges"]["oracle"]
     assert {k: entry[k] for k in ("file", "n_two_orders", "n_one_order", "order_agreement", "n_ties")} == {
-        "file": str(judge), "n_two_orders": n_binary, "n_one_order": 0, "order_agreement": 1.0, "n_ties": 0}
+        "file": judge.name, "n_two_orders": n_binary, "n_one_order": 0, "order_agreement": 1.0, "n_ties": 0}
     bias = entry["position_bias"]  # an oracle is right in both orders, with no gap between them
     assert bias["orders"]["ab"]["full"]["waf"] == bias["orders"]["ba"]["full"]["waf"] == 100.0
     assert bias["ab_minus_ba"]["full"]["value"] == 0.0

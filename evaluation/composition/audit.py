@@ -55,7 +55,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audit_outputs import schema
+from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.composition.ablation_accuracy import (
     ablation_accuracy,
     ablation_frame,
@@ -138,7 +138,8 @@ def run_models(specs: list[str | Path]) -> dict[str, str]:
 
 def _bare_labels(paths: list[Path]) -> list[str]:
     """Each bare file's run name: its stem, or as many trailing path parts as make it unique among the bare files
-    (the full path, suffix included, when only the suffix differs: ``run.jsonl`` and ``run.csv``)."""
+    (suffix included when only the suffix differs: ``run.jsonl`` and ``run.csv``); never the whole path where it
+    lives on this machine (run names are keys of ``audit.json``)."""
     resolved = [Path(p).resolve() for p in paths]
     for i, path in enumerate(resolved):
         if resolved.index(path) != i:
@@ -150,7 +151,12 @@ def _bare_labels(paths: list[Path]) -> list[str]:
         depth = 1
         while depth <= len(parts) and any(o[-depth:] == parts[-depth:] for k, o in enumerate(full) if k != i):
             depth += 1
-        labels.append(Path(*parts[-depth:]).as_posix() if depth <= len(parts) else str(resolved[i]))
+        if depth > len(parts):  # only the suffix tells it apart: as many trailing parts of the file's name
+            whole, depth = resolved[i].parts, 1
+            while any(o.parts[-depth:] == whole[-depth:] for k, o in enumerate(resolved) if k != i):
+                depth += 1
+            parts = whole
+        labels.append(Path(*parts[-depth:]).as_posix())
     return labels
 
 
@@ -417,10 +423,11 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     for m, entry in decomposition["models"].items():
         entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check", "swap_agreement")})
         entry["dominance_test"] = dominance_test(model_modes[m], nulls)
+    out = Path(out_dir)
     decomposition["answer_comparison"] = {
         "rule": "an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised "
                 "exact match, then the judge when one is given (the grader's rule)",
-        "judge": judge, "n_judged": matcher.n_judged}
+        "judge": shown_input(judge, out), "n_judged": matcher.n_judged}
     entropy, probed, layers = None, None, None
     if model_runs:
         correct = {}
@@ -429,11 +436,12 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
             correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
         entropy, probed, layers = attention_gaps(dataset, correct, config)
         for m, model_files in model_runs.items():
-            entropy["models"][m]["runs"] = [str(f) for f in model_files]
+            entropy["models"][m]["runs"] = [shown_input(f, out) for f in model_files]
     unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
     sampling = {run.name: run.sampling for run in runs if run.sampling}
-    result = {"dataset": str(dataset), "runs": [run.name for run in runs],
-              "run_files": {run.name: [str(f) for f in run.files] for run in runs}, "judge": judge,
+    result = {"dataset": shown_input(dataset, out), "runs": [run.name for run in runs],
+              "run_files": {run.name: [shown_input(f, out) for f in run.files] for run in runs},
+              "judge": shown_input(judge, out),
               **({"sampling": sampling} if sampling else {}),
               "accuracy": accuracy,
               "ablation_accuracy": {m: models[m].pop("ablation_accuracy") for m in models},
@@ -447,10 +455,9 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
               "judge_verdicts": verdict_yes_rate(pd.concat([g["judge_says"] for g in graded])),  # yes-rate flag
               "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),
               "n_unparsed_verdicts": int(sum(unparsed)), "unparsed_verdicts_by_run": unparsed,
-              "provenance": {run.name: [p.summary() for p in run.provenance] for run in runs}}
-    out = Path(out_dir)
+              "provenance": {run.name: [p.summary(out) for p in run.provenance] for run in runs}}
     with atomic_dir(out) as tmp:
-        result = {"schema": schema("composition", dataset, predictions), **result}
+        result = {"schema": schema("composition", dataset, predictions, out), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
                                  ).to_csv(tmp / "graded.csv", index=False)

@@ -38,7 +38,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.audit_outputs import schema
+from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.interventions.extract import extract, llm_extract, unread
 from omniaudit.evaluation.interventions.pairing import ood_sync_rule, scored_rows
 from omniaudit.evaluation.predictions import (
@@ -480,11 +480,12 @@ def run_interventions_audit(out_dir: str | Path, dataset: str | Path, prediction
     provenance = pred.attrs["provenance"]
     result = audit_interventions(diag, pred, config)
     scored = scored_table(diag, pred)
-    result = {"model": Path(predictions).stem, "dataset": str(dataset),
-              "extractor": config.extractor or "rule-based", **result, "provenance": [provenance.summary()]}
     out = Path(out_dir)
+    result = {"model": Path(predictions).stem, "dataset": shown_input(dataset, out),
+              "extractor": shown_input(config.extractor, out) or "rule-based", **result,
+              "provenance": [provenance.summary(out)]}
     with atomic_dir(out) as tmp:
-        result = {"schema": schema("interventions", dataset, predictions), **result}
+        result = {"schema": schema("interventions", dataset, predictions, out), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         scored.to_csv(tmp / "scored.csv", index=False)
         plot_failure_modes(result["failure_modes"], result["failure_modes_ci"], tmp / "failure_modes.png")

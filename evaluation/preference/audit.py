@@ -23,7 +23,7 @@ from omniaudit.data_builders.preference.judge import judge_table
 from omniaudit.data_builders.preference.slices import SOURCE_PAIR_SEP
 from omniaudit.data_builders.preference.synthetic import SyntheticSpec
 from omniaudit.errors import InputError
-from omniaudit.evaluation.audit_outputs import schema
+from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.preference import (
     consensus,
     controls,
@@ -387,7 +387,7 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         full = pairs[pairs["is_binary"].astype(bool)]
         audit["length_controlled"] = length_control.length_controlled_win_rates(
             full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object), full["len1"].to_numpy(),
-            full["len2"].to_numpy(), y_all, n_resamples=min(config.n_resamples, length_control.LC_RESAMPLES),
+            full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples,
             seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
     if config.style_control:
         step("style-controlled generator strengths")
@@ -395,7 +395,7 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         audit["style_controlled"] = style_control.style_controlled_strengths(
             full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object),
             full["a1"].to_numpy(dtype=object), full["a2"].to_numpy(dtype=object), full["len1"].to_numpy(),
-            full["len2"].to_numpy(), y_all, n_resamples=min(config.n_resamples, style_control.SC_RESAMPLES),
+            full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples,
             seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
     if annotations is not None:
         step("multi-annotator consensus")
@@ -459,14 +459,33 @@ def run_preference_audit(out_dir: str | Path, data: str | Path | None = None, co
             write_preference_dataset(tmp / "dataset", {"pairs": pairs, "judge": judge_table(pairs)}, card)
         dataset = tmp / "dataset" if card is not None else data
         audit, predictions = audit_preference(pairs, replace(config, dataset=config.dataset or dataset), progress)
-        write_audit_outputs(tmp, audit, predictions, pairs, source, config.judges)
+        write_audit_outputs(tmp, audit, predictions, pairs, source, config.judges, base=out_dir)
     return Path(out_dir)
 
 
+def shown_files(audit: dict, base: str | Path | None = None) -> dict:
+    """``audit`` with the input files it names (judges' ``file`` / ``files``, the consensus ``file``, ODIN runs'
+    ``file``) as :func:`~omniaudit.evaluation.audit_outputs.shown_input` names them: relative to the output folder
+    ``base`` when inside it, else by name, never where they live on this machine. In place; returned."""
+    for meta in (audit.get("judges") or {}).values():
+        if "file" in meta:
+            meta["file"] = shown_input(meta["file"], base)
+        if "files" in meta:
+            meta["files"] = [shown_input(f, base) for f in meta["files"]]
+    for entry in (audit.get("consensus") or {}, *((audit.get("odin") or {}).get("runs") or {}).values()):
+        if "file" in entry:
+            entry["file"] = shown_input(entry["file"], base)
+    return audit
+
+
 def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs: pd.DataFrame, source: str,
-                        judges: list = ()) -> None:
-    """audit.json, report.md, the figures and predictions.csv of a preference audit, into ``tmp``."""
-    audit["source"] = source
+                        judges: list = (), base: str | Path | None = None) -> None:
+    """audit.json, report.md, the figures and predictions.csv of a preference audit, into ``tmp`` (the folder that
+    becomes ``base``, the output folder; default ``tmp``): every input file named relative to it or by its name
+    (:func:`shown_files`), never where it lives on this machine."""
+    base = tmp if base is None else base
+    shown_files(audit, base)
+    audit["source"] = shown_input(source, base)
     figures = {"full_vs_counter": "waf_full_vs_counter.png", "win_rates": "generator_win_rates.png"}
     if "odin" in audit:
         figures["odin"] = "fig2a_odin_correlations.png"
@@ -479,7 +498,7 @@ def write_audit_outputs(tmp: Path, audit: dict, predictions: pd.DataFrame, pairs
     report.plot_win_rates(audit["dataset"]["win_rates"], tmp / figures["win_rates"])
     if "odin" in audit:
         odin_report.plot_odin_correlations(audit["odin"], tmp / figures["odin"])
-    audit = {"schema": schema("preference", source, [str(j) for j in judges]), **audit}
+    audit = {"schema": schema("preference", source, [str(j) for j in judges], base), **audit}
     (tmp / "audit.json").write_text(to_json(audit), encoding="utf-8")
     (tmp / "report.md").write_text(report.preference_report(audit, figures, source), encoding="utf-8")
     predictions.to_csv(tmp / "predictions.csv", index=False)

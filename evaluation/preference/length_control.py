@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sps
 
-from omniaudit.evaluation.stats import BOOTSTRAP_SEED, percentile_ci, resample_weight_chunks
+from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, percentile_ci, resample_weight_chunks
 
 RIDGE = 1.0  # 1 / C of the probes' logistic regressions
 
@@ -102,7 +102,9 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE, max_iter: i
     return beta
 
 
-LC_RESAMPLES = 200  # bootstrap refits of the GLM for the LC win-rate CIs (each a Newton fit on all pairs)
+# bootstrap refits of the GLM for the LC win-rate CIs: the audit's --n-resamples, as every other CI (no cap: all
+# resamples' Newton steps run together on the sparse design, ~4 s for 2,000 resamples of 20,000 pairs)
+LC_RESAMPLES = N_RESAMPLES
 LC_CHUNK_ELEMENTS = 1 << 20  # resamples x pairs handled at once (a few float64 matrices of this size)
 
 
@@ -244,7 +246,8 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
     :func:`~omniaudit.evaluation.stats.resample_weight_chunks`; ``clusters`` resamples whole clusters, e.g. copies of
     a pair), refits the GLM (length scale kept) on each and recomputes every generator's LC rate over its pairs in
     that resample; a resample whose labels are all one class (no finite slot intercept) is skipped, as the WAF
-    bootstrap skips them, and ``bootstrap.n_resamples`` counts the resamples used; ``n_resamples = 0`` gives no CI.
+    bootstrap skips them, and ``bootstrap.n_resamples`` counts the resamples used (``bootstrap.requested``: those
+    drawn, the audit's ``--n-resamples``); ``n_resamples = 0`` gives no CI.
     """
     gen1, gen2 = np.asarray(gen1, dtype=object).astype(str), np.asarray(gen2, dtype=object).astype(str)
     y = np.asarray(y, dtype=np.int64)
@@ -276,7 +279,7 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
                   "lc_ci": ci, "strength": float(theta[i])}
     return {"generators": out, "length_coefficient": float(beta[-1]), "slot_intercept": float(beta[0]),
             "length_scale": scale, "n": int(y.size), "ridge": ridge,
-            "bootstrap": {"n_resamples": used, "seed": seed, "confidence": confidence,
+            "bootstrap": {"n_resamples": used, "requested": n_resamples, "seed": seed, "confidence": confidence,
                           "unit": "pairs" if clusters is None else "clusters",
                           "method": "percentile; GLM refitted on each resample of pairs (length scale kept); "
                                     "one-class resamples skipped"},

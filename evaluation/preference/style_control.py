@@ -31,9 +31,9 @@ from omniaudit.evaluation.preference.length_control import (
     generator_columns,
     resampled_fits,
 )
-from omniaudit.evaluation.stats import BOOTSTRAP_SEED, percentile_ci
+from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, percentile_ci
 
-SC_RESAMPLES = 200  # bootstrap refits for the CIs (each a Newton fit on all pairs, batched)
+SC_RESAMPLES = N_RESAMPLES  # bootstrap refits for the CIs: the audit's --n-resamples (batched Newton fits, no cap)
 FEATURES = ("length", "sentences", "headers", "list_items", "bold", "emphasis")
 _PATTERNS = {
     "headers": re.compile(r"^ {0,3}#{1,6}\s+\S", re.MULTILINE),
@@ -138,7 +138,8 @@ def style_controlled_strengths(gen1, gen2, text1, text2, len1, len2, y: np.ndarr
             style[name] = {"coefficient": None, "ci": [None, None], **facts[name]}
     return {"generators": out, "style": style, "features_used": used, "slot_intercept": float(beta[0]),
             "slot_intercept_ci": _interval(lo, hi, 0), "n": int(y.size), "ridge": ridge,
-            "bootstrap": {"n_resamples": used_resamples, "seed": seed, "confidence": confidence,
+            "bootstrap": {"n_resamples": used_resamples, "requested": n_resamples, "seed": seed,
+                          "confidence": confidence,
                           "unit": "pairs" if clusters is None else "clusters",
                           "method": "percentile; the style-controlled fit refitted on each resample (feature scaling "
                                     "kept); one-class resamples skipped"},

@@ -36,7 +36,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.audit_outputs import schema
+from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
 from omniaudit.evaluation.protocols.modes import MIN_PARSE_RATE, MIN_STABILITY_N
 from omniaudit.evaluation.protocols.spread import rf_spread
@@ -74,20 +74,30 @@ def rf_normalized(rf: float | None, k: int) -> float | None:
 
 
 def load_items_meta(dataset: str | Path) -> pd.DataFrame:
-    """The label columns of every config present in the dataset (no audio)."""
+    """The label columns of every config present in the dataset (no audio), and each item's ``prompt`` where the
+    config has one (answers without a ``label`` are read with their question: :func:`read_judge_predictions`)."""
     import datasets
-
-    from omniaudit.data_builders.hub import load_config
 
     try:
         present = datasets.get_dataset_config_names(str(dataset))
     except (ValueError, FileNotFoundError, ConnectionError, datasets.exceptions.DatasetNotFoundError) as exc:
         raise InputError(f"cannot read the dataset's configs: {type(exc).__name__}: {exc}", file=dataset) from exc
-    frames = [load_config(dataset, config, columns=META).assign(config=config)
-              for config in CONFIGS if config in present]
+    frames = [_config_meta(dataset, config).assign(config=config) for config in CONFIGS if config in present]
     if not frames:
         raise InputError(f"no protocol configs ({', '.join(CONFIGS)}) in the dataset", file=dataset)
     return pd.concat(frames, ignore_index=True)
+
+
+def _config_meta(dataset: str | Path, config: str) -> pd.DataFrame:
+    """One config's :data:`META` columns and its ``prompt`` when it has one (read once: a local build's files are
+    fingerprinted on every read)."""
+    from omniaudit.data_builders.hub import load_hub_dataset
+
+    ds = load_hub_dataset(dataset, config)
+    missing = [c for c in META if c not in ds.column_names]
+    if missing:
+        raise InputError(f"config '{config}' lacks column(s) {missing}; it has {ds.column_names}", file=dataset)
+    return ds.select_columns(META + [c for c in ("prompt",) if c in ds.column_names]).to_pandas()
 
 
 def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str | None = None,
@@ -101,12 +111,16 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
     Sampled runs (a ``run`` column, ``omniaudit judge --runs N``) are kept apart: each id once per run, and every id
     of a judge in the same runs. ``extractor`` (any ``omniaudit judge`` SPEC) reads the free-text answers (``raw``)
     that name no option, as ``audit interventions --extractor`` does; it sees the answer and the options, never the
-    gold label. The sampling settings the files record are in ``.attrs["sampling"]``. Each file's provenance is
+    gold label. A file without ``label`` (another harness's ``id`` + ``raw``) has its labels read from ``raw`` here, by
+    the reader ``omniaudit judge`` uses (:func:`~omniaudit.evaluation.runners.reading.read_answer`, with the item's
+    ``prompt`` when ``items`` has it); ``label_sources`` counts them as ``rule`` (or ``unparsed``) and, apart, as
+    ``read_by_audit``. The sampling settings the files record are in ``.attrs["sampling"]``. Each file's provenance is
     checked (:func:`~omniaudit.evaluation.predictions.check_predictions`: made on this build of ``dataset``, a whole
     run unless ``partial``; a judge's files from one judge run), and kept in ``.attrs["provenance"]``.
     """
     _check_options_differ_in_more_than_case(items)
     options = items.set_index("id")["options"]
+    prompts = items.set_index("id")["prompt"] if "prompt" in items.columns else None
     judges: dict[str, list[pd.DataFrame]] = {}
     stems: dict[str, Path] = {}
     for name, path, named in parse_named_files(specs, noun="predictions file"):  # one rule: omniaudit.specs
@@ -115,7 +129,7 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
                 raise InputError(f"two files would both be judge '{name}' ({stems[name]} and {path}); name them "
                                  f"NAME=FILE", file=path)
             stems[name] = path
-        judges.setdefault(name, []).append(_read_one(path, options, dataset, partial))
+        judges.setdefault(name, []).append(_read_one(path, options, dataset, partial, prompts))
     out = {}
     for name, frames in judges.items():
         provenance = [f.attrs["provenance"] for f in frames]
@@ -195,6 +209,9 @@ def _source_counts(pred: pd.DataFrame) -> dict:
     """Answers per label source and, with an extractor, its agreement with the rule reader on the answers both read."""
     out: dict = {k: int((pred["source"] == k).sum()) for k in LABEL_SOURCES}
     out["answers"] = len(pred)
+    read_here = int(pred["read_by_audit"].sum()) if "read_by_audit" in pred else 0
+    if read_here:  # files without a label column: the audit read their answers (their labels are not the file's)
+        out["read_by_audit"] = read_here
     if "extractor_label" in pred:
         both = (pred["source"] == "rule") & pred["extractor_label"].notna()
         agree = int((both & (pred["extractor_label"] == pred["label"])).sum())
@@ -214,16 +231,29 @@ def _check_options_differ_in_more_than_case(items: pd.DataFrame) -> None:
 
 
 def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
-              partial: bool = False) -> pd.DataFrame:
+              partial: bool = False, prompts: pd.Series | None = None) -> pd.DataFrame:
+    """One predictions file: ``id, label, run, file, raw, source, read_by_audit`` (+ recorded sampling settings).
+
+    Without a ``label`` column (another harness's ``id`` + ``raw``) each answer is read here, as ``omniaudit judge``
+    reads it (:func:`~omniaudit.evaluation.runners.reading.read_answer` on the item's options and ``prompts``);
+    ``read_by_audit`` marks those rows."""
     raw, rows = read_records(path)
     provenance = check_predictions(raw, path, dataset, CONFIGS, partial, rows)
-    missing = [c for c in ("id", "label") if c not in raw.columns]
-    if missing:
-        raise InputError(f"missing column(s) {missing} (a predictions file from `omniaudit judge` has id, order, raw, "
-                         f"label, parsed)", file=path)
+    if "id" not in raw.columns or not {"label", "raw"} & set(raw.columns):
+        raise InputError(f"expected columns id and label, or id and the answer text in raw (a predictions file from "
+                         f"`omniaudit judge` has id, order, raw, label, parsed); the file has {list(raw.columns)}",
+                         file=path)
     ids = raw["id"].astype(str)
     unknown = ~ids.isin(options.index)
     fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s))", path, rows, "id", ids)
+    read_here = "label" not in raw.columns
+    if read_here:  # the answers are read here, by the runner's reader (its question sentence from the prompt)
+        from omniaudit.evaluation.runners.reading import read_answer
+
+        raw = raw.assign(label=[read_answer(text, list(options[item]),
+                                            None if prompts is None else _text(prompts.get(item))).option
+                                for item, text in zip(ids, raw["raw"], strict=True)])
+        raw = raw.drop(columns=["parsed"], errors="ignore")  # a reading of the label this file does not have
     runs = pd.to_numeric(raw["run"], errors="coerce") if "run" in raw.columns else pd.Series(0, index=raw.index)
     if "run" in raw.columns:
         fail_at(runs.isna() | (runs < 0) | (runs % 1 != 0), "expected a run index (0, 1, ...)", path, rows, "run",
@@ -240,7 +270,7 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
                              column="label", value=label)
         labels.append(by_case[str(label).strip().casefold()])
     out = pd.DataFrame({"id": ids, "label": labels, "run": runs.astype(int), "file": str(path),
-                        "raw": raw["raw"] if "raw" in raw.columns else None})
+                        "raw": raw["raw"] if "raw" in raw.columns else None, "read_by_audit": read_here})
     probs = raw["option_probs"] if "option_probs" in raw.columns else [None] * len(out)
     out["source"] = [_label_source(r, lab, p) for r, lab, p in zip(out["raw"], labels, probs, strict=True)]
     for column in SAMPLING:
@@ -248,6 +278,10 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
             out[column] = raw[column].to_numpy()
     out.attrs["provenance"] = provenance
     return out
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _check_whole_groups(name: str, pred: pd.DataFrame, items: pd.DataFrame) -> None:
@@ -452,11 +486,12 @@ def run_protocols_audit(out_dir: str | Path, dataset: str | Path, predictions: l
     preds = read_judge_predictions(predictions, items, extractor, dataset, config.partial, **extractor_options)
     say("bootstrapping")
     provenance = {name: pred.attrs["provenance"] for name, pred in preds.items()}
-    result = {"dataset": str(dataset), "extractor": extractor, **audit_protocols(items, preds, config),
-              "provenance": {name: [p.summary() for p in files] for name, files in provenance.items()}}
     out = Path(out_dir)
+    result = {"dataset": shown_input(dataset, out), "extractor": shown_input(extractor, out),
+              **audit_protocols(items, preds, config),
+              "provenance": {name: [p.summary(out) for p in files] for name, files in provenance.items()}}
     with atomic_dir(out) as tmp:
-        result = {"schema": schema("protocols", dataset, predictions), **result}
+        result = {"schema": schema("protocols", dataset, predictions, out), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         report = protocols_report(result) + provenance_section([p for files in provenance.values() for p in files])
         (tmp / "report.md").write_text(report, encoding="utf-8")

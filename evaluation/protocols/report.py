@@ -121,6 +121,9 @@ def _label_sources(result: dict) -> list[str]:
         if not src:
             continue
         line = f"- `{j}`: {label_sources_sentence(src)}"
+        if src.get("read_by_audit"):
+            line += (f" {src['read_by_audit']} of them came without a `label` (another harness's `id` + `raw`): "
+                     "this audit read their text with the reader `omniaudit judge` uses.")
         lines.append(line)
     return ["How labels were obtained (parse cells move when an extractor fills labels):", "", *lines, ""] \
         if lines else []

@@ -109,7 +109,10 @@ def _is_number(value) -> bool:
 def check_runner_options(options: dict) -> None:
     """The :func:`make_judge` options given in ``options`` are in range, whatever the runner kind (``scripted:``
     ignores them, yet a wrong one is refused there too): InputError naming the option and its range, before any
-    model is loaded or asked. (``hf:`` video sampling needs ``max_frames >= 2``: its runner says so.)"""
+    model is loaded or asked. (``hf:`` video sampling needs ``max_frames >= 2``: its runner says so.) The ``hf:``
+    loading options (``device_map``, ``dtype``, ``load_in``, ``attn_implementation``) are checked for their values and
+    for what they need of this machine (a CUDA device for ``load_in``: :func:`~.hf_loading.check_loading`)."""
+    from omniaudit.evaluation.runners.hf_loading import check_loading
     from omniaudit.evaluation.runners.payload import ANSWER_FORMATS, DIALECTS
 
     for name, (low, high) in INTEGER_OPTIONS.items():
@@ -126,6 +129,7 @@ def check_runner_options(options: dict) -> None:
                           ("answer_format", ANSWER_FORMATS)):
         if options.get(name, allowed[0]) not in allowed:
             raise InputError(f"{name} must be one of {', '.join(allowed)}", value=options[name])
+    check_loading(options)
 
 
 # per runner kind: the settings that change what a model is shown or how its answer is read (in the provenance, so a
@@ -138,11 +142,18 @@ RECORDED_WHEN_SET = {"answer_format": "free"}
 
 def input_settings(spec: str, judge_options: dict) -> dict:
     """The :data:`INPUT_SETTINGS` of ``spec``'s runner kind, with ``make_judge``'s defaults where not given (those of
-    :data:`RECORDED_WHEN_SET` left out at their default)."""
+    :data:`RECORDED_WHEN_SET` left out at their default); for ``hf:`` also its loading options (``device_map``,
+    ``dtype``, ``load_in``, ``attn_implementation``), each only when not at its default
+    (:func:`~.hf_loading.loading_settings`)."""
     import inspect
 
+    from omniaudit.evaluation.runners.hf_loading import loading_settings
+
+    kind = spec.partition(":")[0]
     defaults = inspect.signature(make_judge).parameters
-    settings = {k: judge_options.get(k, defaults[k].default) for k in INPUT_SETTINGS.get(spec.partition(":")[0], ())}
+    settings = {k: judge_options.get(k, defaults[k].default) for k in INPUT_SETTINGS.get(kind, ())}
+    if kind == "hf":
+        settings.update(loading_settings(judge_options))
     return {k: v for k, v in settings.items() if RECORDED_WHEN_SET.get(k, object()) != v}
 
 
@@ -151,7 +162,8 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                use_cache: bool = True, api_key_env: str | None = None, allow_insecure_key: bool = False,
                max_tokens: int = 32, dialect: str = "vllm", timeout_s: float = 120.0, max_reply_bytes: int = 8 << 20,
                top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32, refresh_cache: bool = False,
-               answer_format: str = "free"):
+               answer_format: str = "free", device_map: str | None = None, dtype: str = "auto",
+               load_in: str | None = None, attn_implementation: str | None = None):
     """A runner for ``spec``. ``sampling`` (default: greedy, with ``seed``) is what it samples with.
 
     ``openai:MODEL@URL`` only: ``api_key_env`` names the environment variable whose key is sent (default: none to a
@@ -165,6 +177,11 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     ``answer_format`` (``free``, ``choice``, ``json``): how closed items are answered (``openai:``, see
     :mod:`~omniaudit.evaluation.runners.payload`). ``hf:`` with ``mode="logits"`` scores the options already and takes
     ``choice`` as it is; every other pairing with a runner that cannot constrain is refused before any model loads.
+
+    ``hf:`` only: ``device_map`` (``auto`` / ``balanced`` / ``sequential`` / ``cpu`` / ``cuda:N``; default: the whole
+    model on one device), ``dtype`` (``auto``: the checkpoint's own; ``bfloat16`` / ``float16`` / ``float32``),
+    ``load_in`` (``4bit`` / ``8bit``: bitsandbytes, CUDA only) and ``attn_implementation`` (``eager`` / ``sdpa`` /
+    ``flash_attention_2``) are given to ``from_pretrained`` (:mod:`~omniaudit.evaluation.runners.hf_loading`).
     """
     from omniaudit.evaluation.runners.transport import redact
 
@@ -173,7 +190,9 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     check_runner_options({"batch_size": batch_size, "mode": mode, "concurrency": concurrency,
                           "max_retries": max_retries, "max_tokens": max_tokens, "dialect": dialect,
                           "timeout_s": timeout_s, "max_reply_bytes": max_reply_bytes, "top_logprobs": top_logprobs,
-                          "fps": fps, "max_frames": max_frames, "answer_format": answer_format})
+                          "fps": fps, "max_frames": max_frames, "answer_format": answer_format,
+                          "device_map": device_map, "dtype": dtype, "load_in": load_in,
+                          "attn_implementation": attn_implementation})
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL or scripted:NAME",
@@ -197,7 +216,8 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                            refresh_cache=refresh_cache, answer_format=answer_format)
     if kind == "hf":
         judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
-                             max_frames=max_frames)
+                             max_frames=max_frames, device_map=device_map, dtype=dtype, load_in=load_in,
+                             attn_implementation=attn_implementation)
         apply_sampling(judge, sampling)
         return judge
     raise InputError("unknown judge kind; expected hf:, openai: or scripted:", value=redact(spec))
@@ -415,26 +435,39 @@ def _journal(out: Path, provenance: dict, shard: tuple[int, int] | None) -> Path
 
 class _Journal:
     """A run's journal, opened (``append``: after the kept answers, else truncated) only when its first answer is
-    written: a run that answers nothing, even one killed before its first answer, creates no file."""
+    written: a run that answers nothing, even one killed before its first answer, creates no file.
 
-    def __init__(self, path: Path, append: bool) -> None:
+    A failed write (a full disk, a read-only folder) is raised naming the predictions file the journal belongs to
+    (``out``; by default the one its name says: ``.NAME.journal-KEY.jsonl`` beside ``NAME``), never as a bare
+    ``No space left on device`` (:func:`omniaudit.errors.writing`)."""
+
+    def __init__(self, path: Path, append: bool, out: Path | None = None) -> None:
         self.path, self.append, self.fh = path, append, None
+        self.out = out if out is not None else path.with_name(path.name[1:].rpartition(".journal-")[0] or path.name)
+
+    def _writing(self):
+        from omniaudit.errors import writing
+
+        return writing(self.out)
 
     def write(self, line: str) -> None:
-        if self.fh is None:
-            self.fh = self.path.open("a" if self.append else "w", encoding="utf-8")
-        self.fh.write(line)
+        with self._writing():
+            if self.fh is None:
+                self.fh = self.path.open("a" if self.append else "w", encoding="utf-8")
+            self.fh.write(line)
 
     def flush(self) -> None:
         if self.fh is not None:
-            self.fh.flush()
+            with self._writing():
+                self.fh.flush()
 
     def __enter__(self) -> _Journal:
         return self
 
     def __exit__(self, *exc) -> None:
         if self.fh is not None:
-            self.fh.close()
+            with self._writing():
+                self.fh.close()
 
 
 def check_limit(limit) -> None:

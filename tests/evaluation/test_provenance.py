@@ -244,4 +244,4 @@ def test_every_audit_json_opens_with_its_schema(intervention_dataset, tmp_path):
     assert next(iter(audit)) == "schema"
     assert audit["schema"] | {"arguments": None} == {
         "version": 1, "audit": "interventions", "omniaudit": __version__, "command": "omniaudit audit interventions",
-        "arguments": None, "inputs": {"dataset": str(intervention_dataset), "predictions": str(preds)}}
+        "arguments": None, "inputs": {"dataset": intervention_dataset.name, "predictions": preds.name}}  # by name
