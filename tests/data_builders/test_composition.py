@@ -258,7 +258,7 @@ def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(t
         overall = gap["models"][key]["overall"]
         assert (overall["n_correct"], overall["n_incorrect"]) == (ok.sum(), (~ok).sum())
         assert overall["value"] == pytest.approx(h[ok].mean() - h[~ok].mean(), abs=1e-9)
-        assert gap["models"][key]["runs"] == [str(paths[name])]
+        assert gap["models"][key]["runs"] == [paths[name].name]  # named, never by where it lives
     z = (h - h.mean()) / h.std(ddof=1)
     pooled = np.concatenate([z[right["a"]], z[right["b"]]]).mean() - np.concatenate(
         [z[~np.array(right["a"])], z[~np.array(right["b"])]]).mean()
