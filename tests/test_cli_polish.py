@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import struct
 import subprocess
 import sys
 import tomllib
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from rich.console import Console
+from wandb_records import records
 
 from omniaudit.cli import common, main, progress
 from omniaudit.cli.progress import log
@@ -178,28 +178,6 @@ def test_a_piped_judge_run_logs_no_bars(tmp_path):
 
 # --- wandb: what the predictions carry -------------------------------------------------------------------------------
 
-def _records(path: Path) -> list[bytes]:
-    """The records of a wandb offline transaction log (LevelDB log format), as tests/evaluation/test_tracking.py."""
-    data, block, pos, out, partial = path.read_bytes(), 32768, 7, [], b""
-    while pos + 7 <= len(data):
-        if block - pos % block < 7:
-            pos += block - pos % block
-            continue
-        _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
-        chunk, pos = data[pos + 7:pos + 7 + length], pos + 7 + length
-        if kind == 0 and length == 0:
-            break
-        if kind == 1:
-            out.append(chunk)
-        elif kind == 2:
-            partial = chunk
-        elif kind == 3:
-            partial += chunk
-        elif kind == 4:
-            out.append(partial + chunk)
-    return out
-
-
 def run_configs(wandb_dir: Path) -> dict[str, dict]:
     """display name -> the run's config as a later `wandb sync` uploads it (the run record's, then its updates)."""
     from wandb.proto import wandb_internal_pb2 as pb
@@ -207,7 +185,7 @@ def run_configs(wandb_dir: Path) -> dict[str, dict]:
     runs = {}
     for path in sorted(wandb_dir.glob("wandb/offline-run-*/run-*.wandb")):
         name, config = None, {}
-        for raw in _records(path):
+        for raw in records(path):
             record = pb.Record()
             record.ParseFromString(raw)
             kind = record.WhichOneof("record_type")

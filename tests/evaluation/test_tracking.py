@@ -6,12 +6,12 @@ records: run, summary, history, artifact, exit) plus ``files/media`` (tables as 
 """
 
 import json
-import struct
 import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from wandb_records import records
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
@@ -21,29 +21,6 @@ pytest.importorskip("wandb")
 
 
 # --- reading offline runs --------------------------------------------------------------------------------------------
-
-def _records(path: Path) -> list[bytes]:
-    """The records of a wandb transaction log (LevelDB log format: 32 KiB blocks, 7-byte record headers)."""
-    data, block, pos, out, partial = path.read_bytes(), 32768, 7, [], b""
-    assert data[:4] == b":W&B", path
-    while pos + 7 <= len(data):
-        if block - pos % block < 7:  # a block's tail too short for a header is padding
-            pos += block - pos % block
-            continue
-        _crc, length, kind = struct.unpack("<IHB", data[pos:pos + 7])
-        chunk, pos = data[pos + 7:pos + 7 + length], pos + 7 + length
-        if kind == 0 and length == 0:
-            break
-        if kind == 1:
-            out.append(chunk)
-        elif kind == 2:
-            partial = chunk
-        elif kind == 3:
-            partial += chunk
-        elif kind == 4:
-            out.append(partial + chunk)
-    return out
-
 
 def _nest(target: dict, keys: list[str], value) -> None:
     for key in keys[:-1]:
@@ -58,7 +35,7 @@ def offline_runs(wandb_dir: Path) -> dict[str, dict]:
     runs = {}
     for log in sorted(wandb_dir.glob("wandb/offline-run-*/run-*.wandb")):
         run = {"summary": {}, "config": {}, "artifacts": [], "exit_code": None, "folder": log.parent}
-        for raw in _records(log):
+        for raw in records(log):
             record = pb.Record()
             record.ParseFromString(raw)
             kind = record.WhichOneof("record_type")
