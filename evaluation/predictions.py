@@ -263,9 +263,10 @@ def _check_config(record: dict, raw: pd.DataFrame, file: str, row: int, dataset:
         out.complete = (out.complete is not False) and missing == 0
         limit = (record.get("selection") or {}).get("limit")  # a smoke run (judge --limit N): incomplete by design
         if missing and not partial and limit is not None:
-            raise InputError(f"the run is incomplete: a smoke run of `omniaudit judge --limit {limit}` answered the "
-                             f"first {limit} of the {n_items} items of config '{meta.get('config')}'; run without "
-                             f"--limit for the whole config, or pass --partial to audit only these answers", file=file)
+            raise InputError(f"the run is incomplete: a smoke run of `omniaudit judge --limit {limit}` answered a "
+                             f"seeded sample of {limit} of the {n_items} items of config '{meta.get('config')}'; run "
+                             f"without --limit for the whole config, or pass --partial to audit only these answers",
+                             file=file)
         if missing and not partial:
             raise InputError(f"the run is incomplete: config '{meta.get('config')}' asked {n_items} items x "
                              f"{n_runs} run(s) = {n_items * n_runs} answers and the file has {len(raw)}; a "

@@ -7,6 +7,9 @@ one group. A shard's rows carry ``shard: {index, count, items, position}`` (``it
 count; ``position``: the item's place in it); the merge checks that all N shards of one run are there, each once,
 that together they answer every item of every run once, then orders the rows as the unsharded run does (run, then
 item) and drops the field.
+
+The same groups are the units of ``judge --limit N``'s seeded, stratified sample (:func:`limit_positions`), drawn
+before the shard split, so limited shards merge into the limited single-process file.
 """
 
 from __future__ import annotations
@@ -32,18 +35,74 @@ def group_key(item: JudgeItem) -> str:
     return item.id
 
 
-def shard_positions(items: list[JudgeItem], index: int, count: int) -> list[int]:
-    """Positions (in ``items``) of shard ``index`` of ``count``: whole groups, dealt round-robin."""
+def item_groups(items: list[JudgeItem]) -> list[list[int]]:
+    """The positions (in ``items``) of each group (:func:`group_key`), groups in the order they first appear."""
     groups: dict[str, list[int]] = {}
     for pos, item in enumerate(items):
         groups.setdefault(group_key(item), []).append(pos)
+    return list(groups.values())
+
+
+def limit_positions(items: list[JudgeItem], limit: int, seed: int | None) -> list[int]:
+    """Positions (in ``items``, ascending: the selection's order) of ``judge --limit N``'s sample: a seeded, stratified
+    sample of whole item groups (:func:`group_key`: both orders of a pair stay together) holding at most ``limit``
+    items.
+
+    ``limit`` counts items, not groups: a group of two orders counts 2, and no group is ever split, so the sample
+    holds ``limit`` items or, where the next group would not fit, fewer (at most one group's size less). Strata are
+    the items' ``condition`` (a row's condition, else its task; configs without one are one stratum); a group whose
+    items differ in it is a stratum of its own combination. Each stratum gets its share of the sample in proportion
+    to its items (largest deficit first, so the shares round as evenly as groups allow), and at least one group when
+    ``limit`` can hold one group of every stratum. Within a stratum the groups are taken in a seeded shuffle
+    (``random.Random(seed)``, ``seed`` None read as 0; strata shuffled in the order they first appear), so one seed
+    gives one sample, on every machine and in every shard. A ``limit`` at or above the selection takes every item."""
+    import random
+
+    groups = item_groups(items)
+    if limit >= len(items):
+        return list(range(len(items)))
+    strata: dict[tuple, list[list[int]]] = {}
+    for group in groups:
+        stratum = tuple(sorted({str(items[p].condition) for p in group}))
+        strata.setdefault(stratum, []).append(group)
+    rng = random.Random(0 if seed is None else seed)
+    queues = []
+    for members in strata.values():
+        members = list(members)
+        rng.shuffle(members)
+        queues.append(members)
+    total = len(items)
+    target = [limit * sum(map(len, q)) / total for q in queues]
+    used, taken, chosen, left = [0] * len(queues), [0] * len(queues), [], limit
+
+    def take(s: int) -> None:
+        nonlocal left
+        group = queues[s][taken[s]]
+        chosen.extend(group)
+        taken[s] += 1
+        used[s] += len(group)
+        left -= len(group)
+
+    if sum(len(q[0]) for q in queues) <= limit:  # every stratum represented, when the limit allows
+        for s in range(len(queues)):
+            take(s)
+    while True:
+        fits = [s for s, q in enumerate(queues) if taken[s] < len(q) and len(q[taken[s]]) <= left]
+        if not fits:
+            return sorted(chosen)
+        take(max(fits, key=lambda s: (target[s] - used[s], -s)))
+
+
+def shard_positions(items: list[JudgeItem], index: int, count: int) -> list[int]:
+    """Positions (in ``items``) of shard ``index`` of ``count``: whole groups, dealt round-robin."""
+    groups = item_groups(items)
     if index >= count:
         raise InputError(f"shard {index}/{count}: the index must be below the count")
     if count > len(groups):
         raise InputError(f"{count} shards (--shard I/{count}, or {count} launched processes): the run has only "
                          f"{len(groups)} item group(s) (orders of one trial stay together), so some shards would be "
                          f"empty; use at most {len(groups)}")
-    return sorted(pos for g, positions in enumerate(groups.values()) if g % count == index for pos in positions)
+    return sorted(pos for g, positions in enumerate(groups) if g % count == index for pos in positions)
 
 
 def _read_shard(path: Path) -> list[dict]:

@@ -17,7 +17,7 @@ def _judged(counts: dict) -> str:
     if counts.get("processes"):
         part += f" by {counts['processes']} processes"
     if counts.get("limit"):
-        part += f" (--limit {counts['limit']}: the first {counts['items']} of {counts['selected']} items)"
+        part += f" (--limit {counts['limit']}: a seeded sample of {counts['items']} of {counts['selected']} items)"
     parts = [f"{counts['items']} items{runs} judged{part}"]
     if counts["closed"]:
         parts.append(f"{counts['parsed']} of {counts['closed']} closed answers parsed, {counts['with_probs']} with "
@@ -79,7 +79,8 @@ def cmd_judge(args: argparse.Namespace) -> None:
         raise InputError(f"--shard {args.shard[0]}/{args.shard[1]} cannot be combined with a multi-process launch "
                          f"(WORLD_SIZE={world[1]}): the launch's processes are the shards already (rank r of N judges "
                          "shard r/N); drop --shard, or run each shard as a single process")
-    held = check_judge_folds(args.judge, args.folds)  # before any model is loaded: never answer a trained-on fold
+    # before any model is loaded: never answer a trained-on fold, nor another build than it held out
+    held = check_judge_folds(args.judge, args.folds, args.dataset, args.config)
     if held is not None and args.folds is None and main_rank:
         common.say("warning", f"{args.judge} is a cross-fitted judge trained without fold {held} only: its answers on "
                               f"every other fold are in-sample; for out-of-fold answers run it with --folds {held}")
@@ -171,9 +172,10 @@ def register(groups: common.Groups) -> None:
                         "`omniaudit merge-predictions`. Under `accelerate launch -m omniaudit judge` (or torchrun) "
                         "the processes are the shards (rank r of N judges r/N, the main one merges): no --shard")
     p.add_argument("--limit", type=positive_int, metavar="N",
-                   help="a smoke run: judge only the first N items of the selection (after --conditions / --formats "
-                        "/ --folds; every run of them); recorded in the provenance, so the audits refuse the file "
-                        "as incomplete unless --partial")
+                   help="a smoke run: judge a seeded sample of N items of the selection (after --conditions / "
+                        "--formats / --folds; stratified by condition, both orders of a pair kept together, seed "
+                        "--seed or 0; every run of them); recorded in the provenance, so the audits refuse the file "
+                        "as incomplete unless --partial and merges refuse to join it with a full run")
     common.add_min_usable(p, "exit 2 and write no predictions")
     p.add_argument("--dump-prompts", action="store_true",
                    help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "

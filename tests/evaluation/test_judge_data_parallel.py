@@ -20,9 +20,10 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import check_predictions
 from omniaudit.evaluation.runners import run as run_module
 from omniaudit.evaluation.runners import run_judge
+from omniaudit.evaluation.runners.items import load_items
 from omniaudit.evaluation.runners.run import CHUNK
 from omniaudit.evaluation.runners.scripted import ScriptedJudge
-from omniaudit.evaluation.runners.shards import _finish, launch_world, merge_predictions, part_path
+from omniaudit.evaluation.runners.shards import _finish, launch_world, limit_positions, merge_predictions, part_path
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -215,7 +216,7 @@ def judge(dataset: Path, out: Path, *extra: str) -> int:
                  *SAMPLING, "--out", str(out), *extra])
 
 
-def test_limit_judges_the_first_items_and_the_audits_refuse_it(protocol_dataset, tmp_path, capsys):
+def test_limit_judges_a_seeded_sample_and_the_audits_refuse_it(protocol_dataset, tmp_path, capsys):
     full = tmp_path / "full.jsonl"
     assert judge(protocol_dataset, full) == 0
     out = tmp_path / "smoke.jsonl"
@@ -224,10 +225,13 @@ def test_limit_judges_the_first_items_and_the_audits_refuse_it(protocol_dataset,
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     first = [json.loads(x) for x in full.read_text().splitlines()]
     n_items = len(first) // 2
-    assert "5 items x 2 runs judged (--limit 5: the first 5 of" in said
-    assert [(r["id"], r["run"]) for r in rows] == [(r["id"], r["run"]) for i, r in enumerate(first) if i % n_items < 5]
+    assert "5 items x 2 runs judged (--limit 5:" in said
+    sample = limit_positions(load_items(protocol_dataset, "blueprint"), 5, 5)  # seeded by --seed 5
+    assert sample != list(range(5))  # a sample, not the first items
+    assert [(r["id"], r["run"]) for r in rows] == [(r["id"], r["run"]) for i, r in enumerate(first)
+                                                   if i % n_items in sample]
     selection = rows[0]["provenance"]["selection"]
-    assert selection["limit"] == 5 and selection["items"] == n_items
+    assert selection["limit"] == 5 and selection["limit_seed"] == 5 and selection["items"] == n_items
     with pytest.raises(InputError, match=r"omniaudit judge --limit 5.*--partial"):
         check_predictions(pd.read_json(out, lines=True), out, protocol_dataset, ("blueprint",))
     prov = check_predictions(pd.read_json(out, lines=True), out, protocol_dataset, ("blueprint",), partial=True)
