@@ -166,14 +166,38 @@ def check_heldout_args(training_args) -> None:
     training_args.greater_is_better = True
 
 
-def write_selection(trainer, out_dir: str | Path, fold: int, train_folds: list[int], n_pairs: int) -> Path:
-    """``heldout_selection.json``: the held-out fold, the folds trained on, the winning step, its WAF and the WAF of
-    every evaluation (main process only)."""
+def dataset_record(dataset: str | Path, config: str | None) -> dict:
+    """What a fold judge trained on: the dataset's name, the config, its fingerprint
+    (:func:`~omniaudit.data_builders.fingerprint.fingerprint_of`) and the fingerprint of every config of the same
+    build (``fingerprints``: the judge answers another config of it, e.g. ``judge``, whose fingerprint the fold
+    checks compare with the answers' provenance). Fingerprints that cannot be computed are null (the checks refuse)."""
+    from omniaudit.data_builders.fingerprint import fingerprint_of, local_dataset
+    from omniaudit.data_builders.hub import card_configs
+
+    folder = local_dataset(dataset) if dataset else None
+    try:
+        configs = sorted(card_configs(folder)) if folder is not None else []
+    except InputError:
+        configs = []
+    fingerprints = {c: fingerprint_of(folder, c) for c in configs}
+    fingerprint = fingerprints.get(config) if config in fingerprints else (
+        fingerprint_of(dataset, config) if dataset and config else None)
+    name = Path(dataset).name if dataset and Path(dataset).exists() else (str(dataset) if dataset else None)
+    return {"name": name, "config": config, "fingerprint": fingerprint, "fingerprints": fingerprints}
+
+
+def write_selection(trainer, out_dir: str | Path, fold: int, train_folds: list[int], n_pairs: int,
+                    pair_ids: list[str] | None = None, dataset: dict | None = None) -> Path:
+    """``heldout_selection.json``: the held-out fold, the folds trained on, the dataset trained on
+    (:func:`dataset_record`), the held-out pair ids, the winning step, its WAF and the WAF of every evaluation (main
+    process only). The fold checks (:mod:`omniaudit.evaluation.runners.folds`) refuse answers of a judge whose
+    record is missing, of another build, or whose held-out pairs are not the fold's pairs answered."""
     from omniaudit.io import atomic_file
 
     record = selection_record(trainer)
     won = next((h for h in record["history"] if h["step"] == record["step"]), {})
-    summary = {"heldout_fold": fold, "train_folds": train_folds, "heldout_pairs": n_pairs, "selected_by":
+    summary = {"heldout_fold": fold, "train_folds": train_folds, "heldout_pairs": n_pairs,
+               "heldout_pair_ids": sorted(map(str, pair_ids or [])), "dataset": dataset or {}, "selected_by":
                record["by"], "step": record["step"], "checkpoint": record["checkpoint"], "waf": won.get("waf"),
                "best_metric": record.get("best"), "history": record["history"]}
     path = Path(out_dir) / SELECTION_FILE

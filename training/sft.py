@@ -76,6 +76,7 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
     from omniaudit.training.collators import OmniSFTCollator
     from omniaudit.training.heldout import (
         check_heldout_args,
+        dataset_record,
         heldout_trainer,
         letter_ids,
         paired_rows,
@@ -116,7 +117,8 @@ def main(data_args: DataArguments, training_args, model_args, media_args: MediaA
                                           peft_config=lora)
     trainer.heldout_y_a1, trainer.letters = y_a1, letter_ids(processor.tokenizer)
     train_and_save(trainer, training_args, run_info=info)
-    write_selection(trainer, training_args.output_dir, fold, sorted(set(train["fold"])), len(y_a1))
+    write_selection(trainer, training_args.output_dir, fold, sorted(set(train["fold"])), len(y_a1),
+                    sorted(set(held["pair_id"])), dataset_record(data_args.dataset_name, data_args.dataset_config))
     return trainer
 
 

@@ -76,15 +76,94 @@ def check_held_out(folds: list[int], model: object, where: str | Path | None = N
                          f"{folds[0]}: its answers there are in-fold; run it with --folds {held}", file=where)
 
 
-def check_judge_folds(spec: str, folds: list[int] | None) -> int | None:
+def pair_of(item_id: str, order: object = None) -> str:
+    """The pair of a judge-config item (``{pair_id}/{order}``)."""
+    item_id = str(item_id)
+    if isinstance(order, str) and item_id.endswith(f"/{order}"):
+        return item_id[:-len(order) - 1]
+    return item_id.rsplit("/", 1)[0]
+
+
+def read_selection(folder: str | Path) -> dict | None:
+    """A cross-fitted judge's ``heldout_selection.json`` (None when the folder has none); unreadable: an error."""
+    file = Path(folder) / SELECTION_FILE
+    if not file.is_file():
+        return None
+    try:
+        record = json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a held-out selection record ({exc})", file=file) from exc
+    if not isinstance(record, dict):
+        raise InputError("not a held-out selection record (expected a JSON object)", file=file)
+    return record
+
+
+def check_fold_record(fold: int, record: dict | None, config: str | None, fingerprint: str | None,
+                      pairs, where: str | Path | None = None) -> None:
+    """A cross-fitted judge's answers on ``fold`` are out-of-fold only if its held-out selection record
+    (``where``) names that fold, was trained on this very build (the record's fingerprint of ``config``, the config
+    answered, equals ``fingerprint``) and held out exactly the ``pairs`` it answers there: refuse otherwise, in one
+    line naming the fold and the file."""
+    head = f"fold {fold}: {where or SELECTION_FILE}"
+    if record is None:
+        raise InputError(f"{head}: the fold judge has no held-out selection record ({SELECTION_FILE}, written by "
+                         "training/sft.py --heldout_fold), so nothing shows it never trained on this fold's pairs")
+    if record.get("heldout_fold") != fold:
+        raise InputError(f"{head}: the judge was trained without fold {record.get('heldout_fold')}, not fold {fold}")
+    data = record.get("dataset") if isinstance(record.get("dataset"), dict) else {}
+    recorded = (data.get("fingerprints") or {}).get(config) if isinstance(data.get("fingerprints"), dict) else None
+    if not recorded or recorded != fingerprint:
+        raise InputError(f"{head}: the judge was trained on dataset build {data.get('name')!r} whose config "
+                         f"'{config}' has fingerprint {recorded}, not {fingerprint} (the one answered): a rebuilt "
+                         "dataset may put pairs it trained on in this fold; retrain the fold judges on this build")
+    ids = record.get("heldout_pair_ids")
+    if not isinstance(ids, list):
+        raise InputError(f"{head}: the record lists no heldout_pair_ids (the pairs the judge never trained on)")
+    held, answered = {str(i) for i in ids}, {str(p) for p in pairs}
+    if held != answered:
+        trained = sorted(answered - held)
+        said = (f"answers {len(trained)} pair(s) it trained on (e.g. '{trained[0]}')" if trained else
+                f"does not answer {len(held - answered)} of its {len(held)} held-out pair(s)")
+        raise InputError(f"{head}: the judge {said}: its held-out pairs are not the fold's pairs answered")
+
+
+def check_judge_folds(spec: str, folds: list[int] | None, dataset: str | Path | None = None,
+                      config: str | None = None) -> int | None:
     """Before ``omniaudit judge --folds``: a local ``hf:`` model that records its held-out fold may answer only that
     fold (:func:`check_held_out`). Returns that fold (None: not a cross-fitted judge), also for a run over every
-    fold, whose caller may warn that all but one fold are in-sample."""
+    fold, whose caller may warn that all but one fold are in-sample. Given the ``dataset`` and ``config`` answered,
+    its record must also be of this build and hold out exactly that fold's pairs (:func:`check_fold_record`)."""
     kind, _, rest = spec.partition(":")
     held = heldout_fold(rest) if kind == "hf" and Path(rest).is_dir() else None
     if folds is not None and held is not None:
         check_held_out(sorted(folds), {"heldout_fold": held}, Path(rest) / SELECTION_FILE)
+        if dataset is not None and config is not None:
+            from omniaudit.data_builders.fingerprint import fingerprint_of
+            from omniaudit.data_builders.hub import load_config
+
+            table = load_config(dataset, config)
+            pairs = table.loc[table["fold"] == held, "pair_id"] if {"fold", "pair_id"} <= set(table.columns) else []
+            check_fold_record(held, read_selection(rest), config, fingerprint_of(dataset, config), pairs,
+                              Path(rest) / SELECTION_FILE)
     return held
+
+
+def check_fold_judge(fold: int, judge: object, model: object, dataset: object, ids, where: str | Path) -> None:
+    """A fold file's judge (``judge`` spec, ``model`` identity, ``dataset`` provenance, ``ids`` the (id, order) of
+    its rows): a local ``hf:`` model answering a fold must carry its held-out selection record (in its identity
+    and, where its folder is at hand, as a file) agreeing with the build and the pairs answered."""
+    if not (isinstance(judge, str) and judge.startswith("hf:")):
+        return  # scripted judges never trained; a server's model cannot be checked here
+    folder = Path(judge[3:])
+    file = folder / SELECTION_FILE
+    if not isinstance(model, dict) or model.get("heldout_fold") is None:
+        raise InputError(f"fold {fold}: {file}: the fold judge {judge} had no held-out selection record when it "
+                         f"answered ({where}), so nothing shows it never trained on this fold's pairs")
+    if not folder.is_dir():
+        return  # the identity says which fold it held out (checked by check_held_out); its file is elsewhere
+    dataset = dataset if isinstance(dataset, dict) else {}
+    check_fold_record(fold, read_selection(folder), dataset.get("config"), dataset.get("fingerprint"),
+                      {pair_of(i, o) for i, o in ids}, file)
 
 
 def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
@@ -117,7 +196,8 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
                              "`omniaudit judge --folds K`)", file=path)
         selection = record.get("selection") or {}
         shared = {**{k: record.get(k) for k in SHARED}, "formats": selection.get("formats"),
-                  "conditions": _other_conditions(selection)}
+                  "conditions": _other_conditions(selection),
+                  "limit": selection.get("limit"), "limit_seed": selection.get("limit_seed")}  # smoke runs apart
         if first is None:
             first = (shared, path)
         elif (where := first_difference(first[0], shared)) is not None:
@@ -132,6 +212,8 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
                                  f"({record.get('judge')}): one cross-fitted judge per fold, each trained without "
                                  "its fold, so a judge answering two folds was trained on one of them", file=path)
             judges_seen[what, key] = path
+        check_fold_judge(folds[0], record.get("judge"), record.get("model"), record.get("dataset"),
+                         [(row.get("id"), row.get("order")) for row in rows], path)
         for k in folds:
             if k in by_fold:
                 raise InputError(f"fold {k} is answered by two files ({by_fold[k]} and {path})", file=path)
