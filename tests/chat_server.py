@@ -66,7 +66,9 @@ class ChatServer:
     ``models`` is the ``/models`` list (None: ``/models`` answers 404); with ``always_fail`` and a 401 / 403
     ``status``, ``/models`` refuses too. ``honour_constraints``: a request's ``structured_outputs.choice`` or
     ``response_format`` JSON schema shapes the answer (:func:`constrained`); False: they are ignored. GET requests
-    are counted in ``gets`` (their headers in ``get_auth``), not in ``requests``."""
+    are counted in ``gets`` (their headers in ``get_auth``), not in ``requests``. ``version``: ``GET /version`` (at
+    the server's root, as vLLM has it) answers ``{"version": version}``; None (the default): 404, as
+    ``transformers serve`` does. The paths of GET requests are kept in ``get_paths``."""
 
     def __init__(self, fail_first: int = 0, always_fail: bool = False, status: int = 503,
                  fault: Callable[[dict], str | int | None] | None = None, reject_video: bool = False,
@@ -75,7 +77,8 @@ class ChatServer:
                  finish_reason: str = "stop", trickle: str | None = None, trickle_s: float = 0.5, huge: int = 0,
                  huge_declared: bool = False, redirect_to: str | None = None, echo_auth: bool = False,
                  models: list[dict] | None = None, echo_key: tuple[str, ...] = (), served_model: str | None = None,
-                 system_fingerprint: str | None = None, honour_constraints: bool = True) -> None:
+                 system_fingerprint: str | None = None, honour_constraints: bool = True,
+                 version: str | None = None) -> None:
         self.requests, self.fail_first, self.always_fail, self.status = 0, fail_first, always_fail, status
         self.fault, self.reject_video, self.answer, self.probs = fault, reject_video, answer, probs
         self.retry_after, self.finish_reason = retry_after, finish_reason
@@ -83,6 +86,8 @@ class ChatServer:
         self.redirect_to, self.echo_auth, self.models, self.echo_key = redirect_to, echo_auth, models, echo_key
         self.served_model, self.system_fingerprint = served_model, system_fingerprint
         self.honour_constraints = honour_constraints
+        self.version = version
+        self.get_paths: list[str] = []
         self.auth: list[str | None] = []
         self.bodies: list[dict] = []
         self.gets = 0
@@ -151,6 +156,7 @@ class ChatServer:
                 with server.lock:
                     server.gets += 1
                     server.get_auth.append(self.headers.get("Authorization"))
+                    server.get_paths.append(self.path)
                 if server.redirect_to:
                     return self.send(302, b"", {"Location": server.redirect_to})
                 if server.always_fail and server.status in (401, 403):
@@ -161,6 +167,9 @@ class ChatServer:
                         key = self.key()
                         models = [{**m, "root": f"/weights/{key}", key: "x", "meta": [{"note": key}]} for m in models]
                     return self.send(200, json.dumps({"object": "list", "data": models}).encode(),
+                                     {"Content-Type": "application/json"})
+                if self.path.rstrip("/") == "/version" and server.version is not None:
+                    return self.send(200, json.dumps({"version": server.version}).encode(),
                                      {"Content-Type": "application/json"})
                 self.send(404, b'{"detail": "Not Found"}')
 

@@ -18,6 +18,13 @@ makes runs resumable.
   server that keeps failing stops the run with the item id. A redirect (3xx) is never followed and stops the run
   with its target; so do 401 and 403, naming the key's variable.
 - :meth:`OpenAIJudge.identity` is what the server says of the model (its ``/models`` entry, asked once).
+- ``dialect="auto"`` (:meth:`OpenAIJudge.resolve_dialect`): before the first item the server is asked what it is,
+  once: its ``/models`` entry's ``owned_by`` (vLLM says ``"vllm"``; ``transformers serve`` the Hub organisation of
+  the model, ``""`` or ``"local"``) and, when that says nothing, ``GET <root>/version`` (vLLM answers ``{"version":
+  ...}``; ``transformers serve`` has none). vLLM gets ``vllm``; any other server ``frames`` when the items include a
+  video with its own soundtrack (a standard server cannot take it), else ``openai``. The pick is warned once
+  (:class:`DialectWarning`, with why), is :attr:`OpenAIJudge.dialect` from then on, and the probe is recorded in
+  :meth:`OpenAIJudge.identity` under ``dialect``.
 - Every real completion is cached on disk under a key made from the server URL, the item id, the run index, the
   request body (model, messages, sampling) and the served model's record (its stable fields; never the API key),
   written atomically as it arrives: an interrupted run asks only what is not cached, repeated samples (``--runs``)
@@ -53,8 +60,9 @@ import os
 import re
 import threading
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from omniaudit.errors import InputError, ServiceError
@@ -79,6 +87,19 @@ MAX_RETRY_AFTER_S = 60.0
 KEEP_LOGPROB_POSITIONS = 64  # generated positions kept in the cache (the answer is near the start)
 MAX_REPLY_BYTES = 8 << 20  # a bigger reply is cut and kept as a non-answer
 VOLATILE_MODEL_FIELDS = ("created", "permission", "status")  # /models fields that change per request or load state
+VLLM_OWNER = "vllm"  # the owned_by vLLM gives every model it lists under /models
+
+
+class DialectWarning(UserWarning):
+    """The dialect ``--dialect auto`` picked, and why."""
+
+
+def _soundtrack_videos(items: list[JudgeItem]) -> bool:
+    return any(p.kind == "video" and p.with_audio for item in items for p in item.media)
+
+
+def _videos(items: list[JudgeItem]) -> bool:
+    return any(p.kind == "video" for item in items for p in item.media)
 
 
 def stable_served(served: dict | None) -> dict | None:
@@ -147,8 +168,13 @@ class OpenAIJudge:
         self.api_key_env = key_env_for(api_key_env, self.url)  # None: no key is sent
         self.allow_insecure_key = allow_insecure_key
         self._key()  # refuses a key over plain http to another host now, before any request
-        self.payloads = Payloads(model, dialect, max_tokens, top_logprobs, fps, max_frames,
-                                 answer_format=answer_format)
+        self.requested_dialect = dialect  # "auto": resolved by resolve_dialect before the first item
+        self._resolved: str | None = None if dialect == "auto" else dialect
+        self._provisional = False  # auto chose openai before any video was sent: frames may still be chosen
+        self._server: dict | None = None  # auto: what the probe found (recorded in identity()["dialect"])
+        self._owners: list[str] = []  # owned_by of the model's /models entry (else of every entry), for auto
+        self.payloads = Payloads(model, "openai" if dialect == "auto" else dialect, max_tokens, top_logprobs, fps,
+                                 max_frames, answer_format=answer_format)
         self.sampling = sampling or Sampling()
         self.requests_sent = 0  # chat completion requests actually made (cache hits excluded), for reports and tests
         self.rejected = 0  # items the server refused (HTTP 4xx), kept as unparseable answers (all calls)
@@ -160,7 +186,8 @@ class OpenAIJudge:
 
     @property
     def dialect(self) -> str:
-        return self.payloads.dialect
+        """The dialect requests are sent in: ``auto`` until :meth:`resolve_dialect` has picked one."""
+        return self._resolved or "auto"
 
     @property
     def answer_format(self) -> str:
@@ -251,7 +278,80 @@ class OpenAIJudge:
             if self._identity is None or refresh:
                 self._identity = {"kind": "openai", "url": redact(self.url), "model": self.model,
                                   "served": stable_served(self._served())}
+                if self.requested_dialect == "auto":
+                    self._identity["dialect"] = dict(self._probe_server())
             return copy.deepcopy(self._identity)
+
+    # ---- --dialect auto ---------------------------------------------------------------------------------------------
+
+    def _probe_server(self) -> dict:
+        """Whether the server is vLLM, decided once (after ``/models`` was asked): ``{"requested": "auto",
+        "server": "vllm" | "not vllm", "evidence": ...}``. The ``/models`` entry's ``owned_by`` decides when it names
+        an owner (vLLM's is ``"vllm"``); else ``GET <root>/version`` (vLLM's answer is ``{"version": ...}``)."""
+        if self._server is None:
+            owners = sorted({o for o in self._owners if o})
+            if owners:
+                vllm = owners == [VLLM_OWNER]
+                evidence = f"/models lists it owned_by {', '.join(repr(o) for o in owners)}"
+            else:
+                version = self._version()
+                vllm = version is not None
+                evidence = ("/models names no owner; /version answers " + repr(version) if vllm
+                            else "/models names no owner and there is no vLLM /version")
+            self._server = {"requested": "auto", "server": "vllm" if vllm else "not vllm",
+                            "evidence": self._redact(evidence)}
+        return self._server
+
+    def _version(self) -> str | None:
+        """vLLM's version from ``GET <root>/version`` (the URL without its ``/v1``), asked once and not retried;
+        None when the server has no such endpoint or answers anything else."""
+        import httpx2
+
+        root = self.url[:-3] if self.url.endswith("/v1") else self.url
+        headers = {}
+        key = self._key()
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        try:
+            with client(1, self.timeout_s) as http:
+                reply = fetch(http, "GET", f"{root}/version", headers, None, self.timeout_s, 1 << 16)
+            version = json.loads(reply.text)["version"] if reply.status == 200 and not reply.too_big else None
+        except (httpx2.TransportError, Deadline, ValueError, KeyError, TypeError):
+            return None
+        return scrub(version, self._secret()) if isinstance(version, str) and version else None
+
+    def resolve_dialect(self, items: list[JudgeItem]) -> str:
+        """The dialect to send ``items`` in. For ``dialect="auto"``, picked before the first item and then kept: the
+        server is asked once (:meth:`_probe_server`); vLLM gets ``vllm``, any other server ``frames`` when the items
+        include a video with its own soundtrack, else ``openai``. A pick of ``openai`` made while no video had been
+        sent becomes ``frames`` when such a video comes later (until then both send the same requests); after a video
+        went as ``video_url``, it stays ``openai`` (the items are then refused, as with ``--dialect openai``). Pass
+        every item of a run at once to decide on all of them. Warns once per pick (:class:`DialectWarning`)."""
+        if self.requested_dialect != "auto" or (self._resolved is not None and not self._provisional):
+            return self.dialect
+        if self._resolved is None:
+            server = self.identity()["dialect"]
+            if server["server"] == "vllm":
+                chosen, why = "vllm", f"the server is vLLM ({server['evidence']})"
+            elif _soundtrack_videos(items):
+                chosen, why = "frames", (f"the server is not vLLM ({server['evidence']}) and the items include a "
+                                         "video with its own soundtrack, which only frames can send to it")
+            else:
+                chosen, why = "openai", (f"the server is not vLLM ({server['evidence']}) and no item needs a "
+                                         "video's own soundtrack")
+            self._provisional = chosen == "openai" and not _videos(items)
+        elif _soundtrack_videos(items):  # openai so far, and nothing was sent that frames would send otherwise
+            chosen, why = "frames", (f"items with a video's own soundtrack came after the first ones "
+                                     f"({self._server['evidence'] if self._server else 'not vLLM'})")
+            self._provisional = False
+        else:
+            self._provisional = not _videos(items)
+            return self.dialect
+        if chosen != self.payloads.dialect:
+            self.payloads = replace(self.payloads, dialect=chosen)
+        self._resolved = chosen
+        warnings.warn(f"{redact(self.url)}: --dialect auto chose {chosen}: {why}", DialectWarning, stacklevel=3)
+        return chosen
 
     def _served(self) -> dict | None:
         import httpx2
@@ -279,6 +379,8 @@ class OpenAIJudge:
                     return None
                 entries = listed if isinstance(listed, list) else []
                 entry = next((e for e in entries if isinstance(e, dict) and e.get("id") == self.model), None)
+                self._owners = [e["owned_by"] for e in ([entry] if entry is not None else entries)
+                                if isinstance(e, dict) and isinstance(e.get("owned_by"), str)]
                 return None if entry is None else scrub(entry, self._secret())  # kept in reports: no key in it
         raise ServiceError(f"{self.url}/models: no answer after {self.max_retries + 1} attempts ({last}); is the "
                            "server up?")
@@ -298,12 +400,16 @@ class OpenAIJudge:
 
     def answer(self, items: list[JudgeItem], progress=None) -> list[Answer]:
         """One answer per item (raw text, with option probabilities for closed items where the server gave
-        logprobs, and the completion's finish reason), in item order."""
+        logprobs, and the completion's finish reason), in item order. ``dialect="auto"`` is resolved here first
+        (:meth:`resolve_dialect`)."""
+        self.resolve_dialect(items)
         try:
             check_modalities(items, f"--dialect {self.dialect}", self.payloads.accepts)
         except InputError as exc:
-            raise InputError(f"{exc.message}; to send a video with its own soundtrack use --dialect vllm (Qwen-Omni "
-                             "on vLLM) or --dialect frames") from exc
+            auto = (" (--dialect auto chose openai on the first items, which sent a video as video_url)"
+                    if self.requested_dialect == "auto" else "")
+            raise InputError(f"{exc.message}{auto}; to send a video with its own soundtrack use --dialect vllm "
+                             "(Qwen-Omni on vLLM) or --dialect frames") from exc
         self._key()  # the environment may have changed since the judge was made
         served = None
         if self.cache is not None:

@@ -15,6 +15,10 @@ as ``image_url`` data URLs; the dialects differ only in how a video is sent:
   the same window as ``input_audio``. Use it for OpenAI's API and Gemini's OpenAI-compatible endpoint, which take
   images and audio but no video, and for any server that rejects ``video_url``.
 
+``auto`` (:data:`DIALECTS`, never a request's own dialect): the ``openai:`` runner asks the server what it is before
+the first item and picks one of the three
+(:meth:`~omniaudit.evaluation.runners.openai_compat.OpenAIJudge.resolve_dialect`).
+
 Closed items ask for ``logprobs`` / ``top_logprobs`` (unless ``top_logprobs`` is 0) so option probabilities can be read
 from the reply. ``answer_format`` (:data:`ANSWER_FORMATS`) may also constrain a closed item's answer to its options:
 ``free`` (default) asks nothing more; ``choice`` asks for exactly one option, as vLLM's ``structured_outputs:
@@ -39,11 +43,15 @@ from dataclasses import dataclass
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.items import JudgeItem, MediaPart, Sampling, to_wav
 
-DIALECTS = ("vllm", "openai", "frames")
+SENT_DIALECTS = ("vllm", "openai", "frames")  # the dialects a request is built in
+# what --dialect / make_judge take: "auto" = one of SENT_DIALECTS, chosen by the openai: runner from the server it asks
+# and the items (vllm for vLLM, else frames when a video's own soundtrack is input, else openai); the default stays
+# first (check_runner_options takes the first as the default)
+DIALECTS = (*SENT_DIALECTS, "auto")
 ANSWER_FORMATS = ("free", "choice", "json")
-# what each dialect can send (MediaPart.modality values)
+# what each dialect can send (MediaPart.modality values); auto picks one that can send every modality
 ACCEPTS = {"vllm": {"audio", "image", "video", "video+audio"}, "openai": {"audio", "image", "video"},
-           "frames": {"audio", "image", "video", "video+audio"}}
+           "frames": {"audio", "image", "video", "video+audio"}, "auto": {"audio", "image", "video", "video+audio"}}
 AUDIO_RATE = 16000  # the soundtrack of a video sent as frames (Whisper-style encoders' rate)
 
 
@@ -157,8 +165,8 @@ class Payloads:
     answer_format: str = "free"  # closed items: ANSWER_FORMATS
 
     def __post_init__(self) -> None:
-        if self.dialect not in DIALECTS:
-            raise InputError(f"unknown dialect; expected one of {', '.join(DIALECTS)}", value=self.dialect)
+        if self.dialect not in SENT_DIALECTS:
+            raise InputError(f"unknown dialect; expected one of {', '.join(SENT_DIALECTS)}", value=self.dialect)
         if self.answer_format not in ANSWER_FORMATS:
             raise InputError(f"unknown answer format; expected one of {', '.join(ANSWER_FORMATS)}",
                              value=self.answer_format)

@@ -224,11 +224,13 @@ _RUNNER: dict[str, tuple[dict, str]] = {
     "max_frames": ({"type": positive_int, "default": 32}, "most frames per video, from its start (default {d}; "
                                                           "--dialect frames sends each as an image: lower it for "
                                                           "hosted APIs)"),
-    "dialect": ({"choices": ["vllm", "openai", "frames"], "default": "vllm"},
+    "dialect": ({"choices": ["vllm", "openai", "frames", "auto"], "default": "vllm"},
                 "openai: how media are sent: vllm = video_url, a video's own soundtrack through mm_processor_kwargs "
                 "use_audio_in_video (vLLM, Qwen-Omni); openai = standard parts, video_url without its soundtrack; "
                 "frames = no video_url: sampled JPEG frames + the soundtrack as input_audio (OpenAI, Gemini's "
-                "OpenAI-compatible endpoint). Audio (input_audio WAV) and images (image_url) are the same in all "
+                "OpenAI-compatible endpoint); auto = ask the server (/models owned_by, /version) before the first "
+                "item: vllm for vLLM, else frames when a video's own soundtrack is input, else openai (warns what "
+                "it picked and why). Audio (input_audio WAV) and images (image_url) are the same in all "
                 "three (default {d})"),
     "answer_format": ({"choices": ["free", "choice", "json"], "default": "free"},
                       "closed items: free = the prompt's own free-text answer, read by the reader (default); choice "
