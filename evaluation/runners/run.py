@@ -33,9 +33,10 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
 With ``shard=(I, N)`` only shard I of N is judged (:mod:`~omniaudit.evaluation.runners.shards`) and each row also
 carries ``shard``; ``merge_predictions`` joins the N files into the unsharded file, byte for byte. Under a
 multi-process launcher (``accelerate launch -m omniaudit judge``), :func:`~.shards.judge_data_parallel` runs rank r of
-N as shard r/N and merges the parts on the main process. ``limit=N`` (a smoke run) judges only the first N items of
-the selection; the provenance's selection records ``limit`` beside the selection's full ``items``, so every audit
-sees an incomplete run (refused unless ``--partial``).
+N as shard r/N and merges the parts on the main process. ``limit=N`` (a smoke run) judges only a seeded, stratified
+sample of at most N items of the selection, whole groups (:func:`~.shards.limit_positions`); the provenance's
+selection records ``limit`` and ``limit_seed`` beside the selection's full ``items``, so every audit sees an
+incomplete run (refused unless ``--partial``), and a limited file never merges with a full one.
 
 Runner protocol (``hf:``, ``openai:``, ``scripted:``): ``answer(items, progress=None)`` returns one answer per item,
 in order: a ``str``, or an :class:`~omniaudit.evaluation.runners.items.Answer` (a ``str`` with ``option_probs``); a
@@ -471,7 +472,7 @@ class _Journal:
 
 
 def check_limit(limit) -> None:
-    """``limit`` (judge only the first N items) is None or an integer >= 1."""
+    """``limit`` (judge a sample of at most N items) is None or an integer >= 1."""
     if limit is not None and not (isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1):
         raise InputError("limit must be an integer >= 1", value=limit)
 
@@ -525,8 +526,9 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
               temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
               shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, dump_prompts: bool = False,
               limit: int | None = None, keep_journal: bool = False, **judge_options) -> dict:
-    """Judge every item of ``config`` (optionally some conditions / formats; only the first ``limit`` items of that
-    selection; shard I of N of those) ``runs`` times and write ``out`` (atomically, only after every answer is in).
+    """Judge every item of ``config`` (optionally some conditions / formats; only a seeded sample of at most ``limit``
+    items of that selection, :func:`~.shards.limit_positions`; shard I of N of those) ``runs`` times and write
+    ``out`` (atomically, only after every answer is in).
 
     Answers are kept as they come in a journal beside ``out`` (chunks of :data:`CHUNK` items), so a killed run
     restarts where it stopped (for every runner; ``openai:`` also has its response cache). ``out``'s
@@ -571,8 +573,16 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     items = load_items(dataset, config, conditions, formats)
     n_items = len(items)  # the selection's items, as the provenance records them
     selection = {"conditions": conditions, "formats": formats, "items": n_items}
-    if limit is not None and limit < n_items:  # a smoke run: the first items only (a larger limit changes nothing)
-        items, selection["limit"] = items[:limit], limit
+    if limit is not None and limit < n_items:  # a smoke run: a seeded sample (a larger limit changes nothing)
+        from omniaudit.evaluation.runners.shards import limit_positions
+
+        sample_seed = 0 if seed is None else seed
+        sample = [items[p] for p in limit_positions(items, limit, sample_seed)]
+        if not sample:  # every group is larger than the limit (both orders of a pair stay together)
+            raise InputError(f"--limit {limit} holds no whole item group of config '{config}' (the orders of one "
+                             "trial are judged together): raise --limit", value=limit)
+        items = sample
+        selection["limit"], selection["limit_seed"] = limit, sample_seed
     n_run = len(items)  # the items this run answers, all shards together
     positions = shard_positions(items, *shard) if shard else list(range(n_run))
     items = [items[p] for p in positions]
