@@ -201,20 +201,6 @@ def run_configs(wandb_dir: Path) -> dict[str, dict]:
     return runs
 
 
-@pytest.fixture
-def offline(tmp_path, monkeypatch) -> Path:
-    pytest.importorskip("wandb")
-    for var, name in (("WANDB_DIR", "wandb-runs"), ("WANDB_DATA_DIR", "wandb-data"),
-                      ("WANDB_CACHE_DIR", "wandb-cache"), ("WANDB_CONFIG_DIR", "wandb-config")):
-        (tmp_path / name).mkdir()
-        monkeypatch.setenv(var, str(tmp_path / name))
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    for var in ("WANDB_PROJECT", "WANDB_RUN_GROUP", "WANDB_NAME", "WANDB_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    return tmp_path / "wandb-runs"
-
-
 def test_wandb_runs_record_the_predictions_provenance(offline, protocol_dataset, tmp_path):
     from omniaudit.data_builders.fingerprint import fingerprint_of
 

@@ -64,20 +64,6 @@ def logged_table(run: dict, key: str) -> pd.DataFrame:
     return pd.DataFrame(table["data"], columns=table["columns"])
 
 
-@pytest.fixture
-def offline(tmp_path, monkeypatch) -> Path:
-    """wandb in offline mode with every folder it writes under tmp_path; returns WANDB_DIR."""
-    for var, name in (("WANDB_DIR", "wandb-runs"), ("WANDB_DATA_DIR", "wandb-data"),
-                      ("WANDB_CACHE_DIR", "wandb-cache"), ("WANDB_CONFIG_DIR", "wandb-config")):
-        (tmp_path / name).mkdir()
-        monkeypatch.setenv(var, str(tmp_path / name))
-    monkeypatch.setenv("WANDB_MODE", "offline")
-    monkeypatch.setenv("WANDB_SILENT", "true")
-    for var in ("WANDB_PROJECT", "WANDB_RUN_GROUP", "WANDB_NAME", "WANDB_API_KEY"):
-        monkeypatch.delenv(var, raising=False)
-    return tmp_path / "wandb-runs"
-
-
 # --- end to end through the CLI --------------------------------------------------------------------------------------
 
 def test_preference_audit_logs_metrics_tables_figures_and_artifacts(offline, tmp_path):
