@@ -17,16 +17,20 @@ with the project's own functions, and returns one :class:`Finding` per check, ea
   digests its rows record (:func:`~omniaudit.data_builders.media_store.verify_media`);
 - predictions (``*.jsonl`` of ``omniaudit judge``): :func:`~omniaudit.evaluation.predictions.check_predictions`
   (one run per file, no row contradicting its provenance, every item of every run) and, when the dataset the
-  provenance names is in the folder or given (``datasets``), that the answers were made on this build of it;
+  provenance names is in the folder or given (``datasets``), that the answers were made on this build of it; the
+  rows' ``doc_hash`` / ``prompt_hash`` (in every row or none, one per item) and, with that build at hand, each row's
+  ``doc_hash`` recomputed from the dataset's item (:func:`~omniaudit.evaluation.predictions.check_row_hashes`);
 - audit outputs (``audit.json``): every predictions file and dataset build its provenance names matches the files
   found here; the omniaudit version that wrote it against this one;
 - scorecards (``scorecard.json``): each predictions file's SHA-256 recorded in ``models/NAME/status.json``.
 
-What it cannot vouch for, and says so: a dataset or predictions file that is not at hand; a predictions file's
-answers edited in a way that agrees with their provenance (rows carry no digest; a scorecard's status.json digests
-are the exception); the numbers of an audit (not recomputed: rerun it); the contents of files the marker only names
-(reports, figures, ``build_info.json``); and who wrote any of it: fingerprints and digests are unkeyed hashes kept
-beside the data, so files edited and re-sealed by hand would pass.
+What it cannot vouch for, and says so: a dataset or predictions file that is not at hand; rows without
+``doc_hash`` / ``prompt_hash`` (written before omniaudit recorded them) and every row's ``prompt_hash`` (recomputing
+it needs the judge's runner: it is checked only for agreement among an item's rows); a predictions file's answers
+edited in a way that agrees with their provenance (rows carry no digest of their answers; a scorecard's status.json
+digests are the exception); the numbers of an audit (not recomputed: rerun it); the contents of files the marker
+only names (reports, figures, ``build_info.json``); and who wrote any of it: fingerprints and digests are unkeyed
+hashes kept beside the data, so files edited and re-sealed by hand would pass.
 """
 
 from __future__ import annotations
@@ -351,7 +355,7 @@ def check_predictions_file(ctx: _Context, path: Path) -> list[Finding]:
     findings = [Finding(VERIFIED, "predictions", where, f"one run of {record.get('judge')}: its {checked.rows} rows "
                         f"agree with their provenance (temperature {sampling.get('temperature')}, "
                         f"{sampling.get('runs')} run(s), seeds, labels)"),
-                _completeness(where, checked, records), made_on]
+                _completeness(where, checked, records), made_on, *_row_hashes(ctx, where, raw, rows, records)]
     if path not in ctx.digested:
         findings.append(Finding(CANNOT, "predictions", where, NO_DIGEST))
     return findings
@@ -418,6 +422,37 @@ def _made_on(ctx: _Context, where: str, provenance, rows: list[int], configs: tu
     if absent:
         return Finding(CANNOT, "predictions", where, absent[0])
     return Finding(VERIFIED, "predictions", where, f"made on this build of {dataset.shown}: {names}")
+
+
+def _row_hashes(ctx: _Context, where: str, raw, rows: list[int], records: list[dict]) -> list[Finding]:
+    """The rows' ``doc_hash`` / ``prompt_hash``: what they bind (:func:`~omniaudit.evaluation.predictions.
+    check_row_hashes`; their presence and agreement among an item's rows were checked with the file). Each row's
+    ``doc_hash`` is recomputed when the dataset build the provenance names is at hand; ``prompt_hash`` never is."""
+    from omniaudit.evaluation.predictions import PROVENANCE, ROW_HASHES, check_row_hashes
+
+    if not any(name in raw.columns for name in ROW_HASHES):
+        return [Finding(CANNOT, "predictions", where, "its rows carry no doc_hash / prompt_hash (written before "
+                                                      "omniaudit recorded them): which item and prompt each answer "
+                                                      "was made for rests on the provenance alone")]
+    prompt = Finding(CANNOT, "predictions", where, "each row's prompt_hash is not recomputed (that needs the judge's "
+                                                   "runner): only that every row of an item has the same one")
+    meta = [r.get("dataset") or {} for r in records]
+    dataset = _dataset_for(ctx, meta)
+    if dataset is None or not all(m.get("fingerprint") and dataset.now.get(m.get("config")) == m.get("fingerprint")
+                                  for m in meta):
+        why = "is not at hand" if dataset is None else f"is not the build at hand ({dataset.shown})"
+        return [Finding(CANNOT, "predictions", where, f"row hashes: every row carries doc_hash and prompt_hash, one "
+                                                      f"per item; the dataset the answers were made on {why}, so no "
+                                                      "doc_hash was recomputed"), prompt]
+    columns = [c for c in (PROVENANCE, "id", "order", *ROW_HASHES) if c in raw.columns]
+    provenance = [json.loads(v) if isinstance(v, str) else v for v in raw[PROVENANCE].tolist()]
+    try:
+        check_row_hashes(raw[columns].copy(), where, rows, provenance, dataset.folder)
+    except InputError as exc:
+        return [Finding(FAILED, "predictions", where, _refused(exc, where)), prompt]
+    return [Finding(VERIFIED, "predictions", where, f"row hashes: each row's doc_hash is its item's in "
+                                                    f"{dataset.shown}, recomputed from the dataset's rows (the item's "
+                                                    "text, options, labels and media sizes)"), prompt]
 
 
 def _dataset_for(ctx: _Context, meta: list[dict]) -> _Dataset | None:

@@ -174,6 +174,88 @@ def load_items(dataset: str | Path, config: str, conditions: list[str] | None = 
     return items
 
 
+# What an item's ``doc_hash`` covers (:func:`doc_hash`): the fields that decide what the model is shown and how its
+# answer is scored; ``media``: per non-null media input in prompt order its column, kind, soundtrack flag and size
+DOC_FIELDS = ("id", "order", "condition", "system", "prompt", "options", "gold", "reference", "specialist")
+
+
+def _doc_digest(fields: dict, media: list[tuple[str, str, bool, int]]) -> str:
+    from omniaudit.records import canonical
+
+    record = {name: fields.get(name) for name in DOC_FIELDS}
+    record["options"] = list(record["options"] or [])
+    record["media"] = [{"column": c, "kind": k, "with_audio": a, "bytes": n} for c, k, a, n in media]
+    return hashlib.sha256(canonical(record).encode()).hexdigest()
+
+
+def doc_hash(item: JudgeItem) -> str:
+    """The SHA-256 (hex) of ``item`` as the judge saw it, a predictions row's ``doc_hash`` (as lm-evaluation-harness's
+    ``doc_hash``): the canonical JSON of its :data:`DOC_FIELDS` (``id``, ``order``, ``condition`` (the row's condition,
+    else its task), ``system``, ``prompt``, ``options``, and the scored labels ``gold``, ``reference``,
+    ``specialist``) and of its media inputs in prompt order, each as its column, kind, soundtrack flag
+    (``with_audio``) and size in bytes. The media bytes themselves are not hashed here: the dataset fingerprint of the
+    run's provenance binds every file's content, and the ``prompt_hash`` of ``openai:`` / ``scripted:`` rows carries
+    each input's SHA-256 (:func:`~.payload.render_messages`); so an audit recomputes it (:func:`doc_hashes`) from the
+    dataset's rows and the media cells' sizes without reading the media. Where a media cell is stored by path (a
+    path-mode build), its size is the file's. Deterministic: no path, time or machine enters it."""
+    return _doc_digest({name: getattr(item, name) for name in DOC_FIELDS},
+                       [(p.column, p.kind, p.with_audio, len(p.data)) for p in item.media])
+
+
+def doc_hashes(dataset: str | Path, config: str) -> dict[tuple[str, str | None], set[str]]:
+    """(id, order) -> the :func:`doc_hash` of every item of ``config`` with that id and order (as text; no order:
+    None), as :func:`load_items`
+    would make the items (all of them, whatever selection), read without decoding or copying any media (their sizes
+    come from the Arrow offsets, or for a path-mode cell the file's size)."""
+    import os
+
+    import pyarrow.compute as pc
+
+    from omniaudit.data_builders.hub import load_hub_dataset
+
+    ds = load_hub_dataset(dataset, config)
+    missing = [c for c in JUDGE_COLUMNS if c not in ds.column_names]
+    if missing:
+        raise InputError(f"config '{config}' is not a set of model items: it lacks the item columns {missing}",
+                         file=dataset)
+    media_cols = _media_columns(ds.features)
+    table = ds.with_format("arrow")[:]
+    sizes: dict[str, list[int | None]] = {}
+    for col in media_cols:
+        cells = table.column(col).combine_chunks()
+        data, paths = pc.struct_field(cells, "bytes"), pc.struct_field(cells, "path")
+        lengths = pc.binary_length(data).to_pylist()
+        null = cells.is_null().to_pylist()
+        out = []
+        for n, (length, path, empty) in enumerate(zip(lengths, paths.to_pylist(), null, strict=True)):
+            if empty:
+                out.append(None)
+            elif length is not None:
+                out.append(length)
+            elif path:
+                out.append(os.stat(path).st_size)
+            else:
+                raise InputError(f"media column '{col}' holds neither bytes nor a path", file=dataset, row=n + 1)
+        sizes[col] = out
+    names = [c for c in ds.column_names if c not in media_cols]
+    rows = table.select(names).to_pylist()
+    hashes: dict[tuple[str, str | None], set[str]] = {}
+    for i, row in enumerate(rows):
+        order = row.get("media") or list(media_cols)
+        media = []
+        for col in order:
+            if col not in media_cols:
+                raise InputError(f"'media' names {col!r}, which is not a media column of config '{config}' "
+                                 f"({sorted(media_cols)})", file=dataset, row=i + 1)
+            if sizes[col][i] is not None:
+                kind = media_cols[col]
+                media.append((col, kind, kind == "video" and bool(row.get("video_audio")), sizes[col][i]))
+        fields = {**row, "condition": row.get("condition") or row.get("task")}
+        key = (str(row["id"]), None if row.get("order") is None else str(row["order"]))
+        hashes.setdefault(key, set()).add(_doc_digest(fields, media))
+    return hashes
+
+
 # columns ``--conditions`` selects on, in the order a value is looked up; "condition" is a row's condition, else
 # its task (protocols: pairwise rows have a task and no condition)
 SELECTOR_COLUMNS = ("condition", "intervention", "dimension", "ablation", "template_name", "template_id", "category")

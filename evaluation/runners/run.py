@@ -25,6 +25,10 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
 - ``served_model`` and ``system_fingerprint``: the chat completion's own ``model`` and ``system_fingerprint`` (what
   the server says answered), only where the server gives them (``openai:``); a run warns (:class:`ServedModelWarning`)
   when a reply names another model than the one asked for, or the server does not list it under ``/models``;
+- ``doc_hash`` and ``prompt_hash`` (SHA-256 hex, as lm-evaluation-harness's): the item as the judge saw it and the
+  request as rendered for it, with the runner settings that shape it (:func:`row_hashes`); the same in every run of
+  an item. A resumed run refuses journal answers kept under other hashes, a merge refuses shards that disagree on
+  them, and every audit recomputes ``doc_hash`` from the dataset (files written before these fields pass unchecked);
 - ``finish_reason`` (``stop``, ``length``, ...; null where the runner does not say) and ``provenance``: the
   dataset build's fingerprint and config, the judge spec (no credentials), the model's identity, the sampling,
   the item selection and the omniaudit version, the same in every row of the run
@@ -62,9 +66,9 @@ from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.answer_language import unreadable
-from omniaudit.evaluation.predictions import run_provenance
+from omniaudit.evaluation.predictions import ROW_HASHES, run_provenance
 from omniaudit.evaluation.runners.identity import runner_identity
-from omniaudit.evaluation.runners.items import JudgeItem, Sampling, load_items
+from omniaudit.evaluation.runners.items import JudgeItem, Sampling, doc_hash, load_items
 from omniaudit.evaluation.runners.payload import constrained_option
 from omniaudit.evaluation.runners.reading import agreeing_probs, read_answer
 from omniaudit.evaluation.runners.shards import shard_positions
@@ -346,9 +350,11 @@ def _served_note(identity, rows: list[dict]) -> str | None:
 
 def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[str, float] | None,
                    provenance: dict | None = None, finish_reason: str | None = None,
-                   served: dict[str, str] | None = None, path: str | None = None) -> dict:
+                   served: dict[str, str] | None = None, path: str | None = None,
+                   hashes: dict[str, str] | None = None) -> dict:
     """One predictions row (see the module docstring); ``served``: its :func:`served_fields`; ``path``: the answer's
-    ``answer_path`` where the runner says (default ``free``)."""
+    ``answer_path`` where the runner says (default ``free``); ``hashes``: its ``doc_hash`` and ``prompt_hash``
+    (:func:`row_hashes`), placed before ``finish_reason`` and ``provenance``."""
     raw = str(raw)
     label, dropped, unread = None, None, None
     path = path or "free"
@@ -372,6 +378,7 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
     if dropped:
         row["probs_dropped"] = dropped
     row.update(served or {})
+    row.update(hashes or {})
     if provenance is not None:
         row["finish_reason"] = finish_reason
         row["provenance"] = provenance
@@ -477,18 +484,81 @@ def check_limit(limit) -> None:
         raise InputError("limit must be an integer >= 1", value=limit)
 
 
-def _read_journal(path: Path) -> dict[tuple[int, int], dict]:
-    """Answers kept by an interrupted run: (run, position) -> row; a line torn by a kill is ignored."""
+def _read_journal(path: Path, lines: dict[tuple[int, int], int] | None = None) -> dict[tuple[int, int], dict]:
+    """Answers kept by an interrupted run: (run, position) -> row; a line torn by a kill is ignored. ``lines``, when
+    given, is filled with each kept answer's line number in the journal."""
     kept: dict[tuple[int, int], dict] = {}
     if not path.is_file():
         return kept
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
         try:
             entry = json.loads(line)
-            kept[(int(entry["run"]), int(entry["pos"]))] = entry["row"]
+            key = (int(entry["run"]), int(entry["pos"]))
+            kept[key] = entry["row"]
         except (ValueError, KeyError, TypeError):
             continue
+        if lines is not None:
+            lines[key] = n
     return kept
+
+
+def request_settings(spec: str, judge_options: dict) -> dict:
+    """The runner settings that change the request an item is sent as (the :data:`INPUT_SETTINGS` of ``spec``'s
+    kind, as :func:`input_settings` records them): part of every row's ``prompt_hash``. Loading options, batch size,
+    retries, caches, keys and the sampling are not (the sampling is in each row and its provenance)."""
+    kind = spec.partition(":")[0]
+    return {k: v for k, v in input_settings(spec, judge_options).items() if k in INPUT_SETTINGS.get(kind, ())}
+
+
+def rendered_request(judge, item: JudgeItem) -> str:
+    """The request ``item`` is sent as, as text: the runner's own ``render(item)`` (``hf:`` the chat template's text,
+    ``openai:`` and ``scripted:`` the JSON messages with each media input as a stand-in carrying its size and
+    SHA-256, :func:`~.payload.render_messages`); a runner without ``render`` gets the runner-independent messages of
+    :func:`~.payload.render_messages`."""
+    render = getattr(judge, "render", None)
+    if callable(render):
+        return render(item)
+    from omniaudit.evaluation.runners.payload import render_messages
+
+    return render_messages(item)
+
+
+def row_hashes(judge, item: JudgeItem, settings: dict) -> dict[str, str]:
+    """A predictions row's ``doc_hash`` and ``prompt_hash`` (as lm-evaluation-harness's ``doc_hash`` /
+    ``prompt_hash``), SHA-256 hex digests computed in this one place for every runner:
+
+    - ``doc_hash``: the item as the judge saw it (:func:`~.items.doc_hash`: id, order, condition, system, prompt,
+      options, gold / reference / specialist labels, the media inputs' columns, kinds and sizes), which an audit
+      recomputes from the dataset (:func:`~omniaudit.evaluation.predictions.check_row_hashes`);
+    - ``prompt_hash``: the canonical JSON of ``{"request": rendered_request(judge, item), "settings": settings}``:
+      the rendered request as sent (:func:`rendered_request`) and the runner settings that shape it
+      (:func:`request_settings`). No secret, nonce, URL or sampling setting enters it, so it is the same in every run
+      of an item (``--runs``) and on every machine. For ``hf:`` the rendered text holds the template's media
+      placeholders, not the media (their sizes are in ``doc_hash``, their content in the dataset fingerprint)."""
+    request = canonical({"request": rendered_request(judge, item), "settings": settings})
+    return {"doc_hash": doc_hash(item), "prompt_hash": hashlib.sha256(request.encode()).hexdigest()}
+
+
+def _check_kept_hashes(kept: dict[tuple[int, int], dict], lines: dict[tuple[int, int], int], journal: Path,
+                       out: Path, expected: Callable[[int], dict[str, str]]) -> None:
+    """Refuse to resume answers the journal kept for another item or request than this run would send: a kept row
+    whose ``doc_hash`` / ``prompt_hash`` differs from ``expected(position)`` (or that carries none), named by its line
+    in the journal. The dataset's item or the rendered prompt changed since (another template, runner option or
+    omniaudit): its answers would be filed under the wrong request."""
+    for key in sorted(kept, key=lambda k: lines.get(k, 0)):
+        run, pos = key
+        row, now = kept[key], expected(pos)
+        changed = [name for name in ROW_HASHES if row.get(name) != now[name]]
+        if not changed:
+            continue
+        what = " and ".join("the dataset's item" if n == "doc_hash" else "the rendered prompt" for n in changed)
+        said = ("carries no " + " / ".join(changed) + " (kept by an omniaudit that did not record them)"
+                if all(n not in row for n in changed) else
+                f"has {', '.join(f'{n} {row.get(n)!r}' for n in changed)}, but this run would send "
+                f"{', '.join(f'{n} {now[n]!r}' for n in changed)}: {what} changed since it was answered")
+        raise InputError(f"the answer kept for item '{row.get('id')}' (run {run}) in this journal of {out} {said}. "
+                         f"Its answers cannot be resumed: rerun with a fresh --out (or remove this journal)",
+                         file=journal, row=lines.get(key), column=changed[0])
 
 
 def _served_now(judge, items: list[JudgeItem], positions: list[int], kept: dict[tuple[int, int], dict],
@@ -601,7 +671,15 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     journal = _journal(out, provenance, shard)
-    kept = _read_journal(journal)
+    lines: dict[tuple[int, int], int] = {}
+    kept = _read_journal(journal, lines)
+    settings = request_settings(spec, judge_options)
+    hashed: dict[int, dict[str, str]] = {}  # position -> the item's row hashes, the same in every run
+
+    def hashes(i: int) -> dict[str, str]:
+        if i not in hashed:
+            hashed[i] = row_hashes(judge, items[i], settings)
+        return hashed[i]
     if kept and spec.startswith("openai:"):  # never mix answers of two served models (or deployments) in one file
         differ = served_difference(kept.values(), [_served_now(judge, items, positions, kept, base)])
         if differ:
@@ -610,6 +688,12 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
             kept = {}
             if hasattr(judge, "refresh_cache"):
                 judge.refresh_cache = True  # the response cache holds the old model's replies too
+    if kept:
+        if callable(getattr(judge, "resolve_dialect", None)):  # --dialect auto: decided on every item, as the run was
+            judge.resolve_dialect(items)
+        index = {p: i for i, p in enumerate(positions)}
+        kept = {k: row for k, row in kept.items() if k[1] in index}  # (the journal is this shard's: all are)
+        _check_kept_hashes(kept, lines, journal, out, lambda pos: hashes(index[pos]))
     resumed = len(kept)
     rows = []
     with _Journal(journal, append=bool(kept)) as log:
@@ -627,7 +711,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                 for k, (i, answer) in enumerate(zip(chunk, answers, strict=True)):
                     row = prediction_row(items[i], answer, run_sampling, _option_probs(judge, answers, k),
                                          provenance, getattr(answer, "finish_reason", None), served_fields(answer),
-                                         _answer_path(judge, answers, k))
+                                         _answer_path(judge, answers, k), hashes(i))
                     kept[(run, positions[i])] = row
                     log.write(json.dumps({"run": run, "pos": positions[i], "row": row}, ensure_ascii=False) + "\n")
                 log.flush()

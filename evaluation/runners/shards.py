@@ -6,7 +6,9 @@ shard; groups, in the order they first appear, are dealt round-robin to the N sh
 one group. A shard's rows carry ``shard: {index, count, items, position}`` (``items``: the unsharded run's item
 count; ``position``: the item's place in it); the merge checks that all N shards of one run are there, each once,
 that together they answer every item of every run once, then orders the rows as the unsharded run does (run, then
-item) and drops the field.
+item) and drops the field. The rows' ``doc_hash`` / ``prompt_hash`` must be in every shard's rows or in none, and
+agree for each item (:class:`~omniaudit.evaluation.predictions.RowHashes`): parts made for another version of an
+item or another prompt are refused.
 
 The same groups are the units of ``judge --limit N``'s seeded, stratified sample (:func:`limit_positions`), drawn
 before the shard split, so limited shards merge into the limited single-process file.
@@ -19,7 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import PROVENANCE
+from omniaudit.evaluation.predictions import PROVENANCE, RowHashes
 from omniaudit.evaluation.runners.items import JudgeItem
 from omniaudit.io import check_out_file
 from omniaudit.records import canonical, first_difference, value_at
@@ -126,6 +128,7 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
     rows: list[dict] = []
     count = n_items = None
     origin: tuple[dict, Path] | None = None  # the first file's provenance: every shard must share it
+    hashes = RowHashes("shard's row")  # doc_hash / prompt_hash: in every row or none, one per item across the shards
     for file in map(Path, shards):
         if file in by_index.values():
             raise InputError("shard file given twice", file=file)
@@ -148,6 +151,7 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
             if by_index.setdefault(s["index"], file) != file:
                 raise InputError(f"shard {s['index']}/{count} given twice ({by_index[s['index']]} and {file})",
                                  file=file, row=n)
+            hashes.add(row, file, n)
         rows.extend(shard_rows)
     missing = sorted(set(range(count)) - set(by_index))
     if missing:
@@ -229,8 +233,8 @@ def _process_group(world: int):
         from accelerate import PartialState
     except ImportError as exc:
         raise InputError(f"a multi-process launch (WORLD_SIZE={world}) needs accelerate and torch ({exc}): pip "
-                         "install accelerate (in the train extra), or run one process (without the launcher, or "
-                         "--shard I/N per machine)") from None
+                         "install 'omniaudit[infer]' -c requirements/constraints.txt, or run one process (without "
+                         "the launcher, or --shard I/N per machine)") from None
     cpu = os.environ.get("ACCELERATE_USE_CPU", "").lower() in ("1", "true", "yes") or not torch.cuda.is_available()
     with _quiet_stdout():  # gloo prints "[Gloo] Rank r is connected to ..." on stdout, where the summary goes
         state = PartialState(cpu=cpu, backend="gloo", timeout=timedelta(seconds=DP_TIMEOUT_S))
