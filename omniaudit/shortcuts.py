@@ -27,11 +27,24 @@ class MeasureSpec:
 
 
 @dataclass(frozen=True)
+class Remedy:
+    """What trains a shortcut away, as the papers prescribe it (``source``), and the exact commands that build its
+    training set and train on it (upper-case words are yours to fill). ``supported`` False: no paper supports a
+    remedy; the card says so instead of prescribing one."""
+
+    what: str
+    source: str
+    commands: tuple[str, ...] = ()
+    supported: bool = True
+
+
+@dataclass(frozen=True)
 class Shortcut:
     name: str
     what: str
     reference: str  # the scripted planted model (scripted:<reference>) that takes this shortcut only
     measures: tuple[MeasureSpec, ...]
+    remedy: Remedy | None = None
 
     @property
     def audits(self) -> tuple[str, ...]:
@@ -44,30 +57,70 @@ class Shortcut:
                          for m in self.measures)
 
 
+_LAUNCH = "accelerate launch --config_file accelerate_configs/multi_gpu.yaml training/"
+_QWEN = "training/recipes/qwen2.5-7b/"
+REMEDIES = {
+    "position": Remedy(
+        "dual-order training: every pair in both orders with the target reversed (the single-order recipe is the "
+        "control that shows the bias), scored in both orders",
+        "EmoPrefer appendix B (30.9 vs 79.7 WAF across orders without symmetric training); protocols paper (lock)",
+        ("omniaudit build preference --data PAIRS.csv --out data/pairs --dual-order",
+         f"{_LAUNCH}pairwise_judge.py --config {_QWEN}pairwise_judge.yaml --dataset_name data/pairs",
+         f"{_LAUNCH}pairwise_judge.py --config {_QWEN}pairwise_judge_single_order.yaml --dataset_name data/pairs "
+         "--output_dir runs/judge-single-order  # the control")),
+    "label_following": Remedy(
+        "train on blueprint items whose supplied labels are deranged (never the truth), beside the same clips "
+        "with no label, so copying a label never pays",
+        "follows from the protocols paper's cue-following finding (it prescribes no training)",
+        ("omniaudit remedy label_following --dataset data/protocols --out data/deranged",
+         "accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py --config RECIPE.yaml "
+         "--dataset_name data/deranged --dataset_config sft")),
+    "visual_inference": Remedy(
+        "SFT on the original clips, then DPO on Shift / Mute / Swap preference pairs (Thud's \"Ours\" mixture)",
+        "Thud (vision speaks for sound), Table 2",
+        ("omniaudit build interventions --out data/thud",
+         "accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py "
+         "--config training/recipes/qwen3-omni-30b-a3b/sft.yaml",
+         "accelerate launch --config_file accelerate_configs/zero3.yaml training/dpo.py "
+         "--config training/recipes/qwen3-omni-30b-a3b/dpo_ours.yaml")),
+    "modality_dominance": Remedy(
+        "no remedy: C3PO diagnoses which modality decides the failures and prescribes no training that removes it",
+        "C3PO (omni composition and counterfactual QA)", supported=False),
+    "style": Remedy(
+        "an ODIN decorrelated reward (content head orthogonal to length and prior), trained on length-controlled, "
+        "source-balanced pairs",
+        "EmoPrefer eq. 1 and section 6",
+        ("omniaudit build preference --data PAIRS.csv --out data/pairs --source-balanced --length-control 0.15",
+         f"{_LAUNCH}reward_odin.py --config {_QWEN}reward_odin.yaml --dataset_name data/pairs "
+         "--dataset_config length_controlled",
+         f"{_LAUNCH}reward_odin.py --config {_QWEN}reward_odin_control.yaml --dataset_name data/pairs "
+         "--dataset_config length_controlled --output_dir runs/odin-control  # the control, lambda_dec 0")),
+}
+
 TABLE: tuple[Shortcut, ...] = (
     Shortcut("position", "picks by the slot a candidate is shown in", "position-locked", (
         MeasureSpec("slot_a", "slot-A rate over both orders", "preference", "outside", 0.10),
         MeasureSpec("lock", "pairwise lock, the same slot in AB and BA", "protocols", "above", 0.15,
                     strata=("concat", "native")),
-    )),
+    ), REMEDIES["position"]),
     Shortcut("label_following", "answers with a supplied label instead of what it hears", "label-follower", (
         MeasureSpec("cue", "answer = the wrong label, label supplied minus not, same clip and media", "protocols",
                     "above", 0.10, strata=("all", "blueprint", "reference", "cue_conflict"), bounds=(-1.0, 1.0)),
-    )),
+    ), REMEDIES["label_following"]),
     Shortcut("visual_inference", "infers the sound from the picture (Thud)", "deaf", (
         MeasureSpec("avg_gap", "Avg Gap, Original minus Shift/Mute/Swap accuracy", "interventions", "above", 20.0,
                     unit="points", bounds=(-100.0, 100.0)),
-    )),
+    ), REMEDIES["visual_inference"]),
     Shortcut("modality_dominance", "one modality decides the failures (C3PO)", "audio-dominant", (
         MeasureSpec("dominance", "dominance share of classified failures, over its per-sample null",
                     "composition", "above", 0.20),
-    )),
+    ), REMEDIES["modality_dominance"]),
     Shortcut("style", "prefers the longer description or the generator's prior", "verbose", (
         MeasureSpec("longer", "picks the longer description when the label is the shorter", "preference", "above",
                     0.10),
         MeasureSpec("prior", "follows the generator prior on the counter-stereotypical slice", "preference", "above",
                     0.10),
-    )),
+    ), REMEDIES["style"]),
 )
 
 SHORTCUTS: tuple[str, ...] = tuple(s.name for s in TABLE)

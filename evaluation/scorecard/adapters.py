@@ -82,37 +82,37 @@ def describe(audit: str, size: str) -> str:
 
 
 def _audit_preference(out: Path, dataset: Path, name: str, files: dict[str, Path], n_resamples: int,
-                      progress: Progress) -> Path:
+                      progress: Progress, partial: bool = False) -> Path:
     from omniaudit.evaluation.preference.audit import PreferenceAuditConfig, run_preference_audit
 
     # the source classifier and the permutation controls are about the benchmark, not the model: the same for every
     # model of the card, left out (`omniaudit audit preference` has them)
     config = PreferenceAuditConfig(n_resamples=n_resamples, judges=[f"{name}={f}" for f in files.values()],
-                                   source_classifier=False, controls=False)
+                                   source_classifier=False, controls=False, judged_only=partial)
     return run_preference_audit(out, dataset, config=config, progress=progress)
 
 
 def _audit_interventions(out: Path, dataset: Path, name: str, files: dict[str, Path], n_resamples: int,
-                         progress: Progress) -> Path:
+                         progress: Progress, partial: bool = False) -> Path:
     from omniaudit.evaluation.interventions.audit import InterventionAuditConfig, run_interventions_audit
 
-    return run_interventions_audit(out, dataset, files["diagnostic"], InterventionAuditConfig(n_resamples=n_resamples),
-                                   progress)
+    return run_interventions_audit(out, dataset, files["diagnostic"],
+                                   InterventionAuditConfig(n_resamples=n_resamples, partial=partial), progress)
 
 
 def _audit_protocols(out: Path, dataset: Path, name: str, files: dict[str, Path], n_resamples: int,
-                     progress: Progress) -> Path:
+                     progress: Progress, partial: bool = False) -> Path:
     from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, run_protocols_audit
 
     return run_protocols_audit(out, dataset, [f"{name}={f}" for f in files.values()],
-                               ProtocolAuditConfig(n_resamples=n_resamples), progress)
+                               ProtocolAuditConfig(n_resamples=n_resamples, partial=partial), progress)
 
 
 def _audit_composition(out: Path, dataset: Path, name: str, files: dict[str, Path], n_resamples: int,
-                       progress: Progress) -> Path:
+                       progress: Progress, partial: bool = False) -> Path:
     from omniaudit.evaluation.composition.audit import run_composition_audit
 
-    return run_composition_audit(out, dataset, [f"{name}={f}" for f in files.values()])
+    return run_composition_audit(out, dataset, [f"{name}={f}" for f in files.values()], partial=partial)
 
 
 def _interventions_coverage(folder: Path) -> float | None:
@@ -130,7 +130,9 @@ class Adapter:
     """One audit as the scorecard runs it."""
 
     build: Callable[[Path, Progress, str], Path]  # the embedded default of a size (SIZES), into a folder
-    audit: Callable[[Path, Path, str, dict[str, Path], int, Progress], Path]
+    # (out, dataset, model name, config -> predictions file, resamples, progress, partial: a --limit sample's
+    # incomplete runs, read as partial runs) -> the audit folder
+    audit: Callable[..., Path]
     runs: dict[str, int] = field(default_factory=dict)  # config -> sampled runs (default 1)
     figure: str | None = None  # the key figure of the audit folder (the card shows it)
     # the share of answers the audit itself could read, where it reads free text (None: the runner's usable share)

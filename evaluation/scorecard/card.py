@@ -31,6 +31,13 @@ STATISTICS = (f"Each measure is a matched contrast on the same items, tested aga
               f"omniaudit.evaluation.scorecard.inference.")
 
 
+
+
+def smoke_banner(limit: int) -> str:
+    """What a smoke run's card (``scorecard --limit N``) says first, in its title and beside every summary."""
+    return f"smoke run: at most {limit} items per config \u2014 verdicts are not valid"
+
+
 def _value(value, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
@@ -170,6 +177,9 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
                                else f"embedded default: {describe(audit, card.options.size)}")
             entry["items"] = _items(dataset, card.needs(audit))
             entry["runs"] = {c: ADAPTERS[audit].runs.get(c, 1) for c in entry["items"]}
+            if card.options.limit is not None:  # a smoke run: the items each model was asked, of each config
+                entry["sampled"] = {c: n if (picked := card.sample(dataset, c)) is None else len(picked)
+                                    for c, n in entry["items"].items()}
         audits[audit] = entry
     references = [m for m, spec in card.models.items() if spec in REFERENCE_SPECS]
     models = {}
@@ -189,20 +199,30 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
             for e in v["evidence"]:
                 e["reference"] = {r: next((x["value"] for x in verdicts[r][shortcut]["evidence"]
                                            if x["measure"] == e["measure"]), None) for r in references}
-    checks = calibration(card.models, verdicts)
-    uncalibrated(verdicts, card.models, checks)
+    smoke = card.options.limit
+    if smoke is None:
+        checks = calibration(card.models, verdicts)
+        uncalibrated(verdicts, card.models, checks)
+    else:  # a sample of a few items per config holds no reference to its flag: the check does not apply
+        checks = {s: {"ok": None, "why": ["not applicable: a smoke run (--limit) is not checked"]} for s in SHORTCUTS}
     checked = reader_checks(card.options.reader_checks, out)
     for name, entry in models.items():
-        entry["summary"] = summary(entry)
+        entry["summary"] = summary(entry) if smoke is None else f"{smoke_banner(smoke)}: {summary(entry)}"
         if name in checked:
             entry["reader_check"] = checked[name]
             if not checked[name]["meets_goal"]:  # the verdicts rest on readings a person found wrong too often
                 entry["summary"] += f"; reader check failed: {checked[name]['text']}"
         entry["family_size"] = next((e["family_size"] for v in entry["shortcuts"].values() for e in v["evidence"]
                                      if e.get("family_size")), 0)
-    return {"omniaudit": __version__, "shortcuts": list(SHORTCUTS), "rules": RULES,
+    smoke_entry = {} if smoke is None else {"smoke": {
+        "limit": smoke, "seed": card.limit_seed(), "valid": False, "text": smoke_banner(smoke),
+        "note": "every judge run answered a seeded, stratified sample of whole item groups (judge --limit), audited "
+                "as a partial run; the calibration of the reference models is not checked"}}
+    return {"omniaudit": __version__, **smoke_entry, "shortcuts": list(SHORTCUTS), "rules": RULES,
+            "remedies": remedies({m: e["shortcuts"] for m, e in models.items() if not e["reference"]}),
             "rules_doc": "omniaudit.evaluation.scorecard.rules", "statistics": STATISTICS, "references": references,
-            "calibration": checks, "calibrated": all(c["ok"] for c in checks.values()),
+            "calibration": checks,
+            "calibrated": None if smoke is not None else all(c["ok"] for c in checks.values()),
             "flagged": {m: [s for s in SHORTCUTS if verdicts[m][s]["status"] == "flagged"] for m in models},
             "audits": audits, "models": models}
 
@@ -212,12 +232,22 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
     ("ul", items), ("link", text, href)."""
     models, audits = data["models"], data["audits"]
     refs = data["references"]
-    out: list[tuple] = [("h", 1, "Shortcut scorecard"), (
+    smoke = data.get("smoke")
+    title = "Shortcut scorecard" + (f" ({smoke['text']})" if smoke else "")
+    out: list[tuple] = [("h", 1, title)]
+    if smoke:
+        out.append(("p", f"This is a smoke run (--limit {smoke['limit']}). Each model answered a seeded sample "
+                         f"(seed {smoke['seed']}) of at most {smoke['limit']} items of every item config, audited as "
+                         "a partial run (an audit that cannot read a sample is listed as skipped): the card shows "
+                         "that every model answers every config and gets through the audits, and every verdict below "
+                         "is shown as computed, but none is a finding (too few items, and the reference models' "
+                         "calibration is not checked). Run without --limit for the card."))
+    out += [(
         "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found), clear (ruled out: "
              "an effect as large as the shortcut's minimum effect of interest is excluded), or inconclusive (too "
              "few items to tell either way). Reference models (scripted) answer the same items as calibration: the "
              "oracle must be clear everywhere, each planted model flagged for its own shortcut."), ("p", STATISTICS)]
-    failed = {s: c for s, c in data["calibration"].items() if not c["ok"]}
+    failed = {s: c for s, c in data["calibration"].items() if c["ok"] is False}
     if failed:
         out.append(("p", "CALIBRATION FAILED for " + "; ".join(f"{s} ({', '.join(c['why'])})"
                                                               for s, c in failed.items())
@@ -236,10 +266,16 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                     [[i, m, *(", ".join(s for s in SHORTCUTS if _kind(models[m]["shortcuts"][s]["status"]) == k)
                               or "none" for k in ("flagged", "clear", "inconclusive", "not"))]
                      for i, m in enumerate(board, start=1)]))
+    if data.get("baseline"):
+        out += baseline_blocks(data["baseline"])
+    if data.get("remedies"):
+        out += remedy_blocks(data["remedies"])
     out.append(("h", 2, "Audits and items"))
     rows = []
     for audit, a in audits.items():
-        items = ", ".join(f"{c} {n}" + (f" x {a['runs'][c]} runs" if a["runs"].get(c, 1) > 1 else "")
+        sampled = a.get("sampled", {})
+        items = ", ".join((f"{c} {sampled[c]} of {n}" if c in sampled else f"{c} {n}")
+                          + (f" x {a['runs'][c]} runs" if a["runs"].get(c, 1) > 1 else "")
                           for c, n in a.get("items", {}).items()) or "not built (no model runs it)"
         rows.append([audit, a["title"], a.get("source", "n/a"), items])
     out.append(("table", ["audit", "what", "dataset", "items"], rows))
@@ -251,6 +287,72 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                    "text: the docstring of omniaudit.evaluation.scorecard.rules."]))
     for audit in audits:
         out += _audit_section(audit, models, refs, figs, out_dir)
+    return out
+
+
+def _change(row: dict) -> str:
+    """A paired change with its interval, or why there is none."""
+    if row.get("change") is None:
+        return "not paired"
+    digits = 1 if row.get("unit") == "points" else 3
+    lo, hi = row["ci"]
+    return f"{row['change']:+.{digits}f} [{lo:+.{digits}f}, {hi:+.{digits}f}]"
+
+
+def baseline_blocks(comparison: dict) -> list[tuple]:
+    """The card's section on models against the baseline: each shortcut's status and measures' paired changes, and
+    the change in task accuracy."""
+    base = comparison["baseline"]
+    out: list[tuple] = [("h", 2, f"Against the baseline ({base})"), (
+        "p", f"Each measure's effect (value minus its content-blind null) in {base} and in the model, and the paired "
+             "change on the same items (cluster-robust, simultaneous over the model's measures). REMOVED: flagged "
+             f"for {base}, clear for the model, and every measure that flagged {base} moved towards its null with an "
+             "interval excluding 0; reduced: moved so, but not clear; introduced: flagged for the model only.")]
+    rows, acc = [], []
+    for name, entry in comparison["models"].items():
+        for shortcut, s in entry["shortcuts"].items():
+            for r in s["changes"] or [{}]:
+                rows.append([name, shortcut, s["status"].upper() if s["status"] == "removed" else s["status"],
+                             s["before"], s["after"], r.get("measure", "no measure in both"),
+                             _value(r.get("before"), 3), _value(r.get("after"), 3), _change(r) if r else "n/a"])
+        for audit, a in entry["accuracy"].items():
+            acc.append([name, audit, _value(a["before"], 3), _value(a["after"], 3), _change(a)])
+        acc += [[name, audit, "n/a", "n/a", note] for audit, note in entry.get("accuracy_notes", {}).items()]
+    out.append(("table", ["model", "shortcut", "against baseline", f"{base}", "model", "measure",
+                          f"effect in {base}", "effect in model", "paired change [CI]"], rows))
+    out.append(("h", 3, "Task accuracy (the alignment tax)"))
+    out.append(("table", ["model", "audit", f"accuracy of {base}", "accuracy of model", "paired change [95% CI]"],
+                acc))
+    return out
+
+
+def remedies(verdicts: dict[str, dict]) -> dict[str, dict]:
+    """Per shortcut flagged for a model under test: the models, and the remedy the papers prescribe (or that none
+    does), from the shortcut table."""
+    from dataclasses import asdict
+
+    from omniaudit.shortcuts import BY_NAME
+
+    out = {}
+    for s in SHORTCUTS:
+        flagged = [m for m, v in verdicts.items() if v[s]["status"] == "flagged"]
+        if flagged and BY_NAME[s].remedy is not None:
+            out[s] = {"models": flagged, **asdict(BY_NAME[s].remedy)}
+    return out
+
+
+def remedy_blocks(found: dict[str, dict]) -> list[tuple]:
+    """The card's prescriptions: what removes each flagged shortcut and the commands (``omniaudit remedy NAME``)."""
+    out: list[tuple] = [("h", 2, "Remedies"), (
+        "p", "For each shortcut flagged above, what the papers prescribe to train it away and the commands that "
+             "build its training set and train it (`omniaudit remedy SHORTCUT` prints them; upper-case words are "
+             "yours). After training, score the new model beside the old one with --baseline OLD: the card then "
+             "says whether the shortcut was removed and what it cost in accuracy.")]
+    for shortcut, r in found.items():
+        head = f"{shortcut} (flagged for {', '.join(r['models'])}): {r['what']}. Source: {r['source']}."
+        out.append(("p", head if r["supported"] else head + " The card prescribes no training for it."))
+        if r["commands"]:
+            out.append(("ul", [f"`{c}`" for c in r["commands"]]))
     return out
 
 
@@ -333,7 +435,8 @@ STYLE = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0
 
 def render_html(items: list[tuple], folder: Path) -> str:
     """Self-contained HTML: the same blocks, images inline, links relative to the card's folder."""
-    parts = ["<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Shortcut scorecard</title>",
+    title = next((b[2] for b in items if b[0] == "h" and b[1] == 1), "Shortcut scorecard")
+    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
              f"<style>{STYLE}</style></head><body>"]
     esc = html.escape
     for block in items:
@@ -363,11 +466,14 @@ def _td(text: str) -> str:
     return f"<td class=\"flag\">{html.escape(text)}</td>" if flagged else f"<td>{html.escape(text)}</td>"
 
 
-def write_card(out: Path, card, results: dict, verdicts: dict) -> dict:
-    """Write figures/, scorecard.json, scorecard.md and scorecard.html (each file atomically); returns the JSON."""
+def write_card(out: Path, card, results: dict, verdicts: dict, baseline: dict | None = None) -> dict:
+    """Write figures/, scorecard.json, scorecard.md and scorecard.html (each file atomically); returns the JSON.
+    ``baseline``: the comparison of ``--baseline`` (:func:`.baseline.against_baseline`), shown after the verdicts."""
     from omniaudit.io import atomic_file, to_json
 
     data = assemble(out, card, results, verdicts)
+    if baseline is not None:
+        data["baseline"] = baseline
     (out / "figures").mkdir(exist_ok=True)
     figs = {}
     with atomic_file(out / "figures" / "verdicts.png") as tmp:

@@ -75,6 +75,8 @@ class Contrast:
     se0: float  # a content-blind model's, on the same items
     clusters: int
     n: int  # items in the contrast
+    arms: tuple[Arm, ...] = ()  # what it was computed from, kept so two models' contrasts can be paired
+    cluster_ids: np.ndarray | None = None  # each item's cluster label (shared by two models on the same items)
 
 
 def arm(values, mask, null, null_var, coef: float = 1.0, pair: object = None) -> Arm:
@@ -122,7 +124,8 @@ def contrast(clusters, arms: list[Arm], score_floor: bool = True) -> Contrast | 
                          for psi in (wald, score))
     se0 = float(np.sqrt(np.sum(w0 ** 2 * _item_var(arms))))
     se = max(se_wald, se_score) if score_floor else se_wald
-    return Contrast(float(value), float(null), se, se_wald, se_score, se0, g, int(used.sum()))
+    return Contrast(float(value), float(null), se, se_wald, se_score, se0, g, int(used.sum()), tuple(arms),
+                    np.asarray(clusters))
 
 
 def _item_var(arms: list[Arm]) -> np.ndarray:

@@ -330,6 +330,13 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
 def shortcuts(runs: dict[str, AuditRun], alpha: float = ALPHA) -> dict[str, dict]:
     """The five verdicts of one model from its audit runs (audit name -> AuditRun): every counted measure of every
     shortcut and stratum is one family of tests (:mod:`.inference`)."""
+    tested, extra = measures(runs)
+    records = decide_family(tested, alpha)
+    return {s: _summary(s, records[s] + extra[s], runs) for s in SHORTCUTS}
+
+
+def measures(runs: dict[str, AuditRun]) -> tuple[dict[str, list[Tested]], dict[str, list[dict]]]:
+    """Per shortcut, one model's tested measures (before the family decides) and the evidence shown beside them."""
     tested: dict[str, list[Tested]] = {s: [] for s in SHORTCUTS}
     extra: dict[str, list[dict]] = {s: [] for s in SHORTCUTS}
     ran = {a: r for a, r in runs.items() if r.status == "ran"}
@@ -350,8 +357,7 @@ def shortcuts(runs: dict[str, AuditRun], alpha: float = ALPHA) -> dict[str, dict
         extra["visual_inference"] += dims
     if "composition" in ran:
         tested["modality_dominance"] += _composition(ran["composition"])
-    records = decide_family(tested, alpha)
-    return {s: _summary(s, records[s] + extra[s], runs) for s in SHORTCUTS}
+    return tested, extra
 
 
 def decide_family(tested: dict[str, list[Tested]], alpha: float = ALPHA) -> dict[str, list[dict]]:

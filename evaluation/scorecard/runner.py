@@ -22,6 +22,19 @@ dealt round-robin) into its own folder and writes ``shard.json`` instead of the 
 N shard folders) merges each model's answers (``merge_predictions``: every shard once, one run, byte-identical to the
 unsharded file) and audits and writes the card as an unsharded run would. The embedded defaults are deterministic,
 so every machine builds the same dataset (the merge checks the fingerprints).
+
+A smoke run: ``limit=N`` has every model answer only ``run_judge``'s seeded, stratified sample of at most N items of
+every item config (``judge --limit``: whole item groups, :func:`~omniaudit.evaluation.runners.shards.limit_positions`),
+the audits read those incomplete runs as partial runs, and the card is marked a smoke run whose verdicts are not
+valid (the calibration of the reference models is not checked: too few items to hold them to it). The limit is part
+of every reuse key: a limited run's answers and audits are never reused by a full run, nor a full run's by a limited
+one.
+
+Data parallel: under a multi-process launch (``accelerate launch -m omniaudit scorecard``, ``launch=(rank, N)``) the
+main process (rank 0) does everything but the answering: each judge run it needs is dealt to every rank
+(:func:`~omniaudit.evaluation.runners.shards.judge_data_parallel`: rank r judges shard r/N, the main process merges
+the parts into the single-process file, byte for byte), and only the main process audits and writes the card; the
+other ranks only answer, as the main process asks them (:func:`follow_main_process`), and return None.
 """
 
 from __future__ import annotations
@@ -40,6 +53,7 @@ from omniaudit.evaluation.runners.run import (
     MIN_USABLE,
     RefusedItems,
     UnusableRun,
+    check_limit,
     check_runner_options,
     check_sampling,
     input_settings,
@@ -94,6 +108,10 @@ class ScorecardOptions:
     # model name -> a hand-labelled readings.csv (`omniaudit readings sample`, truth filled): the card reports the
     # readers' agreement on that model's own replies and warns below evaluation.readings.GOAL
     reader_checks: dict[str, str] = field(default_factory=dict)
+    # a smoke run: every judge run answers a seeded, stratified sample of at most this many items per config (judge
+    # --limit; the sampling seed draws it), audited as partial runs; the card's verdicts are marked not valid
+    limit: int | None = None
+    baseline: str | None = None  # a model every other model under test is compared with (paired changes)
 
 
 def check_options(options: ScorecardOptions) -> None:
@@ -111,6 +129,7 @@ def check_options(options: ScorecardOptions) -> None:
         raise InputError("a shard run (--shard) and a merge of shard runs (--from-shards) are separate runs")
     if options.size not in SIZES:
         raise InputError(f"size must be one of {', '.join(SIZES)}", value=options.size)
+    check_limit(options.limit)
 
 
 def check_reader_checks(files: dict[str, str], models: dict[str, str]) -> None:
@@ -123,6 +142,12 @@ def check_reader_checks(files: dict[str, str], models: dict[str, str]) -> None:
                          f"{', '.join(models)})")
     for file in files.values():
         agreement(file)
+
+
+def check_baseline(baseline: str | None, models: dict[str, str]) -> None:
+    """``--baseline`` names a model of this card, before any work."""
+    if baseline is not None and baseline not in models:
+        raise InputError(f"--baseline names no model of this card (models: {', '.join(models)})", value=baseline)
 
 
 def parse_models(specs: list[str] | dict[str, str], references: bool = False) -> dict[str, str]:
@@ -210,6 +235,10 @@ class Scorecard:
         self.datasets: dict[str, Path | str] = {}  # audit -> the dataset its models answered
         self._needs: dict[str, dict[str, tuple[str, ...]]] = {}
         self.canaries: dict[str, dict[str, dict]] = {}  # model -> config -> its canary (see _canary)
+        # under a multi-process launch (main process): sends one judge run's arguments to the other ranks, which
+        # judge their shards of it beside the main process (run_scorecard sets it); None: one process judges
+        self.dispatch: Callable[[dict], None] | None = None
+        self._samples: dict[tuple[str, str], list[int] | None] = {}  # (dataset, config) -> the --limit sample
 
     # ---- up front: modalities, datasets -------------------------------------------------------------------------
     def needs(self, audit: str) -> dict[str, tuple[str, ...]]:
@@ -287,9 +316,16 @@ class Scorecard:
         kind, _, rest = spec.partition(":")
         sampling = {**self._sampling(), "runs": runs, "max_tokens": self.options.runner.get("max_tokens", 32)}
         shard = rows[0].get("shard")
+        selection = record.get("selection") if isinstance(record.get("selection"), dict) else {}
+        sample = self.sample(dataset, config)  # a smoke run's sample (None: every item)
+        # a limited run's answers only for the same limit and seed, a full run's only for a full run (a limit at or
+        # above a config's items takes every item and records none: that file is the full run's)
+        limited = (selection.get("limit"), selection.get("limit_seed"))
+        if limited != ((None, None) if sample is None else (self.options.limit, self.limit_seed())):
+            return False
+        expected = (selection.get("items", -1) if sample is None else len(sample)) * runs
         complete = (shard is not None and (shard.get("index"), shard.get("count")) == self.options.shard
-                    if self.options.shard else
-                    shard is None and len(rows) == record.get("selection", {}).get("items", -1) * runs)
+                    if self.options.shard else shard is None and len(rows) == expected)
         same = (complete and record.get("dataset", {}).get("fingerprint") == fingerprint_of(dataset, config)
                 and record.get("judge") == redact(spec) and record.get("sampling") == sampling
                 and record.get("runner", {}) == input_settings(spec, self.runner(spec)))
@@ -300,6 +336,26 @@ class Scorecard:
     def _sampling(self) -> dict:
         s = self.options.sampling
         return {"temperature": s.get("temperature", 0.0), "top_p": s.get("top_p"), "seed": s.get("seed")}
+
+    def limit_seed(self) -> int:
+        """The seed of a smoke run's sample, as ``run_judge`` draws it: the sampling seed (None: 0)."""
+        seed = self._sampling()["seed"]
+        return 0 if seed is None else seed
+
+    def sample(self, dataset, config: str) -> list[int] | None:
+        """A smoke run's sample of ``config`` (``limit``): the positions, in the config's item order, that
+        ``run_judge(limit=...)`` answers (:func:`~omniaudit.evaluation.runners.shards.limit_positions`, on the items'
+        ids, orders and conditions only: no media read); None without a limit or when the limit holds every item."""
+        from omniaudit.evaluation.runners.shards import limit_positions
+
+        if self.options.limit is None:
+            return None
+        key = (str(dataset), config)
+        if key not in self._samples:
+            items = _light_items(dataset, config)
+            self._samples[key] = (None if self.options.limit >= len(items)
+                                  else limit_positions(items, self.options.limit, self.limit_seed()))
+        return self._samples[key]
 
     def predictions(self, name: str, spec: str, audit: str, dataset) -> dict[str, Path]:
         """config -> predictions file of one model (run or reused); UnusableRun / InputError propagate. A kept file
@@ -327,11 +383,20 @@ class Scorecard:
             if not keep or changed:
                 self.say(f"{name}: {audit}: {config}")
                 refresh = {"refresh_cache": True} if served and (changed or not self.options.reuse) else {}
-                # a shard keeps every answer: --min-usable holds for the whole run, checked once merged
-                run_judge(dataset, config, spec, path, progress=lambda m, c=config: self.say(
-                    f"{name}: {audit}: {c} {m}"), runs=runs, min_usable=0 if self.options.shard else
-                    self.options.min_usable, shard=self.options.shard, **self._sampling(), **self.runner(spec),
-                    **refresh)
+                progress = lambda m, c=config: self.say(f"{name}: {audit}: {c} {m}")  # noqa: E731
+                options = {"runs": runs, **self._sampling(), **self.runner(spec), **refresh,
+                           **({"limit": self.options.limit} if self.options.limit is not None else {})}
+                if self.dispatch is not None:  # every rank judges its shard; the main process merges them
+                    from omniaudit.evaluation.runners.shards import judge_data_parallel
+
+                    order = {"dataset": dataset, "config": config, "spec": spec, "out": path,
+                             "min_usable": self.options.min_usable, "options": options}
+                    self.dispatch(order)
+                    judge_data_parallel(dataset, config, spec, path, progress=progress,
+                                        min_usable=self.options.min_usable, **options)
+                else:  # a shard keeps every answer: --min-usable holds for the whole run, checked once merged
+                    run_judge(dataset, config, spec, path, progress=progress, min_usable=0 if self.options.shard
+                              else self.options.min_usable, shard=self.options.shard, **options)
             files[config] = path
         return files
 
@@ -353,8 +418,10 @@ class Scorecard:
         if sampling["temperature"] > 0 and sampling["seed"] is None:
             return self._canary_says(name, config, len(picks), None, f"{name}: its {config} answers were sampled "
                                      "without a seed and cannot be checked against the server: asked afresh")
-        items = rows[0]["provenance"]["selection"]["items"]
-        asked = [(rows[k]["run"], (rows[k].get("shard") or {}).get("position", k % items)) for k in picks]
+        # a row's position in the config's item order: a shard's rows say it; a smoke run's rows are its sample's
+        order = self.sample(dataset, config) or list(range(rows[0]["provenance"]["selection"]["items"]))
+        asked = [(rows[k]["run"], (rows[k].get("shard") or {}).get("position", order[k % len(order)]))
+                 for k in picks]
         try:
             again = answer_again(dataset, config, spec, asked, **sampling,
                                  **{**self.runner(spec), "refresh_cache": True})
@@ -440,7 +507,8 @@ class Scorecard:
             key = _digest(spec, str(dataset), {c: self._fingerprint(dataset, c) for c in self.needs(audit)},
                           self.options.min_usable, self._sampling(), self.options.n_resamples,
                           input_settings(spec, self.runner(spec)), self.options.runner.get("max_tokens", 32),
-                          self._model_identity(spec), self.options.shard, code_digest("omniaudit.evaluation"))
+                          self._model_identity(spec), self.options.shard, code_digest("omniaudit.evaluation"),
+                          *([] if self.options.limit is None else [{"limit": self.options.limit}]))
             entry = kept.get(audit) or {}
             if (self.options.reuse and entry.get("key") == key and entry.get("status") == "not answering"
                     and not entry.get("predictions")):
@@ -495,10 +563,17 @@ class Scorecard:
         if not (entry.get("status") in ("ran", "not answering") and entry.get("key") == key
                 and entry.get("predictions") == digests and (folder / "audit.json").is_file()):
             self.say(f"{name}: auditing {audit}")
+            # a smoke run's answers are a sample of each config: audited as the partial runs they are
             try:
                 ADAPTERS[audit].audit(folder, dataset, name, files, self.options.n_resamples,
-                                      lambda m: self.say(f"{name}: {audit} audit: {m}"))
+                                      lambda m: self.say(f"{name}: {audit} audit: {m}"),
+                                      partial=self.options.limit is not None)
             except InputError as exc:
+                if self.options.limit is not None:  # e.g. an audit that reads whole groups (protocols) or every
+                    # sample (composition), which a sample of a few items per config cannot give: not a failure
+                    return AuditRun("skipped", dataset=dataset, files=files, name=name,
+                                    reason=f"not audited in this smoke run: the {audit} audit cannot read a sample "
+                                           f"of its items ({exc})")
                 return AuditRun("failed", dataset=dataset, files=files, name=name, reason=str(exc))
         coverage = ADAPTERS[audit].coverage
         read = coverage(folder) if coverage else None
@@ -511,9 +586,50 @@ class Scorecard:
         return run
 
 
+def _light_items(dataset, config: str) -> list:
+    """The items of a config as far as grouping and sampling go (id, order, condition: a row's condition, else its
+    task, as :func:`~omniaudit.evaluation.runners.items.load_items` reads them), in the config's order, without
+    reading a prompt or a medium."""
+    from omniaudit.data_builders.hub import load_hub_dataset
+    from omniaudit.evaluation.runners.items import JudgeItem
+
+    ds = load_hub_dataset(dataset, config)
+    table = ds.select_columns([c for c in ("id", "order", "condition", "task") if c in ds.column_names]).to_dict()
+    n = len(table["id"])
+    column = lambda c: table.get(c) or [None] * n  # noqa: E731
+    return [JudgeItem(id=str(i), prompt="", order=o or None, condition=c or t)
+            for i, o, c, t in zip(table["id"], column("order"), column("condition"), column("task"), strict=True)]
+
+
+def check_limit_fits(card: Scorecard, limit: int) -> None:
+    """A smoke run's limit holds at least one whole item group of every item config (both orders of a pair are
+    judged together): InputError naming the audit, the config and its smallest group, before any model call."""
+    from omniaudit.evaluation.runners.shards import item_groups
+
+    for audit, dataset in card.datasets.items():
+        for config in card.needs(audit):
+            smallest = min(map(len, item_groups(_light_items(dataset, config))))
+            if smallest > limit:
+                raise InputError(f"--limit {limit} holds no whole item group of {audit} {config} (the orders of one "
+                                 f"trial are judged together: its groups have {smallest} or more items): raise "
+                                 "--limit", value=limit)
+
+
 def _said(row: dict) -> str:
     """What a predictions row answered: the option it named, else its text."""
     return row["label"] if row.get("label") is not None else str(row.get("raw", "")).strip()
+
+
+def _against_baseline(baseline: str | None, models: list[str] | dict[str, str], results: dict,
+                      verdicts: dict) -> dict | None:
+    """The card's comparison with ``--baseline``: every model the user named (not the references added for
+    calibration) against it."""
+    if baseline is None:
+        return None
+    from omniaudit.evaluation.scorecard.baseline import against_baseline
+
+    named = list(models) if isinstance(models, dict) else [str(m).partition("=")[0] for m in models]
+    return against_baseline(results, verdicts, baseline, [m for m in named if m in results and m != baseline])
 
 
 def check_shard_folders(folders: tuple[str | Path, ...]) -> None:
@@ -539,18 +655,15 @@ def check_shard_folders(folders: tuple[str | Path, ...]) -> None:
 
 
 def check_shard_count(card: Scorecard, shard: tuple[int, int]) -> None:
-    """Every item config can be dealt into the N shards (whole trials, none empty): InputError before any model
-    call, never a model's "not answering"."""
-    from omniaudit.data_builders.hub import load_config
-    from omniaudit.evaluation.runners.items import JudgeItem
+    """Every item config (a smoke run's sample of it) can be dealt into the N shards (whole trials, none empty), N
+    shard runs or N launched processes: InputError before any model call, never a model's "not answering"."""
     from omniaudit.evaluation.runners.shards import shard_positions
 
     for audit, dataset in card.datasets.items():
         for config in card.needs(audit):
-            table = load_config(dataset, config)
-            orders = table["order"] if "order" in table.columns else [None] * len(table)
-            items = [JudgeItem(id=str(i), prompt="", order=o if isinstance(o, str) and o else None)
-                     for i, o in zip(table["id"], orders, strict=True)]
+            items = _light_items(dataset, config)
+            sample = card.sample(dataset, config)
+            items = items if sample is None else [items[p] for p in sample]
             try:
                 shard_positions(items, *shard)
             except InputError as exc:
@@ -569,25 +682,114 @@ def write_shard_summary(out: Path, shard: tuple[int, int], results: dict[str, di
 
 
 def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
-                  options: ScorecardOptions | None = None, progress: Callable[[str], None] | None = None) -> Path:
+                  options: ScorecardOptions | None = None, progress: Callable[[str], None] | None = None, *,
+                  launch: tuple[int, int] | None = None) -> Path | None:
     """Run the scorecard into ``out_dir`` (see the module docstring); returns the folder.
 
     ``models``: ``NAME=SPEC`` strings or {name: spec}. Refused before any work: a malformed or unknown spec, an
     unknown audit, a folder omniaudit did not write (unless the output policy says overwrite, which empties it).
+
+    ``launch``: (rank, N) of this process in a multi-process launch
+    (:func:`~omniaudit.evaluation.runners.shards.launch_world`): the main process (rank 0) runs the scorecard with
+    every judge run split across the N processes and returns the folder; the others answer their shards as it asks
+    and return None (their refusals and failures raise
+    :class:`~omniaudit.evaluation.runners.shards.OtherRankReports`: the main process reports them).
     """
+    options = options or ScorecardOptions()
+    if launch is None:
+        return _run_scorecard(out_dir, models, options, progress)
+    return _run_launched(out_dir, models, options, progress, *launch)
+
+
+def _run_launched(out_dir, models, options: ScorecardOptions, progress, rank: int, world: int) -> Path | None:
+    """One process of a multi-process launch (see :func:`run_scorecard`)."""
+    from omniaudit.evaluation.runners.shards import OtherRankReports, _process_group
+
+    main = rank == 0
+    try:  # before the processes meet: every rank checks the same options alike, and only the main one says why
+        if options.shard:
+            raise InputError(f"--shard {options.shard[0]}/{options.shard[1]} cannot be combined with a multi-process "
+                             f"launch (WORLD_SIZE={world}): the launch's processes are the shards already (rank r of "
+                             "N answers shard r/N of every judge run); drop --shard, or run each shard as a single "
+                             "process")
+        check_options(options)
+        check_reader_checks(options.reader_checks, parse_models(models, options.references))
+        check_shard_folders(options.from_shards)
+        _audits(options)
+        state = _process_group(world)
+    except InputError as exc:
+        if main:
+            raise
+        raise OtherRankReports(str(exc)) from None
+    if not main:
+        follow_main_process(state)
+        return None
+    orders = _Orders(state)
+    try:
+        return _run_scorecard(out_dir, models, options, progress, dispatch=orders.send, world=world)
+    finally:
+        orders.close()  # the other ranks stop waiting for judge runs, whatever happened here
+
+
+class _Orders:
+    """The main process's side of a launch: each judge run it needs is sent to every other rank (a broadcast over the
+    launch's process group, gloo), then ``None`` when there are no more."""
+
+    def __init__(self, state) -> None:
+        self.state = state
+
+    def send(self, order: dict | None) -> None:
+        from accelerate.utils import broadcast_object_list
+
+        broadcast_object_list([order], from_process=0)
+
+    def close(self) -> None:
+        self.send(None)
+        self.state.wait_for_everyone()
+
+
+def follow_main_process(state) -> None:
+    """A non-main rank of a launched scorecard: judge this rank's shard of each judge run the main process sends
+    (:func:`~omniaudit.evaluation.runners.shards.judge_data_parallel`, beside the main process), until it sends
+    ``None``. A judge run that fails or is refused is reported by the main process, which decides whether the
+    scorecard goes on (a model not answering is a status, not an end): this rank waits for the next order."""
+    from accelerate.utils import broadcast_object_list
+
+    from omniaudit.evaluation.runners.shards import OtherRankReports, judge_data_parallel
+
+    while True:
+        box = [None]
+        broadcast_object_list(box, from_process=0)
+        order = box[0]
+        if order is None:
+            state.wait_for_everyone()
+            return
+        try:
+            judge_data_parallel(order["dataset"], order["config"], order["spec"], order["out"],
+                                min_usable=order["min_usable"], **order["options"])
+        except OtherRankReports:
+            continue
+
+
+def _run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str], options: ScorecardOptions,
+                   progress: Callable[[str], None] | None, dispatch: Callable[[dict], None] | None = None,
+                   world: int | None = None) -> Path:
+    """:func:`run_scorecard` in one process, or as the main process of a launch of ``world`` processes
+    (``dispatch``: sends a judge run to the other ranks)."""
     from omniaudit.evaluation.scorecard.card import write_card
     from omniaudit.io import check_out_dir, current_policy, output_lock, remove_path, write_marker
 
-    options = options or ScorecardOptions()
     check_options(options)
     chosen = parse_models(models, options.references)
     check_reader_checks(options.reader_checks, chosen)
+    check_baseline(options.baseline, chosen)
     check_shard_folders(options.from_shards)
     out = check_out_dir(out_dir)
     if out == Path.cwd().resolve():
         raise InputError("the scorecard needs a folder of its own; choose --out DIR", file=out_dir)
     with output_lock(out):
         card = Scorecard(out, chosen, options, progress)
+        card.dispatch = dispatch
         plan = card.plan()  # before any dataset is built or any model answers
         if current_policy().overwrite and out.exists():  # --overwrite: start afresh (once the inputs are checked)
             remove_path(out)
@@ -599,17 +801,21 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
         for audit in card.audits:
             if any(plan[m][audit] is None for m in chosen):
                 card.datasets[audit] = card.dataset(audit)
-        if options.shard:
-            check_shard_count(card, options.shard)
+        if options.limit is not None:
+            check_limit_fits(card, options.limit)
+        if options.shard or (world and not options.from_shards):  # N shard runs, or N processes judging
+            check_shard_count(card, options.shard or (0, world))
         results = {name: card.run_model(name, spec, plan[name]) for name, spec in chosen.items()}
         if options.shard:  # answers only: the audits need every shard (--from-shards merges them)
             write_shard_summary(out, options.shard, results)
             write_marker(out)
             return out
         verdicts = {name: shortcuts(runs) for name, runs in results.items()}
-        data = write_card(out, card, results, verdicts)
+        compared = _against_baseline(options.baseline, models, results, verdicts)
+        data = write_card(out, card, results, verdicts, compared)
         write_marker(out)
-    failed = {s: c["why"] for s, c in data["calibration"].items() if not c["ok"]}
+    # a smoke run's calibration is not checked (too few items to hold the references to it): it never fails
+    failed = {s: c["why"] for s, c in data["calibration"].items() if c["ok"] is False}
     if failed and not options.allow_uncalibrated:
         what = "; ".join(f"{s} ({', '.join(w)})" for s, w in failed.items())
         raise CalibrationFailed(f"calibration failed for {what}"

@@ -31,6 +31,7 @@ def _named(values: list[str] | None, flag: str, form: str = "AUDIT=PATH") -> dic
     return out
 
 
+@common.writes_own_file  # --out is checked and locked here: by the main process only, under a multi-process launch
 def cmd_scorecard(args: argparse.Namespace) -> None:
     """take models through every audit and write one shortcut scorecard
 
@@ -45,9 +46,22 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     verbose, audio-dominant). A rerun reuses every complete dataset, predictions file and audit; a served model's
     (openai:) predictions only while a canary of its kept answers, asked again, is answered the same (else it is
     asked afresh, with a warning naming the changed items); --no-reuse asks every model afresh.
+
+    --limit N is a smoke run: every judge run answers a seeded, stratified sample of at most N items per config
+    (judge --limit), audited as a partial run; the card is marked "smoke run ... verdicts are not valid", the
+    calibration is not checked, and the exit is 0. Under `accelerate launch -m omniaudit scorecard` every judge run is
+    split across the processes (rank r answers shard r/N, the main process merges); only the main process audits
+    and writes the card, the same files a single process writes.
     """
+    from contextlib import ExitStack, suppress
+
+    from omniaudit.evaluation.runners.shards import OtherRankReports, launch_world
     from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
     from omniaudit.evaluation.scorecard.runner import CalibrationFailed
+    from omniaudit.io import check_out_dir, output_lock
+
+    world = launch_world()  # (rank, N) under `accelerate launch -m omniaudit scorecard` / torchrun, else None
+    main_rank = world is None or world[0] == 0
 
     audits = tuple(a.strip() for a in args.audits.split(",") if a.strip()) if args.audits else None
     options = ScorecardOptions(audits=audits, data=_named(args.data, "--data"), min_usable=args.min_usable,
@@ -56,19 +70,33 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
                                sampling={"temperature": args.temperature, "top_p": args.top_p, "seed": args.seed},
                                shard=args.shard, from_shards=tuple(args.from_shards or ()), reuse=not args.no_reuse,
                                size=args.size, allow_uncalibrated=args.allow_uncalibrated,
-                               reader_checks=_named(args.reader_check, "--reader-check", "NAME=FILE"))
+                               reader_checks=_named(args.reader_check, "--reader-check", "NAME=FILE"),
+                               baseline=args.baseline, limit=args.limit)
+    if not main_rank:  # answers its shards as the main process asks; says nothing, writes no card
+        with suppress(OtherRankReports):  # the main process reports it, for every rank, and exits 2
+            run_scorecard(args.out, args.model, options, None, launch=world)
+        raise SystemExit(0)  # exiting 2 would have the launcher stop the main process before it says why
     failed = None
-    with common.progress_status("scorecard") as progress:
-        try:
-            out = run_scorecard(args.out, args.model, options, progress)
-        except CalibrationFailed as exc:  # the card is written; its verdicts there are inconclusive
-            out, failed = Path(args.out), exc
+    with ExitStack() as held:
+        # the output folder checked and locked before any work, as for every command whose --out is a folder
+        if Path(args.out).name in ("", ".."):
+            args.out = str(check_out_dir(args.out))
+        check_out_dir(args.out)
+        held.enter_context(output_lock(args.out))
+        with common.progress_status("scorecard") as progress:
+            try:
+                out = run_scorecard(args.out, args.model, options, progress, launch=world)
+            except CalibrationFailed as exc:  # the card is written; its verdicts there are inconclusive
+                out, failed = Path(args.out), exc
     _warn_canaries(out, audits)
     if args.shard:
         print(f"shard {args.shard[0]}/{args.shard[1]}: answers in {out / 'models'}; when every shard is done, run "
               "the same command with --from-shards SHARD_OUT ... (and no --shard) to merge them and write the card")
         return
     card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+    smoke = card.get("smoke")
+    if smoke:
+        common.say("warning", smoke["text"])
     for name, entry in card["models"].items():
         quiet = [f"{a}: {e['status']}" for a, e in entry["audits"].items() if e["status"] != "ran"]
         print(f"{name}: {entry['summary']}" + (f" ({'; '.join(quiet)})" if quiet else ""))
@@ -79,6 +107,8 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     print(f"scorecard: {out / 'scorecard.html'}")
     print(f"markdown: {out / 'scorecard.md'}")
     print(f"metrics: {out / 'scorecard.json'}")
+    if smoke:  # the run checked that every model gets through every audit; its verdicts are no finding
+        print(f"{smoke['text']} (run without --limit for the card)")
     if failed is not None:
         common.say("error", str(failed), "bold red")
         raise SystemExit(3)
@@ -108,6 +138,11 @@ def register(groups: common.Groups) -> None:
                    help="a readings.csv of model NAME's own replies with the truth filled in by hand (`omniaudit "
                         "readings sample`): the card reports the readers' agreement and says so when it is below "
                         "95%% or anything was misread")
+    p.add_argument("--baseline", metavar="NAME",
+                   help="compare every other model under test with model NAME (e.g. before=... after=... --baseline "
+                        "before): per shortcut the paired change of each measure on the same items with its CI, "
+                        "'removed' when NAME was flagged, the model is clear and the change excludes 0; and the "
+                        "change in task accuracy (the alignment tax)")
     p.add_argument("--audits", metavar="A,B,...",
                    help="only these audits, comma-separated (default every registered one: preference, "
                         "interventions, protocols, composition)")
@@ -121,6 +156,12 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--from-shards", nargs="+", metavar="SHARD_OUT",
                    help="the --out folders of the N shard runs (copied here from their machines): their answers are "
                         "merged (checked to be one run, every shard once) and the audits and card follow")
+    p.add_argument("--limit", type=common.positive_int, metavar="N",
+                   help="a smoke run: every model answers a seeded, stratified sample of at most N items of every "
+                        "item config (judge --limit: whole item groups, drawn with --seed), audited as a partial run; "
+                        "the card is marked 'smoke run ... verdicts are not valid', the reference models' calibration "
+                        "is not checked and the exit is 0. Its answers are never reused by a full run, nor a full "
+                        "run's by it")
     p.add_argument("--size", choices=("default", "small"), default="default",
                    help="the embedded defaults: 'default' is sized to detect each shortcut's minimum effect with 80%% "
                         "power; 'small' the quick sets of a smoke run (the card says what each measure can detect)")

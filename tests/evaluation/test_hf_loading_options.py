@@ -177,7 +177,7 @@ def test_scorecard_passes_the_flags_to_its_runners(monkeypatch, tmp_path):
 
     seen = {}
 
-    def fake(out, models, options, progress):
+    def fake(out, models, options, progress, launch=None):
         seen["runner"] = options.runner
         raise InputError("stop here")
 

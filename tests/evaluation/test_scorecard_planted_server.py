@@ -203,3 +203,17 @@ def test_a_model_that_answers_nothing_ranks_below_every_measured_one():
     unsure = {"shortcuts": {s: {"status": "inconclusive"} for s in SHORTCUTS}}
     assert rank_key(unsure, "unsure") < rank_key(silent, "silent")
     assert rank_key(flagged, "flagged") < rank_key(silent, "silent")
+
+
+def test_the_card_prescribes_the_remedy_of_each_shortcut_flagged_for_a_served_model(run):
+    """Each flagged shortcut of a model under test gets its remedy from the shortcut table, with the commands that
+    build its training set and train it; shortcuts flagged for nobody get none."""
+    remedies = run["card"]["remedies"]
+    flagged = {s for name, found in PLANTED.items() for s in found}
+    assert set(remedies) == flagged
+    assert remedies["position"]["models"] == ["concat-lock"]
+    assert any("--dual-order" in c for c in remedies["position"]["commands"])
+    assert any(c.startswith("omniaudit remedy label_following") for c in remedies["label_following"]["commands"])
+    assert any("reward_odin.py" in c for c in remedies["style"]["commands"])
+    card = (run["out"] / "scorecard.md").read_text(encoding="utf-8")
+    assert "## Remedies" in card and "label_following (flagged for label-copy)" in card
