@@ -64,7 +64,7 @@ REMEDIES = {
         "dual-order training: every pair in both orders with the target reversed (the single-order recipe is the "
         "control that shows the bias), scored in both orders",
         "EmoPrefer appendix B (30.9 vs 79.7 WAF across orders without symmetric training); protocols paper (lock)",
-        ("omniaudit build preference --data PAIRS.csv --out data/pairs --dual-order",
+        ("omniaudit build preference --data PAIRS.csv --out data/pairs",  # the script trains both orders
          f"{_LAUNCH}pairwise_judge.py --config {_QWEN}pairwise_judge.yaml --dataset_name data/pairs",
          f"{_LAUNCH}pairwise_judge.py --config {_QWEN}pairwise_judge_single_order.yaml --dataset_name data/pairs "
          "--output_dir runs/judge-single-order  # the control")),
@@ -73,8 +73,9 @@ REMEDIES = {
         "with no label, so copying a label never pays",
         "follows from the protocols paper's cue-following finding (it prescribes no training)",
         ("omniaudit remedy label_following --dataset data/protocols --out data/deranged",
-         "accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py --config RECIPE.yaml "
-         "--dataset_name data/deranged --dataset_config sft")),
+         "accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py "
+         "--config training/recipes/qwen2.5-omni-7b/sft_deranged_labels.yaml --dataset_name data/deranged "
+         "--dataset_config sft")),
     "visual_inference": Remedy(
         "SFT on the original clips, then DPO on Shift / Mute / Swap preference pairs (Thud's \"Ours\" mixture)",
         "Thud (vision speaks for sound), Table 2",

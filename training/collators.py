@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from omniaudit.errors import InputError
-from omniaudit.video_window import EPS, DecodedClip, decode_clip, decode_video  # noqa: F401 (decode_video: public)
+from omniaudit.video_window import EPS, DecodedClip, _decode_audio, decode_clip, decode_video  # noqa: F401
 
 MEDIA_TOKENS = ("audio_token", "image_token", "video_token", "audio_bos_token", "audio_eos_token",
                 "vision_bos_token", "vision_eos_token")
@@ -93,6 +93,26 @@ class _OmniBase:
         self._check_window(example, clip)
         return clip.frames, clip.audio
 
+    def _clip(self, example: dict) -> tuple[np.ndarray | None, np.ndarray]:
+        """(frames, audio) of the example's video; (None, audio) when the media column is ``audio`` (a clip with no
+        picture, e.g. ``omniaudit remedy label_following``'s set): the whole clip at the feature extractor's rate."""
+        if self.video_column != "audio":
+            return self._video(example)
+        import av
+
+        cell = example.get(self.video_column)
+        data = cell.get("bytes") if isinstance(cell, dict) else None
+        if not data:
+            raise InputError(f"example '{example.get('id')}' has no embedded audio bytes in column 'audio'")
+        try:
+            audio, _ = _decode_audio(data, self.rate, 0.0, math.inf)
+        except av.error.FFmpegError as exc:
+            raise InputError(f"example '{example.get('id')}': cannot decode the audio ({type(exc).__name__}: "
+                             f"{exc})", column="audio") from exc
+        if not audio.size:
+            raise InputError(f"example '{example.get('id')}': the clip has no audio", column="audio")
+        return None, audio
+
     def _check_window(self, example: dict, clip: DecodedClip) -> None:
         """Warn once per example when the sampled window ends before its annotated sight or sound."""
         ends = {"sight": clip.frames_end, "sound": clip.audio_end}
@@ -109,7 +129,9 @@ class _OmniBase:
                       f"{clip.audio_end:.2f} s); raise max_frames or lower fps so the answer stays checkable{more}",
                       MediaWindowWarning, stacklevel=3)
 
-    def _encode(self, text: str, frames: np.ndarray, audio: np.ndarray) -> dict:
+    def _encode(self, text: str, frames: np.ndarray | None, audio: np.ndarray) -> dict:
+        if frames is None:  # audio only: the audio placeholders of the text take the clip
+            return self.processor(text=[text], audio=[audio], return_tensors="pt")
         kwargs = {"videos_kwargs": {"size": self.video_size}} if self.video_size else {}
         return self.processor(text=[text], videos=[frames], audio=[audio], audio_from_video_indices=[0],
                               load_audio_from_video=True,
@@ -146,18 +168,20 @@ class _OmniBase:
             batch[key] = torch.stack([torch.cat([r, r.new_full((width - r.numel(),), fill)]) for r in rows])
         for key in media[0]:
             batch[key] = torch.cat([m[key] for m in media] * repeat, dim=0)
-        batch["use_audio_in_video"] = True
+        if self.video_column != "audio":
+            batch["use_audio_in_video"] = True
         return batch
 
 
 class OmniSFTCollator(_OmniBase):
-    """``messages`` (user turn with a video item, then the answer) + ``video`` -> inputs, labels on the answer only."""
+    """``messages`` (user turn with a video item, then the answer) + ``video`` -> inputs, labels on the answer only;
+    or an audio item + ``audio`` (``video_column="audio"``: the clip is heard, there is no picture)."""
 
     def __call__(self, examples: list[dict]) -> dict:
         seqs: dict[str, list[torch.Tensor]] = {"input_ids": [], "attention_mask": [], "labels": []}
         media = []
         for ex in examples:
-            frames, audio = self._video(ex)
+            frames, audio = self._clip(ex)
             prompt = self.processor.apply_chat_template(ex["messages"][:-1], tokenize=False,
                                                         add_generation_prompt=True)
             full = self.processor.apply_chat_template(ex["messages"], tokenize=False)

@@ -4,8 +4,9 @@
         --config training/recipes/qwen3-omni-30b-a3b/sft.yaml
 
 Data: a config with ``messages`` (e.g. ``omniaudit build interventions``' ``sft``). With a ``video`` column the omni
-collator feeds frames at ``fps`` and the audio track (``use_audio_in_video``) and trains on the answer only; without
-one, contents are flattened to text and TRL's own tokenisation is used. Full fine-tuning, or LoRA / QLoRA with
+collator feeds frames at ``fps`` and the audio track (``use_audio_in_video``) and trains on the answer only; with an
+``audio`` column (``omniaudit remedy label_following``) it feeds the clip's audio alone; without either, contents
+are flattened to text and TRL's own tokenisation is used. Full fine-tuning, or LoRA / QLoRA with
 ``use_peft`` (+ ``load_in_4bit``). On an omni model LoRA adapts the language model only (``lora_target_modules``
 are not matched in the audio encoder or the vision tower; ``--lora_language_model_only false`` to match everywhere),
 and full fine-tuning can keep the towers frozen (``--freeze_audio_tower`` / ``--freeze_vision_tower``).

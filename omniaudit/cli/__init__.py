@@ -27,6 +27,7 @@ from omniaudit.cli import (
     protocols,
     readings,
     registry,
+    remedy,
     scorecard,
     verify,
 )
@@ -47,8 +48,8 @@ from omniaudit.errors import InputError, ServiceError
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
 # the order of the help
-MODULES = (scorecard, models, readings, preference, interventions, protocols, composition, export, hub, registry,
-           verify)
+MODULES = (scorecard, remedy, models, readings, preference, interventions, protocols, composition, export, hub,
+           registry, verify)
 AFTER = "_verbosity_after"  # namespace attribute: -q / -v given after COMMAND (absent when not given there)
 
 
@@ -102,6 +103,11 @@ def _tracking(args: argparse.Namespace):
     from contextlib import nullcontext
 
     if getattr(args, "report_to", "none") == "none":
+        return nullcontext(None)
+    from omniaudit.evaluation.runners.shards import launch_world
+
+    world = launch_world()
+    if world is not None and world[0] != 0:  # under a multi-process launch only the main process tracks the run
         return nullcontext(None)
     from omniaudit.evaluation.runners.transport import redact
     from omniaudit.evaluation.tracking import TrackingOptions, tracking_run
