@@ -7,10 +7,6 @@
   ``report`` (Markdown / figure helpers), ``tracking`` (wandb), ``metrics`` (``evaluate`` modules),
   ``answer_language`` (the word lists the readers share).
 
-The modules' earlier homes (``omniaudit.evaluation.judges``, ``.audits.<audit>``, ``.extract``, ``.grading``, ...)
-still import for one release, with a DeprecationWarning naming the new place (:mod:`omniaudit.evaluation._moved`).
+Importing it changes no global state (no import hook, no plotting backend). The module names of before this layout
+(``omniaudit.evaluation.judges``, ``.audits.<audit>``, ``.extract``, ...) were removed in 0.2 (CHANGELOG.md).
 """
-
-from omniaudit.evaluation import _moved
-
-_moved.install()

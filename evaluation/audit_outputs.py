@@ -258,14 +258,37 @@ def audit_tables(kind: str, folder: str | Path, audit: dict | None = None) -> di
     return {name: frame for name, frame in TABLES[kind](audit, folder).items() if len(frame.columns)}
 
 
-def read_audit(folder: str | Path) -> dict:
+def read_audit(folder: str | Path, newer: bool = False) -> dict:
+    """A finished audit's ``audit.json`` (a JSON object). Its ``schema.version`` is checked first: a file written in
+    a newer schema than this omniaudit reads (:data:`SCHEMA_VERSION`) is refused with a line saying so, unless
+    ``newer`` (a reader that only reports, as ``omniaudit verify`` does); files from before the schema record are
+    read as they are. The shape is described by ``audit.schema.json`` beside this module (:func:`schema_path`)."""
     path = Path(folder) / "audit.json"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        audit = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as exc:
         raise InputError("no audit.json: not the output folder of an omniaudit audit", file=path) from exc
     except json.JSONDecodeError as exc:
         raise InputError(f"not valid JSON: {exc}", file=path) from exc
+    if not isinstance(audit, dict):
+        raise InputError(f"not an audit result: a JSON {type(audit).__name__}, not an object", file=path)
+    version = (audit.get("schema") or {}).get("version") if isinstance(audit.get("schema"), dict) else None
+    if not newer and isinstance(version, int) and version > SCHEMA_VERSION:
+        raise InputError(f"written by a newer omniaudit (audit.json schema {version}; this omniaudit "
+                         f"{__version__()} reads schema {SCHEMA_VERSION} and older): upgrade omniaudit to read it",
+                         file=path)
+    return audit
+
+
+def __version__() -> str:
+    from omniaudit import __version__ as version
+
+    return version
+
+
+def schema_path() -> Path:
+    """The JSON Schema every ``audit.json`` validates against (shipped with the package)."""
+    return Path(__file__).with_name("audit.schema.json")
 
 
 def figures(folder: str | Path) -> list[Path]:

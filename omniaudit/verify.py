@@ -482,7 +482,7 @@ def check_audit(ctx: _Context, path: Path) -> list[Finding]:
     where = ctx.shown(path)
     ctx.examined.add(path)
     try:
-        audit = read_audit(path.parent)
+        audit = read_audit(path.parent, newer=True)
     except InputError as exc:
         return [Finding(FAILED, "audit", where, exc.message)]
     schema = audit.get("schema") if isinstance(audit, dict) else None

@@ -117,9 +117,9 @@ def _audit_composition(out: Path, dataset: Path, name: str, files: dict[str, Pat
 
 def _interventions_coverage(folder: Path) -> float | None:
     """The share of the answers the audit's extractor read (its ``coverage.<dimension>.parsed``, pooled)."""
-    import json
+    from omniaudit.evaluation.audit_outputs import read_audit
 
-    coverage = json.loads((folder / "audit.json").read_text(encoding="utf-8")).get("coverage") or {}
+    coverage = read_audit(folder).get("coverage") or {}
     cells = [c["parsed"] for c in coverage.values() if c.get("parsed", {}).get("value") is not None]
     n = sum(c["n"] for c in cells)
     return sum(c["value"] * c["n"] for c in cells) / n if n else None

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import html
-import json
 from pathlib import Path
 
 from omniaudit import __version__
@@ -134,10 +133,11 @@ def _relative(path: Path | str | None, out: Path) -> str | None:
 def _headline(audit: str, folder: Path | None, name: str) -> dict:
     """The registry's headline paths of ``audit.json`` that resolve (a per-judge dict: this judge's entry)."""
     from omniaudit.audits import get
+    from omniaudit.evaluation.audit_outputs import read_audit
 
     if folder is None or not (folder / "audit.json").is_file():
         return {}
-    data = json.loads((folder / "audit.json").read_text(encoding="utf-8"))
+    data = read_audit(folder)
     out = {}
     for path in get(audit).headline:
         node = data

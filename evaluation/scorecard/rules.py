@@ -35,7 +35,6 @@ slot-A) is shown beside them and never flags. A measure is *not measured* when i
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,6 +42,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.evaluation import stats
+from omniaudit.evaluation.audit_outputs import read_audit
 from omniaudit.evaluation.scorecard.inference import ALPHA, Contrast, arm, contrast, decide, mde
 from omniaudit.shortcuts import BY_NAME, SHORTCUTS, MeasureSpec
 
@@ -129,7 +129,7 @@ def preference_measures(t: pd.DataFrame, name: str) -> list[Tested]:
 def _preference(run: AuditRun) -> tuple[list[Tested], list[dict]]:
     """The preference measures; the per-order WAF gap shown."""
     tested = preference_measures(preference_table(run), run.name)
-    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
+    audit = read_audit(run.folder)
     gap = ((audit.get("judges") or {}).get(run.name) or {}).get("position_bias", {}).get("ab_minus_ba", {})
     return tested, [shown("preference", "per-order WAF gap, ab - ba (points)", gap.get("full"), 0.0, "outside")]
 
@@ -200,7 +200,7 @@ def cue_measures(df: pd.DataFrame) -> list[Tested]:
 def _protocols(run: AuditRun) -> tuple[list[Tested], list[dict], list[dict]]:
     """(lock and cue measures, position evidence shown, label evidence shown) of one judge."""
     df = protocol_frame(run)
-    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
+    audit = read_audit(run.folder)
     position = [shown("protocols", f"slot-A rate on identical trials ({fmt})", est, 0.5, "outside",
                       note="not used: the scripted oracle picks slot A without a gold")
                 for fmt, est in sorted(((audit.get("p_a") or {}).get(run.name) or {}).items())]
@@ -236,7 +236,7 @@ def avg_gap_measure(scored: pd.DataFrame) -> Tested:
 
 def _interventions(run: AuditRun) -> tuple[list[Tested], list[dict]]:
     """Avg Gap from the audit's per-row correctness; each dimension's gap and the audio dodge shown."""
-    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
+    audit = read_audit(run.folder)
     tested = avg_gap_measure(pd.read_csv(run.folder / "scored.csv"))
     out = []
     for d, cell in (audit.get("dimensions") or {}).items():
@@ -252,7 +252,7 @@ def _interventions(run: AuditRun) -> tuple[list[Tested], list[dict]]:
 
 def _composition(run: AuditRun) -> list[Tested]:
     """The dominance share over its per-sample null, counted where the moves clear the stability floor."""
-    audit = json.loads((run.folder / "audit.json").read_text(encoding="utf-8"))
+    audit = read_audit(run.folder)
     model = (audit.get("models") or {}).get(run.name) or {}
     entry = (((audit.get("failure_decomposition") or {}).get("models") or {}).get(run.name) or {})
     test = entry.get("dominance_test") or {}

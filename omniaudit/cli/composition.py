@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from omniaudit.cli import common
 from omniaudit.cli.numbers import integer, positive_int, share
@@ -81,7 +80,9 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.grader, args.attention,
                                     depth_range=tuple(args.depth_range), cache_dir=args.cache,
                                     partial=args.partial)
-    result = json.loads((out / "audit.json").read_text(encoding="utf-8"))
+    from omniaudit.evaluation.audit_outputs import read_audit
+
+    result = read_audit(out)
     models = result["models"]  # accuracy per model: runs of different models are never pooled
     acc = {m: f"{v['accuracy']['overall']['mean']:.1f} ± {v['accuracy']['overall']['sd']:.1f}%"
            for m, v in models.items()}

@@ -86,6 +86,23 @@ def test_card_files_are_self_contained(headline):
         assert (out / href).is_file(), href
 
 
+def test_every_audit_json_validates_against_the_shipped_schema(headline):
+    jsonschema = pytest.importorskip("jsonschema")
+    from omniaudit.evaluation.audit_outputs import read_audit, schema_path
+
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    out, _ = headline
+    found = sorted(out.glob("models/*/*/audit.json"))
+    assert {f.parent.name for f in found} == {"preference", "interventions", "protocols", "composition"}
+    for path in found:
+        jsonschema.validate(read_audit(path.parent), schema)
+    broken = read_audit(found[0].parent)
+    broken["schema"]["inputs"]["dataset"] = "/home/someone/data"  # an absolute local path is never recorded
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
+
+
 def test_rerun_reuses_datasets_predictions_and_audits(headline, monkeypatch):
     out, _ = headline
     before = _card(out)
