@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from omniaudit.records import _ABSOLUTE_PATH  # one definition of "an absolute path in a text"
+from omniaudit.records import ABSOLUTE_PATH  # one definition of "an absolute path in a text"
 
 
 class _Figures:
@@ -56,7 +56,7 @@ def shown_paths_in(text: str | None, base: str | Path | None = None) -> str | No
     as :func:`shown_path` shows it."""
     if not isinstance(text, str):
         return text
-    return _ABSOLUTE_PATH.sub(lambda m: shown_path(m.group(0), base) or m.group(0), text)
+    return ABSOLUTE_PATH.sub(lambda m: shown_path(m.group(0), base) or m.group(0), text)
 
 
 def markdown_table(headers: list[str], rows: list[list[object]], align: str | None = None) -> str:

@@ -34,7 +34,7 @@ def value_at(record: object, path: str | None) -> str:
     return value if isinstance(value, str) else canonical(value)
 
 # An absolute local path inside a text (URLs' "//", relative paths and a lone " / " are left alone).
-_ABSOLUTE_PATH = re.compile(r"(?<![\w/.~-])~?/(?!/)(?:[^\s/\"'`()\[\]{},;|*]+/)*([^\s/\"'`()\[\]{},;|*]+)")
+ABSOLUTE_PATH = re.compile(r"(?<![\w/.~-])~?/(?!/)(?:[^\s/\"'`()\[\]{},;|*]+/)*([^\s/\"'`()\[\]{},;|*]+)")
 
 
 def local_name(path: str | Path) -> str:
@@ -50,7 +50,7 @@ def redact_paths(obj: object) -> object:
     """``obj`` (JSON-like: dicts, lists, strings) with every absolute local path in a string (keys included)
     replaced by its last component, so cards and build manifests never publish where files lived on a machine."""
     if isinstance(obj, str):
-        return _ABSOLUTE_PATH.sub(lambda m: m.group(1), obj)
+        return ABSOLUTE_PATH.sub(lambda m: m.group(1), obj)
     if isinstance(obj, Path):
         return local_name(obj)
     if isinstance(obj, dict):

@@ -60,7 +60,7 @@ def decode_clip(data: bytes, fps: float, max_frames: int, audio_rate: int) -> De
     try:
         frames, n_sampled, video_start, video_end = _sample_frames(data, fps, max_frames)
         window = min(n_sampled / fps, video_end)
-        audio, audio_start = _decode_audio(data, audio_rate, video_start, window)
+        audio, audio_start = decode_audio(data, audio_rate, video_start, window)
     except av.error.FFmpegError as exc:
         raise InputError(f"cannot decode the video ({type(exc).__name__}: {exc})") from exc
     if len(frames) % 2:  # the vision tower groups frames in temporal pairs
@@ -108,7 +108,7 @@ def _sample_frames(data: bytes, fps: float, max_frames: int) -> tuple[list[np.nd
     return frames, len(frames), start, end
 
 
-def _decode_audio(data: bytes, rate: int, video_start: float, window: float) -> tuple[np.ndarray, float | None]:
+def decode_audio(data: bytes, rate: int, video_start: float, window: float) -> tuple[np.ndarray, float | None]:
     """Mono audio at ``rate`` from the video's first frame on (at most ``window`` s) and the track's start time."""
     import av
 

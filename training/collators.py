@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from omniaudit.errors import InputError
-from omniaudit.video_window import EPS, DecodedClip, _decode_audio, decode_clip, decode_video  # noqa: F401
+from omniaudit.video_window import EPS, DecodedClip, decode_audio, decode_clip, decode_video  # noqa: F401
 
 MEDIA_TOKENS = ("audio_token", "image_token", "video_token", "audio_bos_token", "audio_eos_token",
                 "vision_bos_token", "vision_eos_token")
@@ -105,7 +105,7 @@ class _OmniBase:
         if not data:
             raise InputError(f"example '{example.get('id')}' has no embedded audio bytes in column 'audio'")
         try:
-            audio, _ = _decode_audio(data, self.rate, 0.0, math.inf)
+            audio, _ = decode_audio(data, self.rate, 0.0, math.inf)
         except av.error.FFmpegError as exc:
             raise InputError(f"example '{example.get('id')}': cannot decode the audio ({type(exc).__name__}: "
                              f"{exc})", column="audio") from exc

@@ -102,7 +102,7 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
                   **judge_options) -> pd.DataFrame:
     """One row per (diagnostic row, run) of the predictions file: ``id``, ``run``, ``text`` (the answer), ``verdict``
     (correct / wrong / unparsed / empty / missing), scored exactly as the intervention audit scores answers."""
-    from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, _correct, read_predictions
+    from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, answers_correct, read_predictions
     from omniaudit.evaluation.predictions import run_labels
     from omniaudit.tables import read_records
 
@@ -118,7 +118,7 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
     runs = run_labels(raw, path, rows) or ["0"] * len(raw)
     texts = {(str(i), r): t for i, r, t in zip(raw["id"].astype(str), runs, raw[text_column].tolist(), strict=True)}
     merged = pred.merge(diagnostic, on="id", how="left")  # left merge keeps the predictions' (row, run) order
-    correct = _correct(merged, merged)
+    correct = answers_correct(merged, merged)
     merged["text"] = [answer_text(_none(texts.get((i, r)))) for i, r in zip(merged["id"], merged["run"], strict=True)]
     verdict_field = merged["dimension"].map(VERDICT_FIELD)
     read = np.array([merged.at[k, f] is not None and merged.at[k, f] == merged.at[k, f]

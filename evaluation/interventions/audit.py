@@ -259,7 +259,7 @@ def _sync_yes_no(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
     return pred["synced"].to_numpy(dtype=object) == diag["target_synced"].to_numpy(dtype=object)
 
 
-def _correct(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
+def answers_correct(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
     """Per row: the answer is right. Sync as Table 1 scores it: an Original needs "synchronized", a Shift needs "not
     synchronized" and the right direction (delay vs early)."""
     dim = diag["dimension"].to_numpy()
@@ -303,7 +303,7 @@ def scored_table(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> pd.Data
         in_pair |= np.asarray(paired[d], bool)
     return pd.DataFrame({"id": diag["id"], "source_id": diag["source_id"], "dimension": diag["dimension"],
                          "intervention": diag["intervention"], "run": diag["run"] if runs else 0,
-                         "paired": in_pair, "parsed": _parsed(diag, pred), "correct": _correct(diag, pred)})
+                         "paired": in_pair, "parsed": _parsed(diag, pred), "correct": answers_correct(diag, pred)})
 
 
 def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
@@ -320,7 +320,7 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         raise InputError("expected a finite number of seconds >= 0", column="offset_tolerance_s", value=tolerance)
     n_items = len(diagnostic)
     diag, pred, runs = _by_run(diagnostic, predictions)
-    correct = _correct(diag, pred)
+    correct = answers_correct(diag, pred)
     dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
     orig = iv == "original"
     r = stats.ClusterRatios(diag["source_id"].to_numpy())
