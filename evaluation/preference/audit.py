@@ -296,42 +296,91 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
     judge_meta = {}
     for js in judges:
         scores[js.name] = js.p_a1
-        judge_meta[js.name] = {"file": str(js.files[0]), "n_two_orders": int((js.n_orders == 2).sum()),
-                               "n_one_order": int((js.n_orders == 1).sum()), "order_agreement": js.order_agreement,
-                               "n_ties": js.n_ties, **js.meta}
-        if len(js.files) > 1:
-            judge_meta[js.name]["files"] = [str(f) for f in js.files]
+        judge_meta[js.name] = _judge_meta(js)
     if config.reference not in scores:
         raise InputError(f"unknown McNemar reference '{config.reference}'; choose one of {sorted(scores)}")
-
     judged_only = None
     if config.judged_only:
-        covered = np.logical_and.reduce([js.covered for js in judges])
-        if not covered.any():
-            raise InputError("--judged-only: no binary pair is covered by every judge")
-        folds = binary["fold"].to_numpy()
-        judged_only = {
-            "n_pairs": int(covered.sum()), "n_binary": len(binary),
-            "by_fold": {str(k): {"judged": int(covered[folds == k].sum()), "total": int((folds == k).sum())}
-                        for k in np.unique(folds)},
-            "per_judge": {js.name: int(js.covered.sum()) for js in judges},
-        }
-        binary = binary[covered].reset_index(drop=True)
-        scores = {n: s[covered] for n, s in scores.items()}
-        orders = {n: o[covered] for n, o in orders.items()}
+        binary, scores, orders, judged_only = _judged_only(binary, scores, orders, judges)
     y = (binary["preference"] == "a1").to_numpy(dtype=np.int64)
-    prior = binary["prior_choice"].map({"a1": 1, "a2": 0, "abstain": -1}).to_numpy()
     masks = {"full": np.ones(len(binary), dtype=bool),
              "length_matched": binary["length_matched"].to_numpy(dtype=bool),
              "counter_stereotypical": binary["counter_stereotypical"].to_numpy(dtype=bool)}
     clusters, unit = bootstrap_clusters(binary)
-
     names = list(scores)
     decisions = np.stack([decide_with_ties(scores[n]) for n in names])  # 1 a1, 0 a2, 0.5 tie
     correct = np.where(y == 1, decisions, 1.0 - decisions)  # 1 right, 0 wrong, 0.5 tie
+    step("bootstrap CIs")
+    prior = binary["prior_choice"].map({"a1": 1, "a2": 0, "abstain": -1}).to_numpy()
+    predictors = _slice_estimates(y, names, decisions, correct, prior, masks, config, clusters)
+    if judges:
+        step("per-order WAF of the judges")
+        for name, per_order in orders.items():
+            judge_meta[name]["position_bias"] = position_bias(y, per_order, predictors[name], masks, config, clusters)
+    if compare:
+        step("paired comparisons")
+    comparisons = [{"a": a, "b": b, "slices": comparison(y, decisions, names.index(a), names.index(b), masks, config,
+                                                         clusters)} for a, b in compare]
+    summary = summarize(pairs)
+    decided = decisions != TIE
+    audit = {
+        "dataset": summary,
+        "source_pairs": by_source_pair(binary, y, dict(zip(names, correct, strict=True))),
+        "slices": {s: {"n": int(m.sum())} for s, m in masks.items()},
+        "predictors": predictors,
+        "judges": judge_meta,
+        "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "confidence": 0.95,
+                      "unit": unit,
+                      "method": f"percentile, resampling {unit} within each slice, one-class resamples skipped"},
+        "ties": {"rule": "P(a1) = 0.5 after averaging the orders is a tie: half credit for each class (WAF, "
+                         "accuracy, prior-following); left out of McNemar",
+                 "null": "null_waf is the WAF of a tie on every pair of the slice (a judge with no information; "
+                         "not 50 when the labels are unbalanced); vs_null is WAF minus it with a paired CI",
+                 "counts": {n: int((~decided[i]).sum()) for i, n in enumerate(names)}},
+        **({"judged_only": judged_only} if judged_only is not None else {}),
+        **({"comparisons": comparisons} if comparisons else {}),
+    }
+    audit.update(_benchmark_sections(pairs, y_all, generators, summary, config, step))
+    if annotations is not None:
+        step("multi-annotator consensus")
+        audit["consensus"] = {"file": str(config.annotations),
+                              **consensus_audit(annotations, pairs, binary, names, decisions, config, clusters)}
+    if odin is not None:
+        audit["odin"] = odin
+    return audit, _pair_table(binary, names, scores, decisions, orders)
+
+
+def _judge_meta(js) -> dict:
+    """What audit.json says of one judge's file (its pairs in one or two orders, agreement, ties)."""
+    meta = {"file": str(js.files[0]), "n_two_orders": int((js.n_orders == 2).sum()),
+            "n_one_order": int((js.n_orders == 1).sum()), "order_agreement": js.order_agreement,
+            "n_ties": js.n_ties, **js.meta}
+    if len(js.files) > 1:
+        meta["files"] = [str(f) for f in js.files]
+    return meta
+
+
+def _judged_only(binary: pd.DataFrame, scores: dict, orders: dict, judges: list):
+    """``--judged-only``: the binary pairs every judge answered, with the scores and orders cut to them, and the
+    record of what was kept."""
+    covered = np.logical_and.reduce([js.covered for js in judges])
+    if not covered.any():
+        raise InputError("--judged-only: no binary pair is covered by every judge")
+    folds = binary["fold"].to_numpy()
+    record = {"n_pairs": int(covered.sum()), "n_binary": len(binary),
+              "by_fold": {str(k): {"judged": int(covered[folds == k].sum()), "total": int((folds == k).sum())}
+                          for k in np.unique(folds)},
+              "per_judge": {js.name: int(js.covered.sum()) for js in judges}}
+    return (binary[covered].reset_index(drop=True), {n: s[covered] for n, s in scores.items()},
+            {n: o[covered] for n, o in orders.items()}, record)
+
+
+def _slice_estimates(y, names: list[str], decisions, correct, prior, masks: dict, config: PreferenceAuditConfig,
+                     clusters) -> dict[str, dict]:
+    """Per predictor and slice: WAF with its CI against the slice's content-blind null, accuracy, prior-following,
+    ties, and the exact McNemar test against the reference predictor."""
     decided = decisions != TIE
     ref = names.index(config.reference)
-    step("bootstrap CIs")
     predictors: dict[str, dict] = {n: {} for n in names}
     for slice_name, mask in masks.items():
         estimates, null, vs_null = waf_against_null(y[mask], decisions[:, mask], config.n_resamples, config.seed,
@@ -348,79 +397,51 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
                 entry["mcnemar"] = {"reference": config.reference, **test,
                                     "n_ties_excluded": int((mask & ~both).sum())}
             predictors[name][slice_name] = entry
+    return predictors
 
-    if judges:
-        step("per-order WAF of the judges")
-        for name, per_order in orders.items():
-            judge_meta[name]["position_bias"] = position_bias(y, per_order, predictors[name], masks, config, clusters)
-    comparisons = []
-    if compare:
-        step("paired comparisons")
-        for a, b in compare:
-            comparisons.append({"a": a, "b": b, "slices": comparison(y, decisions, names.index(a), names.index(b),
-                                                                    masks, config, clusters)})
-    summary = summarize(pairs)
-    audit = {
-        "dataset": summary,
-        "source_pairs": by_source_pair(binary, y, dict(zip(names, correct, strict=True))),
-        "slices": {s: {"n": int(m.sum())} for s, m in masks.items()},
-        "predictors": predictors,
-        "judges": judge_meta,
-        "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "confidence": 0.95,
-                      "unit": unit,
-                      "method": f"percentile, resampling {unit} within each slice, one-class resamples skipped"},
-        "ties": {"rule": "P(a1) = 0.5 after averaging the orders is a tie: half credit for each class (WAF, "
-                         "accuracy, prior-following); left out of McNemar",
-                 "null": "null_waf is the WAF of a tie on every pair of the slice (a judge with no information; "
-                         "not 50 when the labels are unbalanced); vs_null is WAF minus it with a paired CI",
-                 "counts": {n: int((~decided[i]).sum()) for i, n in enumerate(names)}},
-    }
-    if judged_only is not None:
-        audit["judged_only"] = judged_only
-    if comparisons:
-        audit["comparisons"] = comparisons
+
+def _benchmark_sections(pairs: pd.DataFrame, y_all, generators: list[str], summary: dict,
+                        config: PreferenceAuditConfig, step) -> dict:
+    """What the audit says of the benchmark itself, whatever the judges (the scorecard leaves the costly ones out):
+    generator lengths and length-controlled win rates, style-controlled strengths, the TF-IDF source classifier,
+    the permutation and counterfactual controls."""
+    out = {}
+    full = pairs[pairs["is_binary"].astype(bool)].reset_index(drop=True)
+    g1, g2 = full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object)
+    clusters = full["dedup_group"].to_numpy() if "dedup_group" in full else None
     if config.length_control:
         step("generator lengths and length-controlled win rates")
-        g1, g2 = pairs["model1"].to_numpy(dtype=object), pairs["model2"].to_numpy(dtype=object)
-        audit["lengths"] = length_control.length_by_generator(g1, g2, pairs["len1"].to_numpy(),
-                                                              pairs["len2"].to_numpy(), summary["win_rates"])
-        full = pairs[pairs["is_binary"].astype(bool)]
-        audit["length_controlled"] = length_control.length_controlled_win_rates(
-            full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object), full["len1"].to_numpy(),
-            full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples,
-            seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
+        out["lengths"] = length_control.length_by_generator(
+            pairs["model1"].to_numpy(dtype=object), pairs["model2"].to_numpy(dtype=object), pairs["len1"].to_numpy(),
+            pairs["len2"].to_numpy(), summary["win_rates"])
+        out["length_controlled"] = length_control.length_controlled_win_rates(
+            g1, g2, full["len1"].to_numpy(), full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples,
+            seed=config.seed, clusters=clusters)
     if config.style_control:
         step("style-controlled generator strengths")
-        full = pairs[pairs["is_binary"].astype(bool)]
-        audit["style_controlled"] = style_control.style_controlled_strengths(
-            full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object),
-            full["a1"].to_numpy(dtype=object), full["a2"].to_numpy(dtype=object), full["len1"].to_numpy(),
-            full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples,
-            seed=config.seed, clusters=full["dedup_group"].to_numpy() if "dedup_group" in full else None)
-    if annotations is not None:
-        step("multi-annotator consensus")
-        audit["consensus"] = {"file": str(config.annotations),
-                              **consensus_audit(annotations, pairs, binary, names, decisions, config, clusters)}
-    if odin is not None:
-        audit["odin"] = odin
+        out["style_controlled"] = style_control.style_controlled_strengths(
+            g1, g2, full["a1"].to_numpy(dtype=object), full["a2"].to_numpy(dtype=object), full["len1"].to_numpy(),
+            full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples, seed=config.seed, clusters=clusters)
     if config.source_classifier:
         step("TF-IDF source classifier")
         texts = np.concatenate([pairs["a1"].to_numpy(dtype=object), pairs["a2"].to_numpy(dtype=object)])
         sources = np.concatenate([pairs["model1"].to_numpy(dtype=object), pairs["model2"].to_numpy(dtype=object)])
         fold2 = np.concatenate([pairs["fold"].to_numpy(), pairs["fold"].to_numpy()])
-        audit["source_classifier"] = probes.source_classifier(texts, sources.astype(str), fold2)
+        out["source_classifier"] = probes.source_classifier(texts, sources.astype(str), fold2)
     if config.controls:
         step("permutation and counterfactual controls")
-        full = pairs[pairs["is_binary"].astype(bool)].reset_index(drop=True)
-        g1, g2 = full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object)
         fold = full["fold"].to_numpy()
-        audit["controls"] = {
+        out["controls"] = {
             "identity_permutation": controls.identity_permutation(g1, g2, y_all, fold, generators,
                                                                   config.permutation_seeds),
             "counterfactual_swap": controls.counterfactual_swap(full["len1"].to_numpy(), full["len2"].to_numpy(),
                                                                 g1, g2, y_all, fold, generators),
         }
+    return out
 
+
+def _pair_table(binary: pd.DataFrame, names: list[str], scores: dict, decisions, orders: dict) -> pd.DataFrame:
+    """The per-pair predictions table: each predictor's P(a1), decision, and a judge's P(a1) per order."""
     table = binary[["id", "name", "model1", "model2", "preference", "fold", "prior_choice", *SLICES[1:]]].copy()
     for i, name in enumerate(names):
         table[f"p_a1__{name}"] = scores[name]
@@ -428,7 +449,7 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
         if name in orders:
             for j, order in enumerate(ORDERS):
                 table[f"p_a1_{order}__{name}"] = orders[name][:, j]
-    return audit, table
+    return table
 
 
 def load_pairs(data: str | Path | None, columns: dict[str, str] | None = None, dataset_config: str = "pairs",
