@@ -36,7 +36,9 @@ def test_the_extras_table_follows_pyproject():
                      for dep in deps} for extra, deps in extras.items()}
     for module, extra in common.EXTRAS.items():
         assert module in names[extra], (module, extra)  # import name = distribution name for every one listed
-    for module in ("torch", "transformers", "accelerate", "peft", "trl", "deepspeed", "bitsandbytes"):
+    for module in ("torch", "transformers", "accelerate", "bitsandbytes"):
+        assert common.EXTRAS[module] == "infer"  # hf: models and tiny-models (tests/test_extras.py: the rest)
+    for module in ("peft", "trl", "deepspeed"):
         assert common.EXTRAS[module] == "train"
 
 
@@ -49,8 +51,8 @@ def test_a_missing_extra_names_itself_in_one_line(tmp_path, capsys, monkeypatch)
     monkeypatch.setattr(omniaudit.tiny_models, "build_tiny_suite", no_torch)
     assert main(["tiny-models", "--out", str(tmp_path / "tiny")]) == 2
     err = capsys.readouterr().err
-    assert err.strip() == ("error: No module named 'torch': this needs omniaudit's [train] extra: pip install "
-                           "'omniaudit[train]' -c requirements/constraints.txt")
+    assert err.strip() == ("error: No module named 'torch': this needs omniaudit's [infer] extra: pip install "
+                           "'omniaudit[infer]' -c requirements/constraints.txt")
 
 
 def test_an_hf_judge_without_torch_names_the_extra(protocol_dataset, tiny_models, tmp_path, capsys, monkeypatch):
@@ -61,7 +63,7 @@ def test_an_hf_judge_without_torch_names_the_extra(protocol_dataset, tiny_models
     rc = main(["judge", "--dataset", str(protocol_dataset), "--config", "blueprint", "--judge",
                f"hf:{tiny_models['text']}", "--out", str(tmp_path / "p.jsonl")])
     err = capsys.readouterr().err
-    assert rc == 2 and len(err.strip().splitlines()) == 1 and "pip install 'omniaudit[train]'" in err, err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and "pip install 'omniaudit[infer]'" in err, err
     assert not (tmp_path / "p.jsonl").exists()
 
 

@@ -17,19 +17,25 @@ SPEC = "hf:PATH | openai:MODEL@URL | scripted:NAME"
 DEPRECATED = "_deprecated"  # namespace attribute: old flag spelling -> its warning, printed by main() once
 
 
-# pyproject.toml's optional dependencies, by the module a missing extra leaves unimportable: import name -> extra
-# (torch is in [decode] too, but whatever loads a model needs [train]; tests/test_cli_polish.py checks the table)
-EXTRAS = {"torch": "train", "torchvision": "train", "transformers": "train", "accelerate": "train", "peft": "train",
-          "trl": "train", "deepspeed": "train", "bitsandbytes": "train", "torchcodec": "decode", "wandb": "track",
-          "av": "media", "soundfile": "media", "opensmile": "media"}
+# pyproject.toml's optional dependencies, by the module a missing extra leaves unimportable: import name -> the
+# smallest extra that has it. [infer] is the torch stack of hf: models, tiny-models and the data-parallel judge (torch
+# is in [decode] too, but whatever loads a model needs [infer]); [train] = [infer] + TRL, PEFT, DeepSpeed and wandb.
+# tests/test_extras.py checks the table against pyproject.
+EXTRAS = {"torch": "infer", "torchvision": "infer", "transformers": "infer", "accelerate": "infer",
+          "bitsandbytes": "infer", "peft": "train", "trl": "train", "deepspeed": "train", "torchcodec": "decode",
+          "wandb": "track", "av": "media", "soundfile": "media", "opensmile": "media"}
+TRAIN_COVERS = ("infer", "decode", "track")  # extras that [train] includes: a training script names [train] for them
 
 
-def missing_extra(exc: ModuleNotFoundError) -> str | None:
+def missing_extra(exc: ModuleNotFoundError, training: bool = False) -> str | None:
     """One line naming the extra to install when ``exc`` is a package of an optional extra not installed (the
-    package itself, not a module inside an installed one: that is a version mismatch, left as it is); else None."""
+    package itself, not a module inside an installed one: that is a version mismatch, left as it is); else None.
+    ``training``: said for a training script (``accelerate launch training/...``), which needs all of [train]."""
     extra = EXTRAS.get(exc.name or "")
     if extra is None:
         return None
+    if training and extra in TRAIN_COVERS:
+        extra = "train"
     return (f"No module named '{exc.name}': this needs omniaudit's [{extra}] extra: pip install 'omniaudit[{extra}]' "
             "-c requirements/constraints.txt")
 
@@ -266,7 +272,7 @@ _RUNNER: dict[str, tuple[dict, str]] = {
                     "hf: the weights' dtype; auto = the checkpoint's own (default {d})"),
     "load_in": ({"choices": ["4bit", "8bit"]},
                 "hf: quantise the weights as they load, with bitsandbytes (4bit: NF4 computing in --torch-dtype, "
-                "bfloat16 under auto; 8bit: LLM.int8); needs a CUDA GPU and the [train] extra (default: off)"),
+                "bfloat16 under auto; 8bit: LLM.int8); needs a CUDA GPU and the [infer] extra (default: off)"),
     "attn_implementation": ({"choices": ["eager", "sdpa", "flash_attention_2"]},
                             "hf: attention kernel (default: the model's own; flash_attention_2 needs the flash-attn "
                             "package and a GPU)"),
