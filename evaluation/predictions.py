@@ -165,6 +165,7 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
     for members in groups.values():  # once the file is known to hold one run
         _check_config(records[members[0]], raw.iloc[members], file, rows[members[0]], dataset, configs, partial, out)
     _check_rows(raw, first, file, rows)
+    _check_served(raw, file, rows, out)
     if origin is None:  # an adopted lmms-eval log's rows carry no omniaudit row hashes
         check_row_hashes(raw, file, rows, records, dataset)
     out.known, out.record = True, first
@@ -175,6 +176,29 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
         out.notes.append(f"partial run ({'shard ' + out.shard if out.shard else f'{out.missing} answers missing'}),"
                          " audited as allowed by --partial: not comparable with a full audit")
     return out
+
+
+def _check_served(raw: pd.DataFrame, file: str, rows: list[int], out: FileProvenance) -> None:
+    """Who answered, by the server's own word per row (``served_model``, ``system_fingerprint``): replies naming two
+    models are two models' answers under one provenance, refused at the first row that names the other one; replies
+    from two deployments of one model (the fingerprint changed during the run) are kept, with a note saying how many
+    rows each answered."""
+    if "served_model" in raw.columns:
+        named = raw["served_model"].to_numpy(dtype=object)
+        seen = [(i, v) for i, v in enumerate(named) if isinstance(v, str)]
+        other = next(((i, v) for i, v in seen if v != seen[0][1]), None)
+        if other is not None:
+            first = f"{seen[0][1]!r} from row {rows[seen[0][0]]}"
+            raise InputError(f"replies of this run name two served models ({first}, {other[1]!r} here): the "
+                             "model behind the server changed during the run; one predictions file holds one "
+                             "model's answers (rerun the judge against one deployment)",
+                             file=file, row=rows[other[0]], column="served_model", value=other[1])
+    if "system_fingerprint" in raw.columns:
+        counts = raw["system_fingerprint"].map(lambda v: v if isinstance(v, str) else None).value_counts()
+        if len(counts) > 1:
+            shares = ", ".join(f"{k}: {v} rows" for k, v in sorted(counts.items()))
+            out.notes.append(f"answers came from {len(counts)} deployments of the served model (system_fingerprint "
+                             f"{shares}): the server changed during the run")
 
 
 def _missing(value) -> bool:

@@ -345,6 +345,10 @@ def _served_note(identity, rows: list[dict]) -> str | None:
     if named:
         notes.append(f"replies name the model {', '.join(map(repr, named))}, not the one asked for ({asked!r}): "
                      "another model may have answered")
+    fingerprints = sorted({r["system_fingerprint"] for r in rows if isinstance(r.get("system_fingerprint"), str)})
+    if len(fingerprints) > 1:
+        notes.append(f"replies come from {len(fingerprints)} deployments (system_fingerprint "
+                     f"{', '.join(map(repr, fingerprints))}): the server changed during the run")
     return "; ".join(notes) or None
 
 

@@ -136,3 +136,27 @@ def test_a_scorecard_rerun_after_the_fingerprint_changed_answers_afresh(preferen
     canary = json.loads((out / "models/srv/status.json").read_text(encoding="utf-8"))["preference"]["canary"]["judge"]
     assert len(canary["changed"]) == CANARY and 'system_fingerprint "fp-1" (kept) but "fp-2" now' in canary["note"]
     assert "asked afresh" in canary["note"] and canary["note"] in " ".join(capsys.readouterr().err.split())
+
+
+def test_a_deployment_switch_during_a_run_is_refused_or_noted_by_every_audit(mixed_dataset, tmp_path):
+    """Replies naming another model after a switch are two models' answers under one provenance: refused at the row
+    that names the other one; another fingerprint of the same model is kept, with a note counting the rows."""
+    import pandas as pd
+
+    from omniaudit.errors import InputError
+    from omniaudit.evaluation.predictions import check_predictions
+
+    out = tmp_path / "p.jsonl"
+    with ChatServer(models=LISTED, served_model="m", system_fingerprint="fp-1") as server:
+        run_judge(mixed_dataset, "mixed", f"openai:m@{server.url}", out, cache_dir=tmp_path / "c")
+    rows = _rows(out)
+    half = len(rows) // 2
+    switched = pd.DataFrame([{**r, "served_model": "m-v2"} if i >= half else r for i, r in enumerate(rows)])
+    with pytest.raises(InputError) as err:
+        check_predictions(switched, out, mixed_dataset, ("mixed",))
+    assert "two served models" in str(err.value) and f"row {half + 1}" in str(err.value)
+    redeployed = pd.DataFrame([{**r, "system_fingerprint": "fp-2"} if i >= half else r for i, r in enumerate(rows)])
+    notes = check_predictions(redeployed, out, mixed_dataset, ("mixed",)).notes
+    assert any(f"fp-1: {half} rows" in n and "2 deployments" in n for n in notes)
+    note = run_module._served_note({"model": "m", "served": "m"}, redeployed.to_dict("records"))
+    assert note is not None and "2 deployments" in note
