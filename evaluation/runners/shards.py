@@ -245,6 +245,17 @@ def _process_group(world: int):
     return state
 
 
+def leave_process_group() -> None:
+    """Destroys this process's process group, if a launch joined one (a no-op otherwise, torch left unimported). Called
+    once as the command ends: a gloo group left to the interpreter's exit can abort the process ("terminate called
+    without an active exception", SIGABRT), which the launcher then reports as the whole launch failing."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+
+
 @contextmanager
 def _quiet_stdout():
     """The block's writes to file descriptor 1 (a native library's own prints) are discarded; Python's are flushed

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -206,5 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(args)
     finally:
+        if "torch" in sys.modules:  # a launched command's ranks leave their process group before the interpreter exits
+            from omniaudit.evaluation.runners.shards import leave_process_group
+
+            leave_process_group()
         for warning in deprecated.values():
             say("warning", warning)

@@ -212,7 +212,9 @@ def test_the_card_prescribes_the_remedy_of_each_shortcut_flagged_for_a_served_mo
     flagged = {s for name, found in PLANTED.items() for s in found}
     assert set(remedies) == flagged
     assert remedies["position"]["models"] == ["concat-lock"]
-    assert any("--dual-order" in c for c in remedies["position"]["commands"])
+    position = remedies["position"]["commands"]  # pairwise_judge.py trains both orders; single order is the control
+    assert any("pairwise_judge.py" in c and "single_order" not in c for c in position)
+    assert any("pairwise_judge_single_order.yaml" in c for c in position)
     assert any(c.startswith("omniaudit remedy label_following") for c in remedies["label_following"]["commands"])
     assert any("reward_odin.py" in c for c in remedies["style"]["commands"])
     card = (run["out"] / "scorecard.md").read_text(encoding="utf-8")
