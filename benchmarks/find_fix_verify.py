@@ -20,19 +20,27 @@ Built shortcuts:
   half of them preferred-first; remedy = dual-order training (both orders of the biased pairs, the answer reversed),
   continued from the biased model for as many steps.
 
+- ``style`` (EmoPrefer section 6): biased = the longer description preferred, each pair in one order with the
+  positions balanced (length pays, the slot does not: the position control's set, trained once); control = the
+  source-balanced pairs with their human labels, one order each (neither length nor a generator's prior pays); remedy
+  = EmoPrefer's dataset-side remedy, the source-balanced pairs in both orders, continued from the biased model for as
+  many steps. (The other half of the paper's remedy, the ODIN reward head, is a reward model the scorecard does not
+  score as a judge: ``training/reward_odin.py`` and its own tests.)
+
 Which description is "preferred" (``--labels``): by default the *longer* one, an order-invariant preference a tiny
 model learns from the text in a few hundred steps. With the synthetic human labels (``--labels human``: the
 content they follow is hidden from a text judge) the tiny model learns no content within the budget and answers
 one letter whatever it is shown, so every model is position-locked, the control and the remedied one included
 (measured: slot-A rate 1.00 / 0.00 / 1.00 after 300 steps); a model with no content preference picks by slot, and
-the card says so. The length-trained models are, rightly, flagged for ``style`` (they prefer the longer description):
-a learned style shortcut found by the card.
+the card says so.
 
-Not built yet (the benchmark says so in its table): ``style`` (a length-biased set needs the tiny model to compare
-lengths), ``label_following`` (the remedy set is ``omniaudit remedy label_following``; a tiny audio model and its
-collator path), ``visual_inference`` (SFT then DPO on Shift / Mute / Swap pairs with the tiny omni thinker).
+Not built yet (the benchmark says so in its table): ``label_following`` (the remedy set is ``omniaudit remedy
+label_following``; a tiny audio model and its collator path), ``visual_inference`` (SFT then DPO on Shift / Mute /
+Swap pairs with the tiny omni thinker).
 
-    python benchmarks/find_fix_verify.py [--shortcuts position] [--steps 300] [--workdir DIR] [--keep]
+Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, with ``--baseline biased``.
+
+    python benchmarks/find_fix_verify.py [--shortcuts position,style] [--steps 300] [--workdir DIR] [--keep]
 
 Last line: ``find_fix_verify: <shortcut>=<biased>/<control>/<remedied status> ... goal met: yes|no``.
 """
@@ -56,17 +64,35 @@ TRAIN_PAIRS = 800  # pairs of the training build (its own seed); about 600 binar
 TRAIN_SEED = 1
 
 
-def training_items(work: Path) -> pd.DataFrame:
-    """The judge items (both orders of every binary pair) of a synthetic build with its own seed, labelled as the
-    card's defaults are (content-driven, no position bias in the labels)."""
-    from omniaudit.data_builders.hub import load_config
+def training_build(work: Path) -> Path:
+    """A synthetic build with its own seed (the card's items are never trained on), labelled as the card's defaults
+    are (content-driven, no position bias in the labels), with its source-balanced config."""
     from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
+    from omniaudit.data_builders.preference.build import PreferenceBuildOptions
 
     folder = work / "train-preference"
     if not folder.exists():
-        build_preference_dataset(folder, spec=SyntheticSpec(n_pairs=TRAIN_PAIRS, content_strength=4.0,
-                                                            position_bias=0.0, seed=TRAIN_SEED))
-    return load_config(folder, "judge")
+        build_preference_dataset(folder, options=PreferenceBuildOptions(source_balanced=True),
+                                 spec=SyntheticSpec(n_pairs=TRAIN_PAIRS, content_strength=4.0, position_bias=0.0,
+                                                    seed=TRAIN_SEED))
+    return folder
+
+
+def training_items(work: Path) -> pd.DataFrame:
+    """The judge items (both orders of every binary pair) of the training build."""
+    from omniaudit.data_builders.hub import load_config
+
+    return load_config(training_build(work), "judge")
+
+
+def source_balanced_items(work: Path) -> pd.DataFrame:
+    """The judge items of the training build's source-balanced pairs (within each pairing of generators, each wins
+    as often: a generator's prior does not pay), with their human labels."""
+    from omniaudit.data_builders.hub import load_config
+
+    folder = training_build(work)
+    items = load_config(folder, "judge")
+    return items[items["pair_id"].isin(set(load_config(folder, "source_balanced")["id"]))]
 
 
 def chat(items: pd.DataFrame) -> pd.DataFrame:
@@ -91,19 +117,102 @@ def by_length(items: pd.DataFrame) -> pd.DataFrame:
     return items[a != b].assign(gold=np.where(a[a != b] > b[a != b], "A", "B"))
 
 
+def one_order_each(items: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """One order of every pair (of items holding both), chosen so that exactly half of the pairs show their
+    preferred description first: "A" is right half the time (seeded)."""
+    rng = np.random.default_rng(seed)
+    first = items[items["gold"] == "A"]  # each pair's order with its preferred description first
+    pairs = first["pair_id"].unique()
+    keep_first = set(rng.permutation(pairs)[: len(pairs) // 2])
+    shown = first.set_index("pair_id")["order"]
+    pick = {p: shown[p] if p in keep_first else ("ba" if shown[p] == "ab" else "ab") for p in pairs}
+    return items[items["pair_id"].isin(pairs) & (items["order"] == items["pair_id"].map(pick))]
+
+
 def position_sets(items: pd.DataFrame, seed: int) -> dict[str, pd.DataFrame]:
     """biased (the preferred description always first: "A" always right), control (the same pairs, each in one
     order, exactly half of them preferred-first: labels balanced, the same number of rows) and remedy (both orders
     of the biased pairs)."""
-    rng = np.random.default_rng(seed)
     biased = items[items["gold"] == "A"]
     pairs = biased["pair_id"].unique()
-    first = set(rng.permutation(pairs)[: len(pairs) // 2])  # exactly half shown preferred-first: "A" half the time
-    shown = biased.set_index("pair_id")["order"]
-    pick = {p: shown[p] if p in first else ("ba" if shown[p] == "ab" else "ab") for p in pairs}
-    control = items[items["pair_id"].isin(pairs) & (items["order"] == items["pair_id"].map(pick))]
-    remedy = items[items["pair_id"].isin(pairs)]
-    return {"biased": chat(biased), "control": chat(control), "remedy": chat(remedy)}
+    return {"biased": chat(biased), "control": chat(one_order_each(items[items["pair_id"].isin(pairs)], seed)),
+            "remedy": chat(items[items["pair_id"].isin(pairs)])}
+
+
+def style_sets(length_items: pd.DataFrame, balanced_items: pd.DataFrame, seed: int) -> dict[str, pd.DataFrame]:
+    """biased (the longer description preferred, each pair in one order, positions balanced: length pays, the slot
+    does not; the position control's set), control (the source-balanced pairs with their human labels, one order
+    each, positions balanced: neither length nor a generator's prior pays) and remedy (the source-balanced pairs in
+    both orders, EmoPrefer's dataset-side remedy)."""
+    return {"biased": chat(one_order_each(length_items, seed)), "control": chat(one_order_each(balanced_items, seed)),
+            "remedy": chat(balanced_items)}
+
+
+# Sentences the card's embedded speech set never speaks: the label-following models train on clips the card never holds
+TRAIN_SENTENCES = {
+    "en": ["My brother bought a green bicycle.", "The coffee is too hot to drink."],
+    "fr": ["Mon frère a acheté un vélo vert.", "Le café est trop chaud pour le boire."],
+    "de": ["Mein Bruder hat ein grünes Fahrrad gekauft.", "Der Kaffee ist zu heiß zum Trinken."],
+    "es": ["Mi hermano compró una bicicleta verde.", "El café está demasiado caliente para beberlo."],
+}
+
+
+def training_protocols(work: Path) -> Path:
+    """A protocols dataset (``omniaudit build protocols --clips``) of espeak-ng clips of :data:`TRAIN_SENTENCES`."""
+    from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
+    from omniaudit.data_builders.protocols.speech import synthesize_speech_set
+
+    folder = work / "train-protocols"
+    if not folder.exists():
+        manifest = synthesize_speech_set(work / "train-speech", SpeechSetSpec(sentences_per_cell=2),
+                                         sentences=TRAIN_SENTENCES)
+        build_protocols_dataset(folder, clips=manifest, options=ProtocolBuildOptions(max_trials=6))
+    return folder
+
+
+def relabelled(row: dict, label: str, tag: str) -> dict:
+    """A label row of the remedy set with its quoted supplied label replaced by ``label``."""
+    from omniaudit.data_builders.protocols.remedy import quoted
+
+    messages = [dict(m, content=[dict(c) for c in m["content"]]) for m in row["messages"]]
+    text = next(c for c in messages[0]["content"] if c["type"] == "text")
+    text["text"] = text["text"].replace(quoted(row["supplied"]), quoted(label))
+    return {**row, "id": f"{row['id']}/{tag}", "supplied": label, "messages": messages}
+
+
+def label_following_sets(work: Path, seed: int) -> dict[str, list[dict]]:
+    """From the training clips' blueprint items, three sets of the same rows (per clip, its k-1 label items and its
+    no-label item): remedy = ``omniaudit remedy label_following``'s deranged labels (copying never pays); biased =
+    every supplied label the gold one (copying always pays); control = every supplied label drawn uniformly from the
+    options (right as often as chance: copying does not pay)."""
+    from omniaudit.data_builders.hub import load_config
+    from omniaudit.data_builders.protocols.remedy import COLUMNS, deranged_rows
+
+    blueprint = load_config(training_protocols(work), "blueprint", columns=COLUMNS)
+    remedy, _ = deranged_rows(blueprint, seed=seed)
+    rng = np.random.default_rng(seed)
+    biased = [relabelled(r, r["gold"], "gold") if r["supplied"] else r for r in remedy]
+    control = [relabelled(r, str(rng.choice(r["options"])), "random") if r["supplied"] else r for r in remedy]
+    return {"biased": biased, "control": control, "remedy": remedy}
+
+
+def write_audio_set(folder: Path, rows: list[dict], name: str) -> Path:
+    """Chat records with an audio column, as ``omniaudit remedy label_following`` writes them (config ``sft``)."""
+    from omniaudit.data_builders.hub import ParquetSink, configs_metadata, shard_name
+    from omniaudit.data_builders.protocols.remedy import features
+    from omniaudit.io import atomic_dir
+
+    if (folder / name / "README.md").is_file():
+        return folder / name
+    with atomic_dir(folder / name) as dest:
+        (dest / "sft").mkdir()
+        sink = ParquetSink(dest / "sft" / shard_name("train"), features())
+        sink.add(rows)
+        sink.close()
+        (dest / "README.md").write_text("---\n" + json.dumps({"configs": configs_metadata({"sft": ["train"]})}) +
+                                        f"\n---\n# find_fix_verify: {name}\n\n{len(rows)} chat records with "
+                                        "audio (benchmarks/find_fix_verify.py).\n", encoding="utf-8")
+    return folder / name
 
 
 def write_set(folder: Path, table: pd.DataFrame, name: str) -> Path:
@@ -111,10 +220,12 @@ def write_set(folder: Path, table: pd.DataFrame, name: str) -> Path:
 
     card = "---\n" + json.dumps({"configs": configs_metadata({"sft": ["train"]})}) + "\n---\n" + (
         f"# find_fix_verify: {name}\n\n{len(table)} chat records of judge items (benchmarks/find_fix_verify.py).\n")
+    if (folder / name / "README.md").is_file():  # written by an earlier shortcut of this run
+        return folder / name
     return write_hub_dataset(folder / name, {"sft": {"train": table}}, card)
 
 
-def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float) -> float:
+def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, recipe: str = "sft.yaml") -> float:
     """``accelerate launch training/sft.py`` on one CPU process; returns minutes. A model this benchmark trained
     into ``out`` before (its minutes recorded beside it) is kept: rerun with another ``--workdir`` to retrain."""
     done_file = out / "find_fix_verify.json"
@@ -123,7 +234,7 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float) 
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "accelerate_configs" / "cpu.yaml"), str(ROOT / "training" / "sft.py"),
-           "--config", str(ROOT / "training" / "recipes" / "tiny" / "sft.yaml"),
+           "--config", str(ROOT / "training" / "recipes" / "tiny" / recipe),
            "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "sft",
            "--output_dir", str(out), "--max_steps", str(steps), "--eval_fraction", "0", "--eval_strategy", "no",
            "--save_strategy", "no", "--learning_rate", str(lr), "--per_device_train_batch_size", "8",
@@ -136,10 +247,10 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float) 
     return minutes
 
 
-def scorecard(work: Path, models: dict[str, Path], audits: str) -> dict:
+def scorecard(work: Path, shortcut: str, models: dict[str, Path], audits: str) -> dict:
     from omniaudit.cli import main as cli
 
-    out = work / "card"
+    out = work / f"card-{shortcut}"
     argv = ["scorecard", "--model", *(f"{n}=hf:{p}" for n, p in models.items()), "--baseline", "biased",
             "--audits", audits, "--allow-uncalibrated", "--out", str(out), "-q"]
     rc = cli(argv)
@@ -156,19 +267,18 @@ def _cell(e: dict | None) -> str:
 
 
 def report(shortcut: str, card: dict, minutes: dict[str, float], margin: float) -> tuple[str, bool]:
-    models, base = card["models"], card["baseline"]["models"]
+    models, base, audit = card["models"], card["baseline"]["models"], AUDIT[shortcut]
     status = {m: models[m]["shortcuts"][shortcut]["status"] for m in ("biased", "control", "remedied")}
     change = base["remedied"]["shortcuts"][shortcut]["status"]
-    acc = base["remedied"]["accuracy"].get("preference", {})
-    acc_control = base["control"]["accuracy"].get("preference", {})
+    acc = base["remedied"]["accuracy"].get(audit, {})
+    acc_control = base["control"]["accuracy"].get(audit, {})
     held = acc.get("after") is not None and acc_control.get("after") is not None and \
         acc["after"] >= acc_control["after"] - margin
     print(f"\n{shortcut}: head measure per model (value [simultaneous CI]; null in the card)")
     print(f"{'model':<10} {'status':<14} {'measure':<44} {'value [CI]':<24} {'accuracy':>8} {'minutes':>7}")
     for m in ("biased", "control", "remedied"):
         v = models[m]["shortcuts"][shortcut]
-        a = base["remedied"]["accuracy"]["preference"]["before"] if m == "biased" else \
-            base[m]["accuracy"].get("preference", {}).get("after")
+        a = acc.get("before") if m == "biased" else base[m]["accuracy"].get(audit, {}).get("after")
         print(f"{m:<10} {status[m]:<14} {str(v.get('measure'))[:44]:<44} {_cell(v):<24} "
               f"{'n/a' if a is None else f'{a:.3f}':>8} {'n/a' if minutes[m] is None else f'{minutes[m]:.1f}':>7}")
     print(f"remedied against biased: {change}; accuracy change {acc.get('change', float('nan')):+.3f} "
@@ -178,11 +288,66 @@ def report(shortcut: str, card: dict, minutes: dict[str, float], margin: float) 
     return f"{shortcut}={status['biased']}/{status['control']}/{change}", ok
 
 
+AUDIT = {"position": "preference", "style": "preference", "label_following": "protocols"}  # the built shortcuts
+MODEL = {"preference": ("tiny-causal-lm", "sft.yaml"), "protocols": ("tiny-omni", "sft_omni.yaml")}  # base, recipe
+
+
+def training_sets(work: Path, shortcut: str, labels: str, seed: int) -> dict[str, Path]:
+    """The biased, control and remedy sets of ``shortcut``, written once under ``work/data`` and named by what they
+    hold (a set two shortcuts share, the length-labelled balanced one, is trained once)."""
+    if shortcut == "label_following":
+        sets = label_following_sets(work, seed)
+        names = {"biased": "labels-gold", "control": "labels-random", "remedy": "labels-deranged"}
+        return {role: write_audio_set(work / "data", sets[role], names[role]) for role in names}
+    items = training_items(work)
+    length = by_length(items) if labels == "length" else items
+    if shortcut == "position":
+        tables = position_sets(length, seed)
+        names = {"biased": f"{labels}-preferred-first", "control": f"{labels}-one-order",
+                 "remedy": f"{labels}-both-orders"}
+    else:
+        tables = style_sets(length, source_balanced_items(work), seed)
+        names = {"biased": f"{labels}-one-order", "control": "source-balanced-one-order",
+                 "remedy": "source-balanced-both-orders"}
+    return {role: write_set(work / "data", tables[role], names[role]) for role in ("biased", "control", "remedy")}
+
+
+def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tuple[str, bool]:
+    """Train the three models of ``shortcut`` (each kept once trained), score them on one card, print its table."""
+    from omniaudit.tiny_models import tiny_causal_lm, tiny_omni
+
+    audit = AUDIT[shortcut]
+    name, recipe = MODEL[audit]
+    base = work / name
+    if not base.exists():
+        (tiny_omni if audit == "protocols" else tiny_causal_lm)(base, seed=args.seed)
+    sets = training_sets(work, shortcut, args.labels, args.seed)
+    rows = {k: len(pd.read_parquet(v / "sft")) for k, v in sets.items()}
+    print(f"{shortcut}: training rows {rows} (labels: {args.labels if audit == 'preference' else 'supplied'})")
+    steps = args.steps if audit == "preference" else args.audio_steps
+
+    def fit(start: Path, role: str, out: Path) -> float:
+        return train(start, sets[role], out, steps, args.seed, args.lr, recipe)
+
+    models = {"biased": work / sets["biased"].name, "control": work / sets["control"].name,
+              "remedied": work / f"{sets['biased'].name}+{sets['remedy'].name}"}  # the biased model, trained further
+    minutes = {"biased": fit(base, "biased", models["biased"]), "control": fit(base, "control", models["control"])}
+    remedy = fit(models["biased"], "remedy", models["remedied"])
+    minutes["remedied"] = None if None in (remedy, minutes["biased"]) else minutes["biased"] + remedy
+    start = time.perf_counter()
+    card = scorecard(work, shortcut, models, audit)
+    print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / f'card-{shortcut}' / 'scorecard.md'})")
+    return report(shortcut, card, minutes, args.margin)
+
+
 def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shortcuts", default="position", help="comma-separated; built: position")
-    parser.add_argument("--steps", type=int, default=300, help="SFT steps of each model (the remedy: as many again)")
+    parser.add_argument("--shortcuts", default="position,style,label_following",
+                        help="comma-separated; built: position, style, label_following")
+    parser.add_argument("--steps", type=int, default=300, help="SFT steps of each text judge (the remedy: as many "
+                                                               "again)")
+    parser.add_argument("--audio-steps", type=int, default=150, help="SFT steps of each audio model (label_following)")
     parser.add_argument("--labels", choices=("human", "length"), default="length",
                         help="what the training labels follow: the synthetic human label (content the text hides, "
                              "a generator prior) or the longer description (learnable from the text)")
@@ -191,34 +356,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None)
     args = parser.parse_args()
-    from omniaudit.tiny_models import tiny_causal_lm
-
     work = args.workdir or Path(tempfile.mkdtemp(prefix="find_fix_verify_"))
     work.mkdir(parents=True, exist_ok=True)
-    base = work / "tiny-causal-lm"
-    if not base.exists():
-        tiny_causal_lm(base, seed=args.seed)
     lines, met = [], True
     for shortcut in [s.strip() for s in args.shortcuts.split(",") if s.strip()]:
-        if shortcut != "position":
+        if shortcut not in AUDIT:
             print(f"\n{shortcut}: not built yet (see the module docstring)")
             lines.append(f"{shortcut}=not-built")
             met = False
             continue
-        items = training_items(work)
-        items = by_length(items) if args.labels == "length" else items
-        sets = {k: write_set(work / "data", t, k) for k, t in position_sets(items, args.seed).items()}
-        rows = {k: len(pd.read_parquet(v / "sft")) for k, v in sets.items()}
-        print(f"position: training rows {rows} (labels: {args.labels})")
-        minutes = {"biased": train(base, sets["biased"], work / "biased", args.steps, args.seed, args.lr)}
-        minutes["control"] = train(base, sets["control"], work / "control", args.steps, args.seed, args.lr)
-        remedy = train(work / "biased", sets["remedy"], work / "remedied",
-                                                        args.steps, args.seed, args.lr)
-        minutes["remedied"] = None if None in (remedy, minutes["biased"]) else minutes["biased"] + remedy
-        start = time.perf_counter()
-        card = scorecard(work, {m: work / m for m in ("biased", "control", "remedied")}, "preference")
-        print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / 'card' / 'scorecard.md'})")
-        line, ok = report("position", card, minutes, args.margin)
+        line, ok = find_fix_verify(work, shortcut, args)
         lines.append(line)
         met &= ok
     print(f"find_fix_verify: {' '.join(lines)} goal met: {'yes' if met else 'no'}")

@@ -79,9 +79,18 @@ def degrade(audio: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return (clipped + hiss).astype(np.float32)
 
 
-def synthesize_speech_set(out_dir: str | Path, spec: SpeechSetSpec = SpeechSetSpec()) -> Path:
-    """Write the clips and ``manifest.jsonl`` (rows: id, audio, attribute, label, transcript, speaker, mos)."""
+def synthesize_speech_set(out_dir: str | Path, spec: SpeechSetSpec = SpeechSetSpec(),
+                          sentences: dict[str, list[str]] | None = None) -> Path:
+    """Write the clips and ``manifest.jsonl`` (rows: id, audio, attribute, label, transcript, speaker, mos).
+
+    ``sentences``: per language code of :data:`SENTENCES` (all four), at least ``spec.sentences_per_cell`` sentences
+    to speak instead of the embedded ones (e.g. a training set whose clips the embedded set never holds)."""
     import soundfile as sf
+
+    sentences = SENTENCES if sentences is None else sentences
+    if set(sentences) != set(SENTENCES) or min(map(len, sentences.values())) < spec.sentences_per_cell:
+        raise InputError(f"sentences: {spec.sentences_per_cell} or more per language of {sorted(SENTENCES)}",
+                         value={k: len(v) for k, v in sentences.items()})
 
     rng = np.random.default_rng(spec.seed)
     rows: list[dict] = []
@@ -91,8 +100,8 @@ def synthesize_speech_set(out_dir: str | Path, spec: SpeechSetSpec = SpeechSetSp
     def clip(language: str, speaker: str, emotion: str, k: int) -> str:
         cid = f"{language}_{speaker}_{emotion}_s{k}"
         if cid not in clips:
-            clips[cid] = espeak(SENTENCES[language][k], language, VOICES[speaker], PROSODY[emotion])
-            meta[cid] = {"transcript": SENTENCES[language][k], "speaker": speaker}
+            clips[cid] = espeak(sentences[language][k], language, VOICES[speaker], PROSODY[emotion])
+            meta[cid] = {"transcript": sentences[language][k], "speaker": speaker}
         return cid
 
     def row(cid: str, attribute: str, label: str, **extra) -> None:
@@ -103,7 +112,7 @@ def synthesize_speech_set(out_dir: str | Path, spec: SpeechSetSpec = SpeechSetSp
         for speaker in VOICES:
             for k in range(n):
                 row(clip("en", speaker, emotion, k), "emotion", emotion)
-    for language in SENTENCES:  # language probe set: neutral prosody, balanced over languages and speakers
+    for language in sentences:  # language probe set: neutral prosody, balanced over languages and speakers
         for speaker in VOICES:
             for k in range(n):
                 cid = clip(language, speaker, "neutral", k)

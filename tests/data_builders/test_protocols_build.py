@@ -369,3 +369,21 @@ def test_a_missing_control_task_is_a_warning_on_the_cli_and_the_card(small_set, 
     assert f"warning: {expected}" in err
     assert expected in (out / "README.md").read_text()
     assert "attribute" not in set(table(out, "pairwise", ["task"])["task"])
+
+
+def test_the_speech_set_speaks_the_sentences_it_is_given_and_refuses_too_few(tmp_path):
+    import shutil
+
+    from omniaudit.data_builders.protocols import SpeechSetSpec, synthesize_speech_set
+    from omniaudit.data_builders.protocols.speech import SENTENCES
+
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng not installed")
+    own = {lang: [f"{s} ({lang})" for s in ("One two three.",)] for lang in SENTENCES}
+    rows = read_clip_manifest(synthesize_speech_set(tmp_path / "own", SpeechSetSpec(sentences_per_cell=1, degraded=2),
+                                                    sentences=own))
+    assert set(rows["transcript"]) == {s[0] for s in own.values()}
+    with pytest.raises(InputError, match="2 or more per language"):
+        synthesize_speech_set(tmp_path / "few", SpeechSetSpec(sentences_per_cell=2), sentences=own)
+    with pytest.raises(InputError, match="per language"):
+        synthesize_speech_set(tmp_path / "en", SpeechSetSpec(sentences_per_cell=1), sentences={"en": ["Hi."]})
