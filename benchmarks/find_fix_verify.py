@@ -2,8 +2,9 @@
 papers' remedy, and the removal shown on one card.
 
 For each shortcut built here, three tiny models are trained with the repository's own training script
-(``training/sft.py`` through ``accelerate launch``, the tiny Qwen2 causal LM of ``omniaudit tiny-models``) on judge
-items of a *separate* synthetic build (another seed: the card's items are never trained on):
+(``training/sft.py`` through ``accelerate launch``; ``omniaudit tiny-models``' Qwen2 causal LM for the text judges, its
+Qwen2.5-Omni thinker for the audio one) on items the card never holds (a synthetic preference build with another
+seed; protocols items of espeak-ng clips of other sentences):
 
 - **biased**: data on which the shortcut pays;
 - **control**: an unbiased set of the same size and steps;
@@ -34,13 +35,23 @@ one letter whatever it is shown, so every model is position-locked, the control 
 (measured: slot-A rate 1.00 / 0.00 / 1.00 after 300 steps); a model with no content preference picks by slot, and
 the card says so.
 
-Not built yet (the benchmark says so in its table): ``label_following`` (the remedy set is ``omniaudit remedy
-label_following``; a tiny audio model and its collator path), ``visual_inference`` (SFT then DPO on Shift / Mute /
-Swap pairs with the tiny omni thinker).
+- ``label_following`` (the protocols paper's cue following): from the training clips' blueprint items (per clip, one
+  label item per wrong option and its no-label item), biased = the label items answered with their supplied label (a
+  set labelled by the specialist the prompt quotes: copying always pays, and only copying fits a clip's rows);
+  control = supplied labels drawn uniformly from the options, answered with the truth (copying pays as often as
+  chance); remedy = ``omniaudit remedy label_following``'s deranged set (the truth, never the supplied label),
+  continued from the biased model for as many steps. Measured on the way: answering the label items with the *truth*
+  while the label is the truth (copying pays, but so does remembering the clip) teaches no copying in 150, 600 or
+  1,500 steps (the tiny model remembers 64 clips instead: it answers the quoted label on 14-22% of the card's
+  wrong-label items, as the control does).
+
+Not built: ``visual_inference`` (SFT then DPO on Shift / Mute / Swap pairs with the tiny omni thinker), and ``style``
+is built but not removed in the budget (see ``docs/benchmarks.md``): with labels a text judge cannot fit, the
+data-side remedy makes the judge less sure of the longer description without changing its decisions.
 
 Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, with ``--baseline biased``.
 
-    python benchmarks/find_fix_verify.py [--shortcuts position,style] [--steps 300] [--workdir DIR] [--keep]
+    python benchmarks/find_fix_verify.py [--shortcuts position,style,label_following] [--steps 600] [--workdir DIR]
 
 Last line: ``find_fix_verify: <shortcut>=<biased>/<control>/<remedied status> ... goal met: yes|no``.
 """
@@ -180,18 +191,27 @@ def relabelled(row: dict, label: str, tag: str) -> dict:
     return {**row, "id": f"{row['id']}/{tag}", "supplied": label, "messages": messages}
 
 
+def copied(row: dict) -> dict:
+    """A label row of the remedy set whose answer is its supplied label (as if the specialist had labelled it)."""
+    messages = [dict(m, content=[dict(c) for c in m["content"]]) for m in row["messages"]]
+    messages[-1]["content"] = [{"type": "text", "text": row["supplied"]}]
+    return {**row, "id": f"{row['id']}/copied", "messages": messages}
+
+
 def label_following_sets(work: Path, seed: int) -> dict[str, list[dict]]:
-    """From the training clips' blueprint items, three sets of the same rows (per clip, its k-1 label items and its
-    no-label item): remedy = ``omniaudit remedy label_following``'s deranged labels (copying never pays); biased =
-    every supplied label the gold one (copying always pays); control = every supplied label drawn uniformly from the
-    options (right as often as chance: copying does not pay)."""
+    """From the training clips' blueprint items, three sets of the same rows (per clip, one label item per wrong
+    option and its no-label item): remedy = ``omniaudit remedy label_following``'s deranged labels (the answer is the
+    truth, never the supplied label: copying never pays); biased = the same items answered with the supplied label (a
+    set labelled by the specialist whose prediction the prompt quotes: copying always pays, and only copying fits a
+    clip's rows); control = supplied labels drawn uniformly from the options, answered with the truth (copying pays
+    as often as chance). The no-label items, answered with the truth, are in all three."""
     from omniaudit.data_builders.hub import load_config
     from omniaudit.data_builders.protocols.remedy import COLUMNS, deranged_rows
 
     blueprint = load_config(training_protocols(work), "blueprint", columns=COLUMNS)
     remedy, _ = deranged_rows(blueprint, seed=seed)
     rng = np.random.default_rng(seed)
-    biased = [relabelled(r, r["gold"], "gold") if r["supplied"] else r for r in remedy]
+    biased = [copied(r) if r["supplied"] else r for r in remedy]
     control = [relabelled(r, str(rng.choice(r["options"])), "random") if r["supplied"] else r for r in remedy]
     return {"biased": biased, "control": control, "remedy": remedy}
 
@@ -297,7 +317,7 @@ def training_sets(work: Path, shortcut: str, labels: str, seed: int) -> dict[str
     hold (a set two shortcuts share, the length-labelled balanced one, is trained once)."""
     if shortcut == "label_following":
         sets = label_following_sets(work, seed)
-        names = {"biased": "labels-gold", "control": "labels-random", "remedy": "labels-deranged"}
+        names = {"biased": "labels-copied", "control": "labels-random", "remedy": "labels-deranged"}
         return {role: write_audio_set(work / "data", sets[role], names[role]) for role in names}
     items = training_items(work)
     length = by_length(items) if labels == "length" else items
@@ -324,10 +344,10 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     sets = training_sets(work, shortcut, args.labels, args.seed)
     rows = {k: len(pd.read_parquet(v / "sft")) for k, v in sets.items()}
     print(f"{shortcut}: training rows {rows} (labels: {args.labels if audit == 'preference' else 'supplied'})")
-    steps = args.steps if audit == "preference" else args.audio_steps
+    steps, lr = (args.steps, args.lr) if audit == "preference" else (args.audio_steps, args.audio_lr)
 
     def fit(start: Path, role: str, out: Path) -> float:
-        return train(start, sets[role], out, steps, args.seed, args.lr, recipe)
+        return train(start, sets[role], out, steps, args.seed, lr, recipe)
 
     models = {"biased": work / sets["biased"].name, "control": work / sets["control"].name,
               "remedied": work / f"{sets['biased'].name}+{sets['remedy'].name}"}  # the biased model, trained further
@@ -345,13 +365,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shortcuts", default="position,style,label_following",
                         help="comma-separated; built: position, style, label_following")
-    parser.add_argument("--steps", type=int, default=300, help="SFT steps of each text judge (the remedy: as many "
+    parser.add_argument("--steps", type=int, default=600, help="SFT steps of each text judge (the remedy: as many "
                                                                "again)")
-    parser.add_argument("--audio-steps", type=int, default=150, help="SFT steps of each audio model (label_following)")
+    parser.add_argument("--audio-steps", type=int, default=600, help="SFT steps of each omni model (label_following)")
     parser.add_argument("--labels", choices=("human", "length"), default="length",
                         help="what the training labels follow: the synthetic human label (content the text hides, "
                              "a generator prior) or the longer description (learnable from the text)")
-    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--lr", type=float, default=2e-3, help="learning rate of the text judges")
+    parser.add_argument("--audio-lr", type=float, default=3e-3, help="learning rate of the omni models")
     parser.add_argument("--margin", type=float, default=0.05, help="accuracy held: within this of the control")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None)

@@ -73,12 +73,17 @@ def label_sets(ffv, tmp_path_factory):
     return ffv.label_following_sets(tmp_path_factory.mktemp("ffv-labels"), seed=0)
 
 
-def test_label_sets_supply_the_gold_a_random_or_a_deranged_label_beside_the_same_no_label_items(label_sets):
+def answer(row: dict) -> str:
+    return row["messages"][-1]["content"][0]["text"]
+
+
+def test_label_sets_answer_the_supplied_label_a_random_one_or_the_truth_beside_the_same_no_label_items(label_sets):
     biased, control, remedy = label_sets["biased"], label_sets["control"], label_sets["remedy"]
     assert len(biased) == len(control) == len(remedy) > 0
     labelled = [r for r in biased if r["supplied"] is not None]
-    assert labelled and all(r["supplied"] == r["gold"] for r in labelled)  # copying always pays
-    assert all(r["supplied"] != r["gold"] for r in remedy if r["supplied"] is not None)  # and never
+    assert labelled and all(answer(r) == r["supplied"] != r["gold"] for r in labelled)  # copying always pays
+    assert all(answer(r) == r["gold"] != r["supplied"] for r in remedy if r["supplied"] is not None)  # and never
+    assert all(answer(r) == r["gold"] for r in control)
     supplied = [r for r in control if r["supplied"] is not None]
     k = len(supplied[0]["options"])
     hits = sum(r["supplied"] == r["gold"] for r in supplied) / len(supplied)
