@@ -225,7 +225,14 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                              attn_implementation=attn_implementation)
         apply_sampling(judge, sampling)
         return judge
-    raise InputError("unknown judge kind; expected hf:, openai: or scripted:", value=redact(spec))
+    from omniaudit.evaluation.runners.plugins import make_plugin_runner, plugin_kinds
+
+    judge = make_plugin_runner(kind, rest, sampling=sampling, seed=seed)
+    if judge is None:
+        plugins = "".join(f", {k}:" for k in plugin_kinds())
+        raise InputError(f"unknown judge kind; expected hf:, openai:, scripted:{plugins} or a runner plugin's kind "
+                         "(omniaudit.evaluation.runners.plugins)", value=redact(spec))
+    return judge
 
 
 def check_answer_format(kind: str, mode: str, answer_format: str) -> None:
@@ -242,6 +249,8 @@ def check_answer_format(kind: str, mode: str, answer_format: str) -> None:
     if kind == "scripted":
         raise InputError(f"{flag}: scripted: judges answer by script and cannot constrain their answers; use "
                          "--answer-format free")
+    raise InputError(f"{flag}: only openai: (and hf: choice) constrain answers; a {kind}: runner answers free text "
+                     "(--answer-format free)")
 
 
 _LOADED: dict[tuple, object] = {}  # the last local model loaded, by (path, settings): see loaded_model

@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.runners.plugins import BUILT_IN
 from omniaudit.evaluation.runners.run import (
     MIN_USABLE,
     RefusedItems,
@@ -331,6 +332,8 @@ class Scorecard:
                 and record.get("runner", {}) == input_settings(spec, self.runner(spec)))
         if same and kind == "hf":
             same = record.get("model") == local_model_identity(rest)
+        elif same and kind not in BUILT_IN:  # a plugin's own word on what answers, as its rows recorded it
+            same = record.get("model") == self._model_identity(spec)
         return bool(same)
 
     def _sampling(self) -> dict:
@@ -543,6 +546,11 @@ class Scorecard:
         from omniaudit.evaluation.runners.identity import local_model_identity
 
         kind, _, rest = spec.partition(":")
+        if kind not in BUILT_IN:
+            from omniaudit.evaluation.runners.identity import runner_identity
+            from omniaudit.evaluation.runners.run import make_judge
+
+            return runner_identity(make_judge(spec, **self.runner(spec)), spec)
         return local_model_identity(rest) if kind == "hf" else None
 
     def _fingerprint(self, dataset, config: str) -> str | None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from omniaudit.cli.numbers import fraction, integer, non_negative, non_negative_int, positive, positive_int, share
 from omniaudit.cli.progress import console, log, progress_status, say, setup_logging  # noqa: F401
 
-SPEC = "hf:PATH | openai:MODEL@URL | scripted:NAME"
+SPEC = "hf:PATH | openai:MODEL@URL | scripted:NAME | KIND:... (a runner plugin)"
 DEPRECATED = "_deprecated"  # namespace attribute: old flag spelling -> its warning, printed by main() once
 
 

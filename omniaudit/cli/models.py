@@ -62,7 +62,8 @@ def cmd_judge(args: argparse.Namespace) -> None:
     the runner has them), temperature, top_p, seed. JUDGE: hf:PATH_OR_REPO (local Transformers model; closed-set
     answers from option logits), openai:MODEL@URL (OpenAI-compatible chat server, e.g. http://localhost:8000/v1 for
     vLLM; API key from $OPENAI_API_KEY; answers cached, so an interrupted run resumes), scripted:NAME (always-a,
-    always-b, copy-reference, copy-specialist, oracle, random).
+    always-b, copy-reference, copy-specialist, oracle, random), or KIND:... for an installed runner plugin (entry
+    point group omniaudit.runners).
     """
     from contextlib import nullcontext
 
