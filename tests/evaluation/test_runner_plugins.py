@@ -130,3 +130,23 @@ def test_a_plugin_that_breaks_the_contract_or_claims_a_built_in_kind_is_refused(
         make_judge("toy:first", answer_format="choice")
     with pytest.raises(InputError, match="unknown judge kind.*toy:"):
         make_judge("nothere:x")
+
+
+def test_a_plugin_without_media_is_skipped_where_items_need_audio_and_one_that_hears_is_asked(toy, preference,
+                                                                                             protocol_dataset,
+                                                                                             tmp_path):
+    data = ["--data", f"preference={preference}", f"protocols={protocol_dataset}"]
+    argv = ["scorecard", "--model", "t=toy:first", "--audits", "preference,protocols", *data, "--n-resamples", "200",
+            "--allow-uncalibrated", "-q"]
+    assert main([*argv, "--out", str(tmp_path / "deaf")]) == 0
+    audits = json.loads((tmp_path / "deaf" / "scorecard.json").read_text(encoding="utf-8"))["models"]["t"]["audits"]
+    assert audits["preference"]["status"] == "ran" and audits["protocols"]["status"] == "skipped"
+    assert "audio" in audits["protocols"]["reason"]
+
+    class Hearing(OptionRunner):
+        accepts = {"audio"}
+
+    plugins.register_runner("toy", Hearing)
+    assert main([*argv, "--out", str(tmp_path / "hears")]) == 0
+    audits = json.loads((tmp_path / "hears" / "scorecard.json").read_text(encoding="utf-8"))["models"]["t"]["audits"]
+    assert audits["protocols"]["status"] == "ran"
