@@ -445,7 +445,7 @@ def _entries(folder: Path) -> list[Path]:
 
 def _killed(name: str, pattern: str | re.Pattern) -> bool:
     m = re.match(pattern, name)
-    return bool(m) and not _pid_alive(int(m.group(1)))
+    return m is not None and not _pid_alive(int(m.group(1)))
 
 
 def _settle_in_place(folder: Path, trash: Path) -> list[Path]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import cast
 
 from omniaudit.io import atomic_dir, check_out_dir
 
@@ -120,7 +121,8 @@ def tiny_sequence_classifier(out_dir: str | Path, num_labels: int = 2, seed: int
 
     torch.manual_seed(seed)
     tok = build_tokenizer()
-    model = Qwen2ForSequenceClassification(Qwen2Config(**_text_config(tok), num_labels=num_labels))
+    model = Qwen2ForSequenceClassification(
+        Qwen2Config(**_text_config(tok), num_labels=num_labels))  # type: ignore[call-arg]  # a PretrainedConfig kwarg
     return _save(out_dir, model, tok)
 
 
@@ -191,8 +193,8 @@ def tiny_whisper(out_dir: str | Path, languages: tuple[str, ...] = WHISPER_LANGU
     specials = ["<|startoftranscript|>", *(f"<|{code}|>" for code in languages), "<|translate|>", "<|transcribe|>",
                 "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|notimestamps|>"]
     tok.add_special_tokens({"additional_special_tokens": specials})
-    ids = {t: tok.convert_tokens_to_ids(t) for t in specials}
-    eot = tok.convert_tokens_to_ids("<|endoftext|>")
+    ids = {t: cast(int, tok.convert_tokens_to_ids(t)) for t in specials}  # one token -> one id
+    eot = cast(int, tok.convert_tokens_to_ids("<|endoftext|>"))
     config = WhisperConfig(vocab_size=len(tok), num_mel_bins=80, d_model=32, encoder_layers=1, decoder_layers=1,
                            encoder_attention_heads=2, decoder_attention_heads=2, encoder_ffn_dim=64,
                            decoder_ffn_dim=64, max_source_positions=1500, max_target_positions=64,
@@ -229,7 +231,7 @@ def tiny_omni(out_dir: str | Path, seed: int = 0) -> Path:
     tok = build_tokenizer()
     hidden = 64
     ids = tok.convert_tokens_to_ids
-    config = Qwen2_5OmniThinkerConfig(
+    config = Qwen2_5OmniThinkerConfig(  # type: ignore[call-arg]  # extra kwargs: PretrainedConfig keeps them
         audio_config=dict(num_mel_bins=128, d_model=32, encoder_layers=1, encoder_attention_heads=2,
                           encoder_ffn_dim=64, max_source_positions=1500, n_window=100, output_dim=hidden),
         vision_config=dict(depth=1, hidden_size=32, intermediate_size=64, num_heads=2, in_channels=3, patch_size=14,
@@ -273,7 +275,7 @@ def tiny_omni3(out_dir: str | Path, seed: int = 0) -> Path:
     tok = build_tokenizer()
     hidden = 64
     ids = tok.convert_tokens_to_ids
-    config = Qwen3OmniMoeThinkerConfig(
+    config = Qwen3OmniMoeThinkerConfig(  # type: ignore[call-arg]  # extra kwargs: PretrainedConfig keeps them
         audio_config=dict(num_mel_bins=128, d_model=32, encoder_layers=1, encoder_attention_heads=2,
                           encoder_ffn_dim=64, output_dim=hidden, n_window=50, n_window_infer=800,
                           conv_chunksize=500, downsample_hidden_size=16, max_source_positions=1500),
@@ -363,6 +365,7 @@ def _preference_with_clips(out: Path) -> Path:
     )
     from omniaudit.data_builders.preference.read import COLUMNS
 
+    tmp: str | Path  # the folder's name, then its Path
     with tempfile.TemporaryDirectory(prefix="omniaudit-tiny-") as tmp:
         tmp = Path(tmp)
         raw = synthesize(SyntheticSpec(n_pairs=12, seed=1))[list(COLUMNS)]

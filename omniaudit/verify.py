@@ -40,6 +40,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 from omniaudit import __version__
 from omniaudit.errors import InputError
@@ -112,8 +113,9 @@ class _Dataset:
 
     folder: Path
     shown: str
-    sealed: dict[str, str] = field(default_factory=dict)
-    now: dict[str, str | None] = field(default_factory=dict)
+    # keyed by config name (Any: looked up with a provenance's config, which may be None)
+    sealed: dict[Any, str] = field(default_factory=dict)
+    now: dict[Any, str | None] = field(default_factory=dict)
 
 
 @dataclass
@@ -550,7 +552,7 @@ def _audit_read(ctx: _Context, where: str, summary: dict, near: Path) -> Finding
                                                f"config '{(summary.get('dataset') or {}).get('config')}'), which is "
                                                "not in the folder")
     first = _first_record(here) or {}
-    record = first.get("provenance") if isinstance(first.get("provenance"), dict) else {}
+    record = cast(dict, first.get("provenance")) if isinstance(first.get("provenance"), dict) else {}
     fields = ("omniaudit", "dataset", "judge", "model", "sampling")
     said = {k: summary.get(k) for k in fields}
     found = {k: record.get(k) for k in fields}

@@ -81,9 +81,9 @@ def _sample_frames(data: bytes, fps: float, max_frames: int) -> tuple[list[np.nd
         default_step = float(1 / rate) if rate else 1 / 25
         frames: list[np.ndarray] = []
         prev, prev_rgb, start, t, step = None, None, None, None, default_step
-        for frame in c.decode(stream):
+        for frame in c.decode(stream):  # type: ignore[union-attr]  # av.open(file object) reads: an InputContainer
             if frame.pts is not None:
-                t_abs = float(frame.pts * frame.time_base)
+                t_abs = float(frame.pts * frame.time_base)  # type: ignore[operator]  # decoded frames have a time_base
             else:  # no timestamp: one typical frame after the previous one
                 t_abs = (start or 0.0) + (t + step if t is not None else 0.0)
             if start is None:
@@ -101,6 +101,7 @@ def _sample_frames(data: bytes, fps: float, max_frames: int) -> tuple[list[np.nd
             frame_step = float(duration * frame.time_base) if duration and frame.time_base else step
         if prev is None:
             raise InputError("the video stream has no frames")
+        assert start is not None and t is not None  # both set with the first frame
         end = t + frame_step
         while len(frames) < max_frames and len(frames) / fps < end - EPS:
             prev_rgb = prev.to_ndarray(format="rgb24") if prev_rgb is None else prev_rgb
@@ -117,9 +118,9 @@ def decode_audio(data: bytes, rate: int, video_start: float, window: float) -> t
             return np.zeros(0, np.float32), None
         resampler = av.AudioResampler(format="fltp", layout="mono", rate=rate)
         chunks, start, n = [], None, 0
-        for frame in c.decode(c.streams.audio[0]):
+        for frame in c.decode(c.streams.audio[0]):  # type: ignore[union-attr]  # read mode: an InputContainer
             if start is None and frame.pts is not None:
-                start = float(frame.pts * frame.time_base)
+                start = float(frame.pts * frame.time_base)  # type: ignore[operator]  # decoded frames have a time_base
             for f in resampler.resample(frame):
                 chunks.append(f.to_ndarray()[0])
                 n += chunks[-1].shape[0]

@@ -1,5 +1,5 @@
-"""The typed core (``[tool.mypy]`` in pyproject.toml: the CLI, the scorecard, the runners) type-checks with at most
-the errors left when this test was written: a ratchet, lowered as they are fixed, until it is 0."""
+"""The typed core (``[tool.mypy]`` in pyproject.toml: the CLI, the scorecard, the runners) type-checks clean. A
+package added to it may bring its errors in as a ratchet (``ERRORS_LEFT``), lowered as they are fixed, back to 0."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-ERRORS_LEFT = 103  # mypy errors in the typed core; may only go down
+ERRORS_LEFT = 0  # mypy errors in the typed core; may only go down
 
 
-def test_the_typed_core_has_no_more_type_errors_than_the_ratchet_allows():
+def test_the_typed_core_type_checks():
     pytest.importorskip("mypy")
     done = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     found = re.search(r"Found (\d+) errors? in", done.stdout)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, cast
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import PROVENANCE, fold_filter
@@ -110,7 +111,7 @@ def check_fold_record(fold: int, record: dict | None, config: str | None, finger
                          "training/sft.py --heldout_fold), so nothing shows it never trained on this fold's pairs")
     if record.get("heldout_fold") != fold:
         raise InputError(f"{head}: the judge was trained without fold {record.get('heldout_fold')}, not fold {fold}")
-    data = record.get("dataset") if isinstance(record.get("dataset"), dict) else {}
+    data = cast(dict, record.get("dataset")) if isinstance(record.get("dataset"), dict) else {}
     recorded = (data.get("fingerprints") or {}).get(config) if isinstance(data.get("fingerprints"), dict) else None
     if not recorded or recorded != fingerprint:
         raise InputError(f"{head}: the judge was trained on dataset build {data.get('name')!r} whose config "
@@ -178,10 +179,12 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
         raise InputError("a cross-fitted judge has one fold file per judge: give at least two", file=files[0])
     first: tuple[dict, Path] | None = None
     by_fold: dict[int, Path] = {}
+    seen_ids: dict[tuple[Any, Any], Path]  # (run, item id) -> its file
+    judges_seen: dict[tuple[str, Any], Path]  # (judge | model, its key) -> its file
     judges, models, seen_ids, judges_seen = {}, {}, {}, {}
     merged: list[tuple[int, int, int, dict]] = []  # (run, first fold of the file, row number, row)
     n_items = 0
-    for path in files:
+    for path in cast(list[Path], files):
         rows = _rows(path)
         record = rows[0][PROVENANCE]
         for n, row in enumerate(rows, 1):
@@ -231,7 +234,7 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
                                  f"({seen_ids[key]} and {path})", file=path, row=n)
             seen_ids[key] = path
             merged.append((row.get("run", 0), folds[0], n, row))
-    shared, _ = first
+    shared, _ = cast(tuple[dict, Path], first)  # set by the first of the (at least two) files
     record = {"omniaudit": shared["omniaudit"], "dataset": shared["dataset"],
               "judge": "out-of-fold:" + ",".join(f"{k}={judges[k]}" for k in sorted(judges, key=int)),
               "model": {"kind": "out-of-fold", "folds": {k: models[k] for k in sorted(models, key=int)}},

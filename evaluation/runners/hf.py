@@ -30,8 +30,10 @@ input it cannot take is refused before any forward pass, naming the item and the
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
+from typing import Any, cast
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.hf_encoders import AudioEmbeddings
@@ -225,7 +227,7 @@ class HFJudge:
         video_processor = getattr(self.processor, "video_processor", None)
         if video_processor is None:
             return {}
-        out = {}
+        out: dict[str, Any] = {}
         size = getattr(video_processor, "size", None)
         if size is not None:  # Qwen-Omni processors would put their class default over the saved size
             out["size"] = {k: v for k, v in dict(size).items() if v is not None}
@@ -243,6 +245,7 @@ class HFJudge:
     def _end_of_answer(self) -> list[int]:
         """The tokens the chat template puts after an assistant answer, up to its end of turn (e.g. <|im_end|>)."""
         templater = self.processor or self.tokenizer
+        messages: list[dict[str, Any]]
         messages = [{"role": "user", "content": "?"}, {"role": "assistant", "content": _SENTINEL}]
         if self.processor is not None:
             messages = [{"role": m["role"], "content": [{"type": "text", "text": m["content"]}]} for m in messages]
@@ -267,6 +270,7 @@ class HFJudge:
         raws: list[str | None] = [None] * len(items)
         probs: list[dict[str, float] | None] = [None] * len(items)
         done = 0
+        batch_probs: Sequence[dict[str, float] | None]
         for scored, indices in self._plan(items):
             for start in range(0, len(indices), self.batch_size):
                 chunk = indices[start : start + self.batch_size]
@@ -282,7 +286,7 @@ class HFJudge:
                     progress(f"{done}/{len(items)}")
         self.option_probs = probs
         self.answer_paths = ["option_scores" if item.closed and self.mode == "logits" else "free" for item in items]
-        return raws
+        return cast(list[str], raws)  # every item answered by the plan
 
     def check(self, items: list[JudgeItem]) -> None:
         """Refuse, before any forward pass, what this model cannot answer (naming the item)."""

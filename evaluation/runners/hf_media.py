@@ -24,6 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -114,7 +115,7 @@ def _video_seconds(data: bytes) -> float | None:
         stream = c.streams.video[0]
         if stream.duration and stream.time_base:
             return float(stream.duration * stream.time_base)
-        return c.duration / 1e6 if c.duration else None
+        return c.duration / 1e6 if c.duration else None  # type: ignore[union-attr]  # read mode: an InputContainer
 
 
 def _decode_image(data: bytes) -> np.ndarray:
@@ -222,7 +223,7 @@ def _concat(outputs: list[dict]) -> dict:
     sub-processor pads per batch, e.g. Qwen3-Omni's audio to the longest clip), lists joined."""
     import torch
 
-    merged = {}
+    merged: dict[str, Any] = {}
     for key in outputs[0]:
         values = [o[key] for o in outputs]
         first = values[0]

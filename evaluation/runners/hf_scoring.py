@@ -15,6 +15,7 @@ same distribution as multinomial sampling.
 from __future__ import annotations
 
 import hashlib
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,7 @@ def score_options(model, inputs: dict, model_kwargs: dict, sequences: list[list[
 
     mask = inputs["attention_mask"]
     device = mask.device
-    holder = getattr(model, "model", None)
+    holder: Any = getattr(model, "model", None)  # has rope_deltas where mrope
     mrope = hasattr(holder, "rope_deltas")  # Qwen2-VL / Qwen-Omni: 3-D positions computed from the media grids
     out = prompt_pass(model, inputs, model_kwargs, prefill_kwargs)
     cache = out.cache if getattr(out, "cache", None) is not None else out.past_key_values

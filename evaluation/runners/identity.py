@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from omniaudit.errors import InputError
 from omniaudit.io import atomic_file
@@ -125,6 +126,7 @@ def local_model_identity(path: str) -> dict:
     """``{"kind": "hf", "model": path, "revision": ..., "sha256": ...}`` of a local or cached model, plus
     ``heldout_fold`` for a cross-fitted judge (:func:`heldout_fold`)."""
     folder, revision = _model_folder(path)
+    identity: dict[str, Any]
     identity = {"kind": "hf", "model": Path(path).name if Path(path).is_dir() else path, "revision": revision}
     if folder is None:
         return {**identity, "sha256": None}

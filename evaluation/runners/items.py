@@ -19,6 +19,7 @@ import io
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import cast
 
 from omniaudit.errors import InputError
 
@@ -226,7 +227,7 @@ def doc_hashes(dataset: str | Path, config: str) -> dict[tuple[str, str | None],
         data, paths = pc.struct_field(cells, "bytes"), pc.struct_field(cells, "path")
         lengths = pc.binary_length(data).to_pylist()
         null = cells.is_null().to_pylist()
-        out = []
+        out: list[int | None] = []
         for n, (length, path, empty) in enumerate(zip(lengths, paths.to_pylist(), null, strict=True)):
             if empty:
                 out.append(None)
@@ -249,7 +250,7 @@ def doc_hashes(dataset: str | Path, config: str) -> dict[tuple[str, str | None],
                                  f"({sorted(media_cols)})", file=dataset, row=i + 1)
             if sizes[col][i] is not None:
                 kind = media_cols[col]
-                media.append((col, kind, kind == "video" and bool(row.get("video_audio")), sizes[col][i]))
+                media.append((col, kind, kind == "video" and bool(row.get("video_audio")), cast(int, sizes[col][i])))
         fields = {**row, "condition": row.get("condition") or row.get("task")}
         key = (str(row["id"]), None if row.get("order") is None else str(row["order"]))
         hashes.setdefault(key, set()).add(_doc_digest(fields, media))
@@ -287,7 +288,8 @@ def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats
 
     keep = np.ones(len(ds), dtype=bool)
     wanted: dict[str, set[str]] = {}
-    absent = []
+    absent: list[str] = []
+    column: str | None
     for raw in conditions or ():
         value = str(raw).strip()
         column, sep, rest = value.partition("=")

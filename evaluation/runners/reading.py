@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import NamedTuple
 
 from omniaudit.evaluation.answer_language import Gloss, language, prepare, unreadable
@@ -499,7 +500,7 @@ def _excluded(text: str, start: int, end: int, coord_ref: str) -> bool:
 
 
 def _choices(text: str, patterns: list[re.Pattern], ref: str, coord_ref: str,
-             extra: list[tuple[int, int, str]] = ()) -> list[tuple[int, int, str]]:
+             extra: Iterable[tuple[int, int, str]] = ()) -> list[tuple[int, int, str]]:
     """The explicit choices ``(start, end, option)`` in order, negated and coordinated mentions left out."""
     spans = {(m.start(1), m.end(1), m.group(1)) for p in patterns for m in p.finditer(text)}
     spans |= set(_sentence_choices(text, ref)) | set(extra)

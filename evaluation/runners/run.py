@@ -63,6 +63,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, cast
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.answer_language import unreadable
@@ -122,7 +123,7 @@ def check_runner_options(options: dict) -> None:
 
     for name, (low, high) in INTEGER_OPTIONS.items():
         value = options.get(name, low)
-        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= value
+        if not (isinstance(value, numbers.Integral) and not isinstance(value, bool) and low <= cast(int, value)
                 and (high is None or value <= high)):
             raise InputError(f"{name} must be an integer " + (f">= {low}" if high is None else f"in [{low}, {high}]"),
                              value=value)
@@ -377,7 +378,7 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
         if label is None:
             label, unread = read_answer(raw, item.options, item.prompt)  # its question sentence, never the rest
         if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
-            label, unread, path = max(item.options, key=lambda o: probs.get(o, 0.0)), None, "option_scores"
+            label, unread, path = max(item.options, key=lambda o: cast(dict, probs).get(o, 0.0)), None, "option_scores"
         # the text wins over probabilities it contradicts (a sampled text is a draw from them)
         probs, dropped = agreeing_probs(raw, label, probs, sampled=bool(sampling.temperature))
     else:
@@ -463,6 +464,7 @@ class _Journal:
     ``No space left on device`` (:func:`omniaudit.errors.writing`)."""
 
     def __init__(self, path: Path, append: bool, out: Path | None = None) -> None:
+        self.fh: IO[str] | None
         self.path, self.append, self.fh = path, append, None
         self.out = out if out is not None else path.with_name(path.name[1:].rpartition(".journal-")[0] or path.name)
 
@@ -493,7 +495,8 @@ class _Journal:
 
 def check_limit(limit) -> None:
     """``limit`` (judge a sample of at most N items) is None or an integer >= 1."""
-    if limit is not None and not (isinstance(limit, numbers.Integral) and not isinstance(limit, bool) and limit >= 1):
+    if limit is not None and not (isinstance(limit, numbers.Integral) and not isinstance(limit, bool)
+                                  and cast(int, limit) >= 1):
         raise InputError("limit must be an integer >= 1", value=limit)
 
 

@@ -17,8 +17,10 @@ before the shard split, so limited shards merge into the limited single-process 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any, cast
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.predictions import PROVENANCE, RowHashes
@@ -119,7 +121,7 @@ def _read_shard(path: Path) -> list[dict]:
     return rows
 
 
-def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
+def merge_predictions(out: str | Path, shards: Sequence[str | Path]) -> dict:
     """Join the shard files of one sharded judge run into ``out`` (atomically), as the unsharded run writes it."""
     from omniaudit.evaluation.runners.run import is_predictions_file, write_jsonl
 
@@ -127,7 +129,7 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
     by_index: dict[int, Path] = {}
     rows: list[dict] = []
     count = n_items = None
-    origin: tuple[dict, Path] | None = None  # the first file's provenance: every shard must share it
+    origin: tuple[dict | None, Path] | None = None  # the first file's provenance: every shard must share it
     hashes = RowHashes("shard's row")  # doc_hash / prompt_hash: in every row or none, one per item across the shards
     for file in map(Path, shards):
         if file in by_index.values():
@@ -153,7 +155,7 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
                                  file=file, row=n)
             hashes.add(row, file, n)
         rows.extend(shard_rows)
-    missing = sorted(set(range(count)) - set(by_index))
+    missing = sorted(set(range(cast(int, count))) - set(by_index))
     if missing:
         raise InputError(f"shard(s) {', '.join(f'{i}/{count}' for i in missing)} missing: a merge needs all "
                          f"{count} shards of the run")
@@ -165,7 +167,7 @@ def merge_predictions(out: str | Path, shards: list[str | Path]) -> dict:
             raise InputError(f"item '{row['id']}' (run {key[0]}) is answered by two shards",
                              file=by_index[row["shard"]["index"]])
         seen[key] = by_index[row["shard"]["index"]]
-    expected = len(runs) * n_items
+    expected = len(runs) * cast(int, n_items)
     if len(seen) != expected or runs != list(range(len(runs))):
         raise InputError(f"the shards answer {len(seen)} (run, item) pairs but the run had {n_items} items x "
                          f"{len(runs)} run(s) = {expected}; were they written with the same options?")
@@ -361,6 +363,7 @@ def judge_data_parallel(dataset: str | Path, config: str, spec: str, out: str | 
             return run_judge(dataset, config, spec, part, conditions, progress, formats, shard=(rank, world),
                              min_usable=0.0, keep_journal=True, **options)
 
+        outcome: dict[str, Any]
         for step in (checks, judge):
             error, outcome = None, {}
             try:

@@ -222,6 +222,7 @@ def fetch(http, method: str, url: str, headers: dict[str, str], data: bytes | No
             declared = names.get("content-length", "")
             if declared.isdigit() and int(declared) > max_bytes:
                 return HTTPReply(response.status_code, names, b"", too_big=True)
+            chunks: list[bytes]
             chunks, size = [], 0
             for chunk in response.iter_bytes():
                 size += len(chunk)

@@ -22,6 +22,7 @@ clips; each a paired change with its 95% interval. An unread answer is not a rig
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -177,8 +178,8 @@ def accuracy_changes(before: dict[str, Contrast | None], after: dict[str, Contra
     out = {}
     for audit in sorted(set(before) & set(after)):
         c = paired(after[audit], before[audit])
-        row = {"before": None if before[audit] is None else before[audit].value,
-               "after": None if after[audit] is None else after[audit].value}
+        row = {"before": None if before[audit] is None else before[audit].value,  # type: ignore[union-attr]  # checked
+               "after": None if after[audit] is None else after[audit].value}  # type: ignore[union-attr]  # checked
         if c is not None:
             row.update(change(c, 1, 1 - ACCURACY_LEVEL, of_effect=False))
         out[audit] = row
@@ -190,7 +191,7 @@ def against_baseline(results: dict[str, dict[str, AuditRun]], verdicts: dict[str
     """The card's comparison section: every model in ``models`` against ``baseline`` (both in ``results``)."""
     base_tested, _ = measures(results[baseline])
     base_accuracy = accuracy(results[baseline])
-    out = {"baseline": baseline, "models": {}}
+    out: dict[str, Any] = {"baseline": baseline, "models": {}}
     for name in models:
         if name == baseline:
             continue

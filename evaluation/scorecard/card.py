@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import html
 from pathlib import Path
+from typing import Any
 
 from omniaudit import __version__
 from omniaudit.evaluation.report import markdown_table, shown_path, shown_paths_in
@@ -168,7 +169,8 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
     from omniaudit.audits import get
     from omniaudit.evaluation.runners.transport import redact
 
-    audits = {}
+    audits: dict[str, dict[str, Any]] = {}
+    entry: dict[str, Any]
     for audit in card.audits:
         dataset = card.datasets.get(audit)
         entry = {"title": get(audit).title, "paper": get(audit).paper, "dataset": _relative(dataset, out)}
@@ -337,7 +339,7 @@ def remedies(verdicts: dict[str, dict]) -> dict[str, dict]:
     for s in SHORTCUTS:
         flagged = [m for m, v in verdicts.items() if v[s]["status"] == "flagged"]
         if flagged and BY_NAME[s].remedy is not None:
-            out[s] = {"models": flagged, **asdict(BY_NAME[s].remedy)}
+            out[s] = {"models": flagged, **asdict(BY_NAME[s].remedy)}  # type: ignore[arg-type]  # not None: checked
     return out
 
 
@@ -379,6 +381,7 @@ def _audit_section(audit: str, models: dict, refs: list[str], figs: dict[str, st
             for e in entry["shortcuts"][s]["evidence"]:
                 if e["audit"] == audit:
                     measures.setdefault(f"{s}: {e['measure']}", {})[m] = e
+    shown: bool | list[str]  # a measure's "shown, not used"; then the models whose key figure is shown
     if measures:
         rows = []
         for title, per_model in measures.items():

@@ -104,7 +104,7 @@ def contrast(clusters, arms: list[Arm], score_floor: bool = True) -> Contrast | 
     g = int(np.unique(codes[used]).size)
     if g < 2:
         return None
-    pooled = {}
+    pooled: dict[object, tuple[float, int]] = {}
     for a in arms:
         if a.pair is not None:
             num, den = pooled.get(a.pair, (0.0, 0))

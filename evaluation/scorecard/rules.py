@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -101,7 +102,7 @@ def preference_table(run: AuditRun) -> pd.DataFrame:
     """The preference audit's per-pair table (``predictions.csv``) joined with the pairs' lengths."""
     from omniaudit.data_builders.hub import load_config
 
-    t = pd.read_csv(run.folder / "predictions.csv")
+    t = pd.read_csv(cast(Path, run.folder) / "predictions.csv")
     pairs = load_config(run.dataset, "pairs", columns=["id", "len1", "len2"])
     return t.merge(pairs.assign(id=pairs["id"].astype(str)), on="id", how="left")
 
@@ -237,7 +238,7 @@ def avg_gap_measure(scored: pd.DataFrame) -> Tested:
 def _interventions(run: AuditRun) -> tuple[list[Tested], list[dict]]:
     """Avg Gap from the audit's per-row correctness; each dimension's gap and the audio dodge shown."""
     audit = read_audit(run.folder)
-    tested = avg_gap_measure(pd.read_csv(run.folder / "scored.csv"))
+    tested = avg_gap_measure(pd.read_csv(cast(Path, run.folder) / "scored.csv"))
     out = []
     for d, cell in (audit.get("dimensions") or {}).items():
         est = {"value": cell.get("gap"), "ci": (cell.get("ci") or {}).get("gap"), "n": cell.get("n_clips")}
@@ -271,7 +272,7 @@ def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floo
     p0 = np.array([null[i] for i in ids], float)
     c = contrast(np.array(ids), [arm(d, np.ones(len(ids), bool), p0, p0 * (1 - p0))])
     note = {"cleared": "moves clear the stability floor", "flagged": "moves do not clear the stability floor: noise",
-            "unchecked": "no stability floor (one run): unchecked"}.get(floor, f"floor check: {floor}")
+            "unchecked": "no stability floor (one run): unchecked"}.get(cast(str, floor), f"floor check: {floor}")
     return Tested(spec, "all", c, counts=floor == "cleared", note=note)
 
 
@@ -279,6 +280,7 @@ def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floo
 def _record(t: Tested, family: int, alpha: float) -> dict:
     """The typed measure record the card shows and ``measures.json`` keeps."""
     s, c = t.spec, t.contrast
+    out: dict[str, Any]
     out = {"audit": s.audit, "measure": s.title + ("" if t.stratum == "all" else f" [{t.stratum}]"), "key": s.key,
            "stratum": t.stratum, "side": s.side, "unit": s.unit, "delta": s.delta, "counts": t.counts,
            "source": SOURCES[s.audit],
@@ -320,7 +322,7 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
         status, head = "not measured", None
     why = "; ".join(f"{a}: {runs[a].reason}" for a in audits if a in runs and runs[a].reason and not counted)
     keys = ("value", "ci", "null", "measure", "audit", "stratum", "mde", "delta", "p_adjusted", "unit")
-    head_fields = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
+    head_fields: dict[str, Any] = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
     if not head:
         head_fields.update(ci=[None, None], audit=audits[0])
     return {"flagged": status == "flagged", "status": status, **head_fields, "threshold": head_fields["null"],

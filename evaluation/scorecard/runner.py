@@ -47,6 +47,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.plugins import BUILT_IN
@@ -198,7 +199,7 @@ def code_digest(package: str) -> str:
 
     from omniaudit import __version__
 
-    root = Path(importlib.import_module(package).__file__).parent
+    root = Path(cast(str, importlib.import_module(package).__file__)).parent
     files = sorted(root.rglob("*.py"))
     digest = hashlib.sha256(__version__.encode())
     for file in files:
@@ -457,6 +458,8 @@ class Scorecard:
         once, all from one run); a shard run that found the model not answering makes it not answering here."""
         from omniaudit.evaluation.runners.shards import merge_predictions
 
+        missing: list[tuple[Path, str | None]]  # (shard run, why)
+        refused: list[tuple[Path, str | None]]
         files, missing, refused = [], [], []
         for folder in map(Path, self.options.from_shards):
             file = folder / "models" / name / f"{config}.jsonl"
@@ -812,7 +815,7 @@ def _run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str], opti
         if options.limit is not None:
             check_limit_fits(card, options.limit)
         if options.shard or (world and not options.from_shards):  # N shard runs, or N processes judging
-            check_shard_count(card, options.shard or (0, world))
+            check_shard_count(card, options.shard or (0, cast(int, world)))  # world is set when no --shard
         results = {name: card.run_model(name, spec, plan[name]) for name, spec in chosen.items()}
         if options.shard:  # answers only: the audits need every shard (--from-shards merges them)
             write_shard_summary(out, options.shard, results)

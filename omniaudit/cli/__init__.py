@@ -152,7 +152,7 @@ def _os_error(exc: OSError) -> str:
     paths = [str(p) for p in (exc.filename, exc.filename2) if p is not None]
     if exc.errno is None and not paths:  # e.g. a connection error raised without errno
         return f"{type(exc).__name__}: {exc}"
-    what = _OS_ERRORS.get(exc.errno, "cannot read or write a file")
+    what = _OS_ERRORS.get(exc.errno, "cannot read or write a file")  # type: ignore[arg-type]  # None: the default
     where = f" ({' -> '.join(paths)})" if paths else ""
     return f"{what}{where}: {exc.strerror or exc}"
 

@@ -9,6 +9,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from omniaudit.cli.numbers import fraction, integer, non_negative, non_negative_int, positive, positive_int, share
 from omniaudit.cli.progress import console, log, progress_status, say, setup_logging  # noqa: F401
@@ -107,7 +108,7 @@ class Groups:
 def command(group: argparse._SubParsersAction, name: str, func: Callable) -> argparse.ArgumentParser:
     """Add command ``name``, run by ``func``: its docstring's first paragraph is the one-line help (in the list of
     commands), the rest the description (atop ``--help``)."""
-    summary, _, rest = inspect.cleandoc(func.__doc__).partition("\n\n")
+    summary, _, rest = inspect.cleandoc(cast(str, func.__doc__)).partition("\n\n")
     p = group.add_parser(name, help=" ".join(summary.split()), description=" ".join(rest.split()))
     p.set_defaults(func=func)
     return p
@@ -115,7 +116,7 @@ def command(group: argparse._SubParsersAction, name: str, func: Callable) -> arg
 
 def writes_own_file(func: Callable) -> Callable:
     """Mark a command whose --out is a file (or a tree) it checks itself, instead of a folder main() checks."""
-    func.own_out = True
+    func.own_out = True  # type: ignore[attr-defined]  # a function attribute main() reads
     return func
 
 

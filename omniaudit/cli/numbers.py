@@ -36,8 +36,9 @@ def integer(low: int | None = None, high: int | None = None) -> Callable[[str], 
         return number
 
     parse.__name__ = parse.__qualname__ = "integer"
-    parse.bounds = (low, high, False, False)  # (low, high, low excluded, high excluded), for tests
-    parse.expected = expected
+    # (low, high, low excluded, high excluded)
+    parse.bounds = (low, high, False, False)  # type: ignore[attr-defined]  # a function attribute, for tests
+    parse.expected = expected  # type: ignore[attr-defined]  # a function attribute, for tests
     return parse
 
 
@@ -67,8 +68,8 @@ def number(low: float | None = None, high: float | None = None, *, low_open: boo
         return x
 
     parse.__name__ = parse.__qualname__ = "number"
-    parse.bounds = (low, high, low_open, high_open)
-    parse.expected = expected
+    parse.bounds = (low, high, low_open, high_open)  # type: ignore[attr-defined]  # a function attribute, for tests
+    parse.expected = expected  # type: ignore[attr-defined]  # a function attribute, for tests
     return parse
 
 

@@ -14,6 +14,7 @@ import re
 import sys
 import time
 from contextlib import contextmanager
+from typing import Any
 
 from rich.console import Console
 from rich.text import Text
@@ -102,6 +103,7 @@ def progress_status(title: str):
         with console.status(title) as status:
             yield lambda msg: status.update(f"{title}: {with_eta(msg, started)}")
         return
+    last: dict[str, Any]
     last = {"at": started, "message": None, "logged": None}  # short commands log nothing: the result speaks
 
     def progress(msg: str) -> None:
