@@ -19,6 +19,7 @@ from pathlib import Path
 
 from omniaudit import __version__
 from omniaudit.cli import (
+    annotate,
     composition,
     export,
     hub,
@@ -49,8 +50,8 @@ from omniaudit.errors import InputError, ServiceError
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
 # the order of the help
-MODULES = (scorecard, remedy, models, readings, preference, interventions, protocols, composition, export, hub,
-           registry, verify)
+MODULES = (scorecard, remedy, models, readings, preference, interventions, annotate, protocols, composition, export,
+           hub, registry, verify)
 AFTER = "_verbosity_after"  # namespace attribute: -q / -v given after COMMAND (absent when not given there)
 
 

@@ -1,5 +1,5 @@
 """Interventions (Thud: audio grounding under Shift / Mute / Swap): ``build interventions``, ``build sp-pairs``,
-``annotate``, ``merge``, ``audit interventions`` and ``report alignment-tax``."""
+``merge``, ``audit interventions`` and ``report alignment-tax`` (the annotation commands: :mod:`.annotate`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ MANIFEST_ONLY = {"shift": [-2.0, 2.0], "shift_range": None, "audio_codec": "aac"
                  "synthetic_seed": 0}
 
 
-def _rejected(counts: dict[str, int]) -> str:
+def rejected_reasons(counts: dict[str, int]) -> str:
     reasons = "; ".join(f"{n} {reason}" for reason, n in counts.items())
     return f" ({reasons})" if reasons else ""
 
@@ -53,7 +53,7 @@ def cmd_build_interventions(args: argparse.Namespace) -> None:
         out = build_interventions_dataset(args.out, args.manifest, options, spec, args.push_to_hub, progress)
     built = json.loads((out / "build_info.json").read_text(encoding="utf-8"))
     info, swap = built["manifest"], built["media"]["swap"]
-    print(f"clips: {info['used']} used, {info['rejected']} rejected" + _rejected(info["rejected_by_reason"]))
+    print(f"clips: {info['used']} used, {info['rejected']} rejected" + rejected_reasons(info["rejected_by_reason"]))
     if swap["refused_partners"]:
         print(f"swap: {swap['refused_partners']} partner(s) refused as too similar to the clip's own audio, "
               f"{swap['clips_without_partner']} clip(s) left without a Swap")
@@ -113,56 +113,6 @@ def cmd_build_sp_pairs(args: argparse.Namespace) -> None:
           f"wrong, {s['unparsed']} unparsed, {s['empty']} empty, {s['missing']} missing")
     print(f"{s['pairs']} SP pairs ({s['duplicates']} repeated answers merged) written to {args.out} (config dpo, "
           f"kind sp: datasets.load_dataset('{args.out}', 'dpo'))")
-
-
-def cmd_annotate(args: argparse.Namespace) -> None:
-    """Thud appendix B: ask models for each clip's visual and audio event times
-
-    Ask each annotator (a runner: openai:MODEL@URL for a hosted omni model, hf:PATH, or column:FIELD to answer from a
-    manifest column) for every clip's visual event and time and audio event and time, and write a new manifest with
-    visual_time_NAME / audio_time_NAME (+ events and raw answers) per annotator. NAME:visual=SPEC annotators see the
-    pictures only and locate the named visual event (the paper's GPT/Claude check); NAME:units=SPEC annotators see
-    --units frame units (--frames-per-unit frames each, with their time ranges) and pick the unit (appendix B; units
-    that overlap count as agreement). Clips an annotator finds no event
-    in, or gives no usable time for, are marked `discard`. `build interventions --manifest OUT` then applies the
-    agreement filter (0.8 s visual, 0.5 s audio).
-    """
-    from omniaudit.data_builders.interventions.annotate import annotate_manifest
-
-    with common.progress_status("annotating event times") as progress:
-        result = annotate_manifest(args.manifest, args.annotated, args.annotator, primary=args.primary,
-                                   eps_visual=args.eps_visual, eps_audio=args.eps_audio, progress=progress,
-                                   n_units=args.units, frames_per_unit=args.frames_per_unit,
-                                   **common.runner_kwargs(args))
-    a = result.agreement
-    print(f"{result.rows} clips annotated by {', '.join(result.annotators)}; {result.discarded} marked discard")
-    print(f"agreement filter (as `build interventions` applies it): {a['passed_agreement']} kept, {a['rejected']} "
-          "rejected" + _rejected(a["rejected_by_reason"]))
-    print(f"annotated manifest: {result.out}")
-
-
-def cmd_check_onsets(args: argparse.Namespace) -> None:
-    """Thud appendix B: check annotated audio event times against the signal
-
-    Detect each clip's most salient sound onset (short-time energy rise, 10 ms frames) and compare it with the
-    manifest's annotated audio time (--column: audio_time or an annotator's audio_time_NAME). Writes a CSV (id, row,
-    annotated_audio_time, detected_onset, difference_s, disagrees) and flags clips whose times differ by more than
-    --tolerance (default 0.5 s, the paper's ε_a) or where only one of the two exists: review them before building.
-    """
-    from omniaudit.data_builders.interventions.onset import check_onsets
-    from omniaudit.io import atomic_file, check_out_file
-
-    result = check_onsets(args.manifest, args.tolerance, args.column)
-    out = check_out_file(args.out, lambda p: p.read_text(encoding="utf-8").startswith("id,row,annotated_audio_time"),
-                         args.overwrite)
-    with atomic_file(out) as tmp:
-        result.table.to_csv(tmp, index=False)
-    s = result.summary()
-    print(f"{s['clips']} clips: {s['annotated']} annotated, {s['detected']} with a detected onset; {s['disagree']} "
-          f"disagree by more than {s['tolerance_s']:g} s (or only one is given)")
-    for _, r in result.table[result.table["disagrees"]].head(10).iterrows():
-        print(f"  {r['id']}: annotated {r['annotated_audio_time']}, detected {r['detected_onset']}")
-    print(f"onset check: {out}")
 
 
 def cmd_merge(args: argparse.Namespace) -> None:
@@ -269,32 +219,6 @@ def _builders(groups: common.Groups) -> None:
     p.add_argument("--extractor", metavar="SPEC",
                    help="judge SPEC that reads free-form answers, as the paper's GPT extractor (default: rule-based)")
     common.add_push(p)
-
-    p = common.command(groups.top, "annotate", cmd_annotate)
-    p.add_argument("--manifest", required=True, help="video manifest (JSONL/CSV/TSV/Parquet: id, video, ...)")
-    common.add_out(p, "annotated manifest to write (JSONL; never the input)", common.REPLACE_FILE, dest="annotated",
-                   metavar="OUT.jsonl")
-    p.add_argument("--annotator", action="append", required=True, metavar="NAME[:visual]=SPEC",
-                   help="repeat per annotator, e.g. gemini=openai:gemini-2.5-pro@https://HOST/v1 "
-                        "gpt:visual=openai:gpt-5@https://HOST/v1")
-    p.add_argument("--primary", metavar="NAME",
-                   help="annotator whose events and times fill the row's empty visual_event / audio_event / "
-                        "visual_time / audio_time (default: the first full annotator)")
-    p.add_argument("--eps-visual", type=non_negative, default=0.8, help="visual agreement tolerance, s (0.8)")
-    p.add_argument("--eps-audio", type=non_negative, default=0.5, help="audio agreement tolerance, s (0.5)")
-    p.add_argument("--units", type=int, default=8, metavar="N",
-                   help="NAME:units annotators: frame units per clip (appendix B; default 8)")
-    p.add_argument("--frames-per-unit", type=int, default=2, metavar="K",
-                   help="NAME:units annotators: representative frames shown per unit (default 2)")
-    common.add_runner_options(p, "max_tokens", "concurrency", "cache", "no_cache", "api_key_env", "allow_insecure_key",
-                              "dialect", "fps", "max_frames", max_tokens=256, max_frames=16)
-
-    p = common.command(groups.top, "check-onsets", cmd_check_onsets)
-    p.add_argument("--manifest", required=True, help="video manifest (JSONL/CSV/TSV/Parquet: id, video, audio_time)")
-    common.add_out(p, "onset check to write (CSV)", common.REPLACE_FILE, metavar="OUT.csv")
-    p.add_argument("--tolerance", type=non_negative, default=0.5, metavar="SECONDS",
-                   help="flag clips whose annotated and detected onsets differ by more (default 0.5, ε_a)")
-    p.add_argument("--column", default="audio_time", help="annotated time column (default audio_time)")
 
 
 def register(groups: common.Groups) -> None:
