@@ -2,6 +2,7 @@
 `/version`), vLLM gets `vllm`, any other server `openai`, or `frames` when the items include a video with its own
 soundtrack; the pick is warned with why and recorded in the runner's identity."""
 
+import argparse
 import warnings
 
 import pytest
@@ -109,7 +110,10 @@ def test_a_later_soundtrack_upgrades_openai_only_before_any_video(media):
 def test_auto_is_an_option_but_never_a_request_dialect():
     assert "auto" in DIALECTS and DIALECTS[0] == "vllm"  # the default unchanged
     check_runner_options({"dialect": "auto"})
-    assert "auto" in common._RUNNER["dialect"][0]["choices"] and common._RUNNER["dialect"][0]["default"] == "vllm"
+    parser = argparse.ArgumentParser()
+    common.add_runner_options(parser, "dialect")
+    dialect = next(a for a in parser._actions if a.dest == "dialect")
+    assert "auto" in dialect.choices and dialect.default == "vllm"
     with pytest.raises(InputError):
         Payloads("m", "auto")
     with ChatServer(models=VLLM) as server:
