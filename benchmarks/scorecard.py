@@ -36,7 +36,7 @@ AUDITS = ("preference", "interventions", "protocols", "composition")
 
 def build(root: Path) -> tuple[dict[str, Path], Path]:
     """The four embedded defaults and the tiny omni model under ``root`` (reused when there)."""
-    from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+    from omniaudit.audits import get
     from omniaudit.io import read_marker
     from omniaudit.tiny_models import tiny_omni
 
@@ -44,7 +44,7 @@ def build(root: Path) -> tuple[dict[str, Path], Path]:
     for audit in AUDITS:
         folder = root / "datasets" / audit
         if not read_marker(folder):
-            ADAPTERS[audit].build(folder, None, "small")
+            get(audit).build(folder, "small")
         data[audit] = folder
     model = root / "omni"
     if not (model / "config.json").is_file():
@@ -68,12 +68,11 @@ def shared(root: Path) -> None:
 def separate_commands(root: Path) -> list[list[str]]:
     """One ``omniaudit judge`` per item config, with the scorecard's runs."""
     from omniaudit.audits import get
-    from omniaudit.evaluation.scorecard.adapters import ADAPTERS
 
     data, model = build(root)
     cli = str(Path(sys.executable).parent / "omniaudit")
     return [[cli, "-q", "judge", "--dataset", str(data[audit]), "--config", config, "--judge", f"hf:{model}",
-             "--runs", str(ADAPTERS[audit].runs.get(config, 1)), "--max-tokens", "32", "--min-usable", "0",
+             "--runs", str(get(audit).runs.get(config, 1)), "--max-tokens", "32", "--min-usable", "0",
              "--out", str(root / "separate" / f"{config}.jsonl")]
             for audit in AUDITS for config in get(audit).item_configs]
 

@@ -1,86 +1,194 @@
-"""The registry of audits: one entry per audit, read by the CLI (``omniaudit audits``) and by whatever runs every
-audit (the scorecard). Adding a fifth audit is one package per side (``data_builders/<audit>/``,
-``evaluation/<audit>/``) plus one entry here.
+"""The one Audit contract and the registry of audits, read by the CLI (``omniaudit audits``), the scorecard and
+tracking. Nothing else lists audits: a fifth audit is one :class:`Audit` subclass, registered in code
+(:func:`register_audit`) or installed as an entry point of the group ``omniaudit.audits`` (a package's
+``[project.entry-points."omniaudit.audits"]``, ``name = "module:AuditClass"``).
 
-An entry names, as import paths (nothing heavy is imported until used):
+An audit declares what it is (``name``, ``paper``, ``title``), the dataset configs a model answers with the
+modalities of their items (``item_configs``; ``video+audio``: a video with its own soundtrack), how many sampled runs
+each config gets (``runs``), the dotted paths of ``audit.json`` a summary shows first (``headline``), the shortcuts it
+measures and how each scripted reference model behaves on it; and it does four things with one signature for all:
 
-- ``build``: the builder, ``build(out_dir) -> Path`` building the embedded synthetic default (its arguments beyond
-  the folder take their defaults), and ``item_configs``: the configs a model answers, with the modalities their items
-  carry (``video+audio``: a video with its own soundtrack);
-- ``run``: the audit, ``run(out_dir, dataset, predictions, ...) -> Path`` (writes ``audit.json`` + ``report.md``);
-- ``headline``: the dotted paths of ``audit.json`` a summary shows first;
-- ``shortcuts``: what the audit measures, and ``references``: how each scripted reference model behaves on it.
+- :meth:`Audit.build` writes its embedded synthetic default (``size``: ``default`` sized by power, ``small`` for
+  smoke runs) in the Hub layout;
+- :meth:`Audit.audit` audits predictions files (``{model: {config: file}}``) into a folder (``audit.json`` +
+  ``report.md``) and returns the :class:`~omniaudit.results.AuditResult`;
+- :meth:`Audit.measures` gives the scorecard the matched contrasts of its shortcuts from one model's run;
+- :meth:`Audit.metrics` / :meth:`Audit.tables` give tracking its scalars and tables.
+
+The four built-in audits live in ``omniaudit.evaluation.<audit>.entry`` and are imported when first asked for (a
+listing imports no heavy library).
 """
 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from omniaudit.errors import InputError
 
+if TYPE_CHECKING:
+    import pandas as pd
 
-@dataclass(frozen=True)
+    from omniaudit.results import AuditOptions, AuditResult, AuditRun
+
+ENTRY_POINT_GROUP = "omniaudit.audits"
+SIZES = ("default", "small")  # the embedded defaults: sized by power, or small for smoke runs
+
+
 class Audit:
-    name: str
-    paper: str  # the specification in shared/papers/
-    title: str
-    build: str  # "module:function"
-    item_configs: dict[str, tuple[str, ...]]  # config -> modalities of its items
-    run: str  # "module:function"
-    headline: tuple[str, ...]
-    shortcuts: tuple[str, ...]
-    references: dict[str, str] = field(default_factory=dict)
+    """One audit (see the module docstring). Subclasses set the class attributes and implement :meth:`build` and
+    :meth:`audit`; the scorecard and tracking hooks have neutral defaults (no measures, every estimate tracked)."""
 
-    def builder(self) -> Callable:
-        return _load(self.build)
+    name: ClassVar[str]
+    paper: ClassVar[str]  # the specification: a paper's title, or where the protocol is described
+    title: ClassVar[str]
+    item_configs: ClassVar[dict[str, tuple[str, ...]]]  # config -> modalities of its items
+    headline: ClassVar[tuple[str, ...]] = ()
+    shortcuts: ClassVar[tuple[str, ...]] = ()
+    references: ClassVar[dict[str, str]] = {}  # scripted reference model -> how it behaves on this audit
+    runs: ClassVar[dict[str, int]] = {}  # config -> sampled runs per item (default 1)
+    figure: ClassVar[str | None] = None  # the key figure of its folder (the card shows it)
+    source: ClassVar[str] = "the audit's predictions"  # what its scorecard measures are computed from (a card trace)
+    accuracy_note: ClassVar[str | None] = None  # why it pairs no task accuracy, where it has none
 
-    def runner(self) -> Callable:
-        return _load(self.run)
+    def build(self, out: Path, size: str = "default", progress: Any = None) -> Path:
+        """Write the embedded synthetic default of ``size`` into ``out`` (a Hub-layout dataset); returns it."""
+        raise NotImplementedError
+
+    def describe(self, size: str = "default") -> str:
+        """What the embedded default of ``size`` holds (the card says it)."""
+        return f"the {self.name} default ({size})"
+
+    def build_parameters(self, size: str = "default") -> dict:
+        """The parameters the default of ``size`` is built with (a changed one rebuilds a kept default)."""
+        return {}
+
+    def audit(self, out: Path, dataset: Path | str, predictions: Mapping[str, Mapping[str, Path]],
+              options: AuditOptions) -> AuditResult:
+        """Audit the predictions files of each model (``{model: {config: file}}``) into ``out``."""
+        raise NotImplementedError
+
+    def measures(self, run: AuditRun) -> tuple[dict[str, list], dict[str, list[dict]]]:
+        """The scorecard's view of one model's run: per shortcut, its tested measures
+        (:class:`~omniaudit.evaluation.scorecard.rules.Tested`) and the informational evidence shown beside them."""
+        return {}, {}
+
+    def accuracy(self, run: AuditRun) -> Any:
+        """Task accuracy on this audit's items as a scorecard contrast (the alignment tax of a remedy); None: the
+        audit has no task accuracy."""
+        return None
+
+    def coverage(self, folder: Path) -> float | None:
+        """The share of answers the audit itself could read, where it reads free text (None: the runner's share)."""
+        return None
+
+    def metrics(self, audit: dict) -> dict[str, float]:
+        """The scalars tracking logs: every estimate of ``audit.json`` (``a/b/c`` paths) by default."""
+        from omniaudit.results import estimates
+
+        return {"/".join(path): float(e["value"]) for path, e in estimates(audit)
+                if isinstance(e["value"], int | float)}
+
+    def tables(self, audit: dict, folder: Path) -> dict[str, pd.DataFrame]:
+        """The tables tracking logs (name -> frame); none by default."""
+        return {}
+
+    def to_dict(self) -> dict:
+        """The registry entry as data (``omniaudit audits --json``)."""
+        return {"name": self.name, "paper": self.paper, "title": self.title,
+                "item_configs": {c: list(m) for c, m in self.item_configs.items()}, "headline": list(self.headline),
+                "shortcuts": list(self.shortcuts), "references": dict(self.references),
+                "runs": {c: self.runs.get(c, 1) for c in self.item_configs}}
 
 
-def _load(path: str) -> Callable:
-    module, _, name = path.partition(":")
-    return getattr(importlib.import_module(module), name)
+_E = "omniaudit.evaluation"
+BUILT_IN = {"preference": f"{_E}.preference.entry:PreferenceAudit",
+            "interventions": f"{_E}.interventions.entry:InterventionsAudit",
+            "protocols": f"{_E}.protocols.entry:ProtocolsAudit",
+            "composition": f"{_E}.composition.entry:CompositionAudit"}
 
 
-_D, _E = "omniaudit.data_builders", "omniaudit.evaluation"
-AUDITS: dict[str, Audit] = {a.name: a for a in (
-    Audit("preference", "emoprefer-shortcut-audit", "Shortcut audit of pairwise preference judges",
-          f"{_D}.preference:build_preference_dataset", {"judge": ("text",)},
-          f"{_E}.preference.audit:run_preference_audit",
-          ("predictors.length_generator_lr.full.waf", "predictors.length_generator_lr.counter_stereotypical.waf"),
-          ("style", "position"),
-          {"oracle": "the human label", "always-a": "slot A in both orders: position-locked, a tie on every pair",
-           "position-locked": "the first-shown description: position", "verbose": "the longer description: style"}),
-    Audit("interventions", "thud-vision-speaks-for-sound", "Audio grounding under Shift / Mute / Swap",
-          f"{_D}.interventions:build_interventions_dataset", {"diagnostic": ("video+audio",)},
-          f"{_E}.interventions.audit:run_interventions_audit",
-          ("avg_gap", "dimensions.sync.gap", "dimensions.existence.gap", "dimensions.consistency.gap"),
-          ("visual_inference",),
-          {"oracle": "the audio-verified answer: no gap", "random": "the gold answer or \"I don't know.\"",
-           "deaf": "synchronized, a sound, a match whatever was done to the audio: visual_inference"}),
-    Audit("protocols", "lalm-judge-protocol-shortcuts", "Audio judges under blueprint, reference and pairwise "
-          "protocols", f"{_D}.protocols:build_protocols_dataset",
-          {"blueprint": ("audio",), "reference": ("audio",), "pairwise": ("audio",), "cue_conflict": ("audio",)},
-          f"{_E}.protocols.audit:run_protocols_audit", ("rf", "lock", "follow_cue"),
-          ("label_following", "position"),
-          {"oracle": "the gold label", "always-a": "slot A: fully locked", "copy-reference": "the supplied "
-           "reference: RF 1", "copy-specialist": "the specialist's label", "label-follower": "any supplied label: "
-           "label_following", "position-locked": "slot A: position"}),
-    Audit("composition", "c3po-omni-composition-counterfactual", "Composition and counterfactual QA",
-          f"{_D}.composition:build_composition_dataset",
-          {"samples": ("text", "audio", "image", "video"), "ablations": ("text", "audio", "image", "video")},
-          f"{_E}.composition.audit:run_composition_audit", ("accuracy.overall.mean", "failure_decomposition"),
-          ("modality_dominance",), {"oracle": "the gold answer", "random": "the gold answer or \"I don't know.\"",
-                                    "audio-dominant": "a wrong answer while the audio is there, the gold answer "
-                                    "without it: modality_dominance"}),
-)}
+def _instance(found: object, where: str) -> Audit:
+    audit = found() if isinstance(found, type) else found
+    if not isinstance(audit, Audit):
+        raise InputError(f"not an omniaudit Audit: {where} gives a {type(audit).__name__} (subclass "
+                         "omniaudit.audits.Audit)")
+    for attribute in ("name", "paper", "title", "item_configs"):
+        if not hasattr(audit, attribute):
+            raise InputError(f"the audit {where} declares no {attribute}")
+    return audit
+
+
+class _Registry(Mapping[str, Audit]):
+    """name -> Audit: the built-ins (imported when first read), those registered in code, and the installed entry
+    points of ``omniaudit.audits`` (a built-in's name is never taken over)."""
+
+    def __init__(self) -> None:
+        self._loaded: dict[str, Audit] = {}
+        self._extra: dict[str, Audit] = {}
+        self._plugins: dict[str, str] | None = None
+
+    def _entry_points(self) -> dict[str, str]:
+        if self._plugins is None:
+            from importlib.metadata import entry_points
+
+            self._plugins = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)
+                             if ep.name not in BUILT_IN}
+        return self._plugins
+
+    def names(self) -> list[str]:
+        return [*BUILT_IN, *self._extra, *(n for n in self._entry_points() if n not in self._extra)]
+
+    def __getitem__(self, name: str) -> Audit:
+        if name in self._extra:
+            return self._extra[name]
+        if name not in self._loaded:
+            path = BUILT_IN.get(name) or self._entry_points().get(name)
+            if path is None:
+                raise KeyError(name)
+            module, _, attribute = path.partition(":")
+            audit = _instance(getattr(importlib.import_module(module), attribute), path)
+            if audit.name != name:
+                raise InputError(f"the audit {path} is registered as '{name}' but calls itself '{audit.name}'")
+            self._loaded[name] = audit
+        return self._loaded[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self.names())
+
+    def add(self, audit: Audit) -> None:
+        if audit.name in BUILT_IN:
+            raise InputError("a built-in audit has this name: choose another", value=audit.name)
+        self._extra[audit.name] = audit
+
+    def remove(self, name: str) -> None:
+        self._extra.pop(name, None)
+
+
+AUDITS = _Registry()
+
+
+def register_audit(audit: Audit | type[Audit]) -> Audit:
+    """Register an audit (an :class:`Audit` subclass or instance) under its ``name`` for this process: the CLI's
+    ``--audits``, the scorecard and tracking then run it like the built-ins. Returns the instance."""
+    found = _instance(audit, getattr(audit, "__name__", type(audit).__name__))
+    AUDITS.add(found)
+    return found
+
+
+def unregister_audit(name: str) -> None:
+    """Forget an audit registered in code (built-ins and entry points stay)."""
+    AUDITS.remove(name)
 
 
 def get(name: str) -> Audit:
     """The registered audit ``name`` (InputError listing the audits otherwise)."""
-    if name not in AUDITS:
-        raise InputError(f"unknown audit; expected one of {', '.join(AUDITS)}", value=name)
-    return AUDITS[name]
+    try:
+        return AUDITS[name]
+    except KeyError:
+        raise InputError(f"unknown audit; expected one of {', '.join(AUDITS)}", value=name) from None

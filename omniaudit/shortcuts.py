@@ -1,6 +1,9 @@
 """The one table of shortcuts: what each is, the measures that test it (audit, side, unit, strata, the minimum
-effect of interest), and the planted reference model that must be flagged for it. The scorecard's rules, its
-reference models, the scripted planted judges and the card all read this table; nothing else lists shortcuts.
+effect of interest), the planted reference model that must be flagged for it (its name, its name on a card and
+how it answers) and its remedy. The scorecard's rules, its reference models, the scripted planted judges and the
+card all read this table; nothing else lists shortcuts. A shortcut added here (or at run time with
+:func:`register_shortcut`, e.g. by a package that also registers the audit measuring it) is measured, planted,
+calibrated and shown with the others.
 
 Each measure's *minimum effect of interest* (``delta``, in the measure's unit, away from its null) is the smallest
 effect the embedded defaults are sized to detect with 80% power under the family-wise control, and the margin of the
@@ -43,6 +46,10 @@ class Shortcut:
     name: str
     what: str
     reference: str  # the scripted planted model (scripted:<reference>) that takes this shortcut only
+    card_name: str  # the planted model's name on a card (scorecard --references)
+    # how the planted model answers, "module:function" (item -> its answer where the shortcut applies, else None:
+    # it answers as the oracle there)
+    plant: str
     measures: tuple[MeasureSpec, ...]
     remedy: Remedy | None = None
 
@@ -98,34 +105,67 @@ REMEDIES = {
          "--dataset_config length_controlled --output_dir runs/odin-control  # the control, lambda_dec 0")),
 }
 
-TABLE: tuple[Shortcut, ...] = (
-    Shortcut("position", "picks by the slot a candidate is shown in", "position-locked", (
+_PLANTS = "omniaudit.evaluation.runners.scripted:"
+TABLE: list[Shortcut] = [
+    Shortcut("position", "picks by the slot a candidate is shown in",
+             "position-locked", "pos", _PLANTS + "slot_a_where_ordered", (
         MeasureSpec("slot_a", "slot-A rate over both orders", "preference", "outside", 0.10),
         MeasureSpec("lock", "pairwise lock, the same slot in AB and BA", "protocols", "above", 0.15,
                     strata=("concat", "native")),
     ), REMEDIES["position"]),
-    Shortcut("label_following", "answers with a supplied label instead of what it hears", "label-follower", (
+    Shortcut("label_following", "answers with a supplied label instead of what it hears",
+             "label-follower", "label", _PLANTS + "the_supplied_label", (
         MeasureSpec("cue", "answer = the wrong label, label supplied minus not, same clip and media", "protocols",
                     "above", 0.10, strata=("all", "blueprint", "reference", "cue_conflict"), bounds=(-1.0, 1.0)),
     ), REMEDIES["label_following"]),
-    Shortcut("visual_inference", "infers the sound from the picture (Thud)", "deaf", (
+    Shortcut("visual_inference", "infers the sound from the picture (Thud)",
+             "deaf", "deaf", _PLANTS + "the_picture_s_sound", (
         MeasureSpec("avg_gap", "Avg Gap, Original minus Shift/Mute/Swap accuracy", "interventions", "above", 20.0,
                     unit="points", bounds=(-100.0, 100.0)),
     ), REMEDIES["visual_inference"]),
-    Shortcut("modality_dominance", "one modality decides the failures (C3PO)", "audio-dominant", (
+    Shortcut("modality_dominance", "one modality decides the failures (C3PO)",
+             "audio-dominant", "dominant", _PLANTS + "what_the_audio_says", (
         MeasureSpec("dominance", "dominance share of classified failures, over its per-sample null",
                     "composition", "above", 0.20),
     ), REMEDIES["modality_dominance"]),
-    Shortcut("style", "prefers the longer description or the generator's prior", "verbose", (
+    Shortcut("style", "prefers the longer description or the generator's prior",
+             "verbose", "verbose", _PLANTS + "the_longer_description", (
         MeasureSpec("longer", "picks the longer description when the label is the shorter", "preference", "above",
                     0.10),
         MeasureSpec("prior", "follows the generator prior on the counter-stereotypical slice", "preference", "above",
                     0.10),
     ), REMEDIES["style"]),
-)
+]
 
-SHORTCUTS: tuple[str, ...] = tuple(s.name for s in TABLE)
+SHORTCUTS: list[str] = [s.name for s in TABLE]
 BY_NAME: dict[str, Shortcut] = {s.name: s for s in TABLE}
 PLANTED: dict[str, str] = {s.reference: s.name for s in TABLE}  # planted scripted model -> its one shortcut
-REFERENCE_NAMES: dict[str, str] = {"position": "pos", "label_following": "label", "visual_inference": "deaf",
-                                   "style": "verbose", "modality_dominance": "dominant"}  # their names on a card
+REFERENCE_NAMES: dict[str, str] = {s.name: s.card_name for s in TABLE}  # shortcut -> its planted model on a card
+
+
+def register_shortcut(shortcut: Shortcut) -> Shortcut:
+    """Add a shortcut to the table for this process (every view above is updated in place, so whatever imported
+    them sees it): its measures' audits must be registered (:func:`omniaudit.audits.register_audit`) before a
+    scorecard runs."""
+    from omniaudit.errors import InputError
+
+    for taken, what in ((BY_NAME, "shortcut"), (PLANTED, "planted model"),
+                        ({s.card_name: s for s in TABLE}, "card name")):
+        key = {"shortcut": shortcut.name, "planted model": shortcut.reference, "card name": shortcut.card_name}[what]
+        if key in taken:
+            raise InputError(f"the table already has this {what}", value=key)
+    TABLE.append(shortcut)
+    SHORTCUTS.append(shortcut.name)
+    BY_NAME[shortcut.name] = shortcut
+    PLANTED[shortcut.reference] = shortcut.name
+    REFERENCE_NAMES[shortcut.name] = shortcut.card_name
+    return shortcut
+
+
+def unregister_shortcut(name: str) -> None:
+    """Take a shortcut added by :func:`register_shortcut` out of the table again."""
+    shortcut = BY_NAME.pop(name)
+    TABLE.remove(shortcut)
+    SHORTCUTS.remove(name)
+    PLANTED.pop(shortcut.reference)
+    REFERENCE_NAMES.pop(name)

@@ -1,13 +1,11 @@
-"""The tables that name the audits and shortcuts agree: an audit added or renamed in one place and not another fails
-here, not in a user's run ("no scorecard adapter", a KeyError under --report-to wandb)."""
+"""The registry and the shortcut table agree: every audit implements the one contract and has its commands, every
+shortcut is measured by audits that list it, and every planted reference exists."""
 
 import pytest
 
-from omniaudit.audits import AUDITS
+from omniaudit.audits import AUDITS, Audit
 from omniaudit.cli import build_parser
-from omniaudit.evaluation import audit_outputs
-from omniaudit.evaluation.runners.scripted import SCRIPTED
-from omniaudit.evaluation.scorecard.adapters import ADAPTERS
+from omniaudit.evaluation.runners.scripted import plant_of, scripted_names
 from omniaudit.shortcuts import PLANTED, REFERENCE_NAMES, SHORTCUTS, TABLE
 
 
@@ -18,13 +16,13 @@ def _subcommands(parser, *path):
     return set(action.choices)
 
 
-def test_every_audit_has_a_builder_an_audit_an_adapter_outputs_and_commands():
+def test_every_built_in_audit_implements_the_contract_and_has_its_commands():
     parser = build_parser()
-    assert set(ADAPTERS) == set(AUDITS) == set(audit_outputs.AUDITS)
-    assert set(audit_outputs.METRICS) == set(audit_outputs.TABLES) == set(AUDITS)
     assert set(AUDITS) <= _subcommands(parser, "build") and set(AUDITS) <= _subcommands(parser, "audit")
     for audit in AUDITS.values():
-        assert callable(audit.builder()) and callable(audit.runner()), audit.name
+        assert isinstance(audit, Audit), audit
+        for hook in ("build", "audit", "describe", "measures", "metrics", "tables"):
+            assert getattr(type(audit), hook) is not getattr(Audit, hook), (audit.name, hook)
 
 
 @pytest.mark.parametrize("shortcut", TABLE, ids=lambda s: s.name)
@@ -32,8 +30,8 @@ def test_every_shortcut_is_measured_by_audits_that_list_it_and_has_a_planted_ref
     for measure in shortcut.measures:
         assert measure.audit in AUDITS, (shortcut.name, measure.key)
         assert shortcut.name in AUDITS[measure.audit].shortcuts, (shortcut.name, measure.audit)
-    assert PLANTED[shortcut.reference] == shortcut.name and shortcut.reference in SCRIPTED
-    assert shortcut.name in REFERENCE_NAMES
+    assert PLANTED[shortcut.reference] == shortcut.name and shortcut.reference in scripted_names()
+    assert REFERENCE_NAMES[shortcut.name] == shortcut.card_name and callable(plant_of(shortcut.reference))
 
 
 def test_every_shortcut_an_audit_lists_is_in_the_shortcut_table():

@@ -1,7 +1,10 @@
 """Reading a wandb offline run's transaction log in tests (wandb writes it; no public reader exists)."""
 
+import json
 import struct
 from pathlib import Path
+
+import pandas as pd
 
 
 def records(path: Path) -> list[bytes]:
@@ -25,3 +28,45 @@ def records(path: Path) -> list[bytes]:
         elif kind == 4:
             out.append(partial + chunk)
     return out
+
+
+def _nest(target: dict, keys: list[str], value) -> None:
+    for key in keys[:-1]:
+        target = target.setdefault(key, {})
+    target[keys[-1]] = value
+
+
+def offline_runs(wandb_dir: Path) -> dict[str, dict]:
+    """display name -> run, summary, config, artifacts, exit code and folder of every offline run under wandb_dir."""
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    runs = {}
+    for log in sorted(wandb_dir.glob("wandb/offline-run-*/run-*.wandb")):
+        run = {"summary": {}, "config": {}, "artifacts": [], "exit_code": None, "folder": log.parent}
+        for raw in records(log):
+            record = pb.Record()
+            record.ParseFromString(raw)
+            kind = record.WhichOneof("record_type")
+            if kind == "run":
+                run.update(name=record.run.display_name, job_type=record.run.job_type, tags=list(record.run.tags),
+                           project=record.run.project)
+                run["config"] = {u.key: json.loads(u.value_json) for u in record.run.config.update}
+            elif kind == "summary":
+                for update in record.summary.update:
+                    _nest(run["summary"], list(update.nested_key) or [update.key], json.loads(update.value_json))
+            elif kind == "artifact":
+                a = record.artifact
+                run["artifacts"].append({"type": a.type, "name": a.name, "digest": a.digest,
+                                         "metadata": json.loads(a.metadata or "{}"),
+                                         "files": sorted(c.path for c in a.manifest.contents)})
+            elif kind == "exit":
+                run["exit_code"] = record.exit.exit_code
+        runs[run["name"]] = run
+    return runs
+
+
+def logged_table(run: dict, key: str) -> pd.DataFrame:
+    entry = run["summary"][key]
+    assert entry["_type"] == "table-file", entry
+    table = json.loads((run["folder"] / "files" / entry["path"]).read_text())
+    return pd.DataFrame(table["data"], columns=table["columns"])

@@ -17,9 +17,22 @@ import numpy as np
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.items import JudgeItem, Sampling
 from omniaudit.evaluation.runners.run import RefusedItems
-from omniaudit.shortcuts import PLANTED  # the planted-shortcut reference models: name -> the one shortcut it takes
+from omniaudit.shortcuts import BY_NAME, PLANTED  # the planted-shortcut reference models: name -> its one shortcut
 
-SCRIPTED = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random", *PLANTED)
+ORIGINAL = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random")
+
+
+def scripted_names() -> tuple[str, ...]:
+    """Every scripted judge: the original ones and the planted model of each shortcut of the table."""
+    return (*ORIGINAL, *PLANTED)
+
+
+def plant_of(name: str):
+    """The answering rule of planted model ``name`` (the table's ``plant``: item -> answer, or None: the oracle's)."""
+    import importlib
+
+    module, _, function = BY_NAME[PLANTED[name]].plant.partition(":")
+    return getattr(importlib.import_module(module), function)
 # a preference item shows its two descriptions in these words (data_builders/preference/judge.py PROMPTS)
 _DESCRIPTIONS = re.compile(r"Description A: (?P<a>.*?)\n\nDescription B: (?P<b>.*?)\n\n", re.DOTALL)
 _DIMENSIONS = ("sync", "existence", "consistency")
@@ -56,8 +69,8 @@ class ScriptedJudge:
     """
 
     def __init__(self, name: str, seed: int = 0, sampling: Sampling | None = None) -> None:
-        if name not in SCRIPTED:
-            raise InputError(f"unknown scripted judge; expected one of {', '.join(SCRIPTED)}", value=name)
+        if name not in scripted_names():
+            raise InputError(f"unknown scripted judge; expected one of {', '.join(scripted_names())}", value=name)
         self.name = name
         self.sampling = sampling or Sampling(seed=seed)
 
@@ -76,7 +89,7 @@ class ScriptedJudge:
         return [self._one(item) for item in items]
 
     def _one(self, item: JudgeItem) -> str:
-        planted = self._planted(item) if self.name in PLANTED else None
+        planted = plant_of(self.name)(item) if self.name in PLANTED else None
         if planted is not None:
             return planted
         name = "oracle" if self.name in PLANTED else self.name
@@ -98,26 +111,40 @@ class ScriptedJudge:
         choices = item.options if item.closed else [item.gold or "I don't know.", "I don't know."]
         return choices[int(np.random.default_rng(list(digest[:8])).integers(len(choices)))]
 
-    def _planted(self, item: JudgeItem) -> str | None:
-        """The planted shortcut's answer where it applies to ``item``, else None (the oracle answers)."""
-        if self.name == "position-locked":
-            return item.options[0] if item.closed and item.order else None
-        if self.name == "label-follower":
-            return item.reference or item.specialist or None
-        if self.name == "deaf":
-            dimension = sound_question(item)
-            if dimension is None:
-                return None
-            from omniaudit.data_builders.interventions.answers import Event, correct_answer
 
-            return correct_answer(Event(), "original", dimension)  # the answer on the clip as the picture shows it
-        if self.name == "audio-dominant":
-            return _audio_led(item)
-        descriptions = _DESCRIPTIONS.search(item.prompt) if item.closed and len(item.options) == 2 else None
-        if descriptions is None:
-            return None
-        a, b = len(descriptions["a"].strip()), len(descriptions["b"].strip())
-        return None if a == b else item.options[0 if a > b else 1]
+# ---- the planted models of the shortcut table (omniaudit.shortcuts: each Shortcut's plant)
+def slot_a_where_ordered(item: JudgeItem) -> str | None:
+    """``position-locked``: a closed item with a presentation order gets its first option (slot A)."""
+    return item.options[0] if item.closed and item.order else None
+
+
+def the_supplied_label(item: JudgeItem) -> str | None:
+    """``label-follower``: an item that supplies a label gets it back (its reference, else its specialist)."""
+    return item.reference or item.specialist or None
+
+
+def the_picture_s_sound(item: JudgeItem) -> str | None:
+    """``deaf``: a question about a video's sound is answered as on the unaltered clip (the picture's sound)."""
+    dimension = sound_question(item)
+    if dimension is None:
+        return None
+    from omniaudit.data_builders.interventions.answers import Event, correct_answer
+
+    return correct_answer(Event(), "original", dimension)
+
+
+def what_the_audio_says(item: JudgeItem) -> str | None:
+    """``audio-dominant``: see :func:`_audio_led`."""
+    return _audio_led(item)
+
+
+def the_longer_description(item: JudgeItem) -> str | None:
+    """``verbose``: a pairwise preference item gets the longer description (equal lengths: the oracle's answer)."""
+    descriptions = _DESCRIPTIONS.search(item.prompt) if item.closed and len(item.options) == 2 else None
+    if descriptions is None:
+        return None
+    a, b = len(descriptions["a"].strip()), len(descriptions["b"].strip())
+    return None if a == b else item.options[0 if a > b else 1]
 
 
 def _audio_led(item: JudgeItem) -> str | None:

@@ -5,7 +5,8 @@
 ``scorecard.json``, ``scorecard.md`` and ``scorecard.html``. The rules: :mod:`.rules`; the folder: :mod:`.runner`.
 """
 
-from omniaudit.evaluation.scorecard.rules import RULES, SHORTCUTS, shortcuts
+from omniaudit.evaluation.scorecard.rules import shortcuts
 from omniaudit.evaluation.scorecard.runner import ScorecardOptions, parse_models, run_scorecard
+from omniaudit.shortcuts import SHORTCUTS
 
-__all__ = ["RULES", "SHORTCUTS", "ScorecardOptions", "parse_models", "run_scorecard", "shortcuts"]
+__all__ = ["SHORTCUTS", "ScorecardOptions", "parse_models", "run_scorecard", "shortcuts"]

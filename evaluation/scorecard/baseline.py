@@ -25,19 +25,12 @@ import json
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from omniaudit.evaluation import stats
-from omniaudit.evaluation.scorecard.inference import ALPHA, Arm, Contrast, arm, contrast, critical
+from omniaudit.evaluation.scorecard.inference import ALPHA, Arm, Contrast, contrast, critical
 from omniaudit.evaluation.scorecard.rules import (
-    HALF,
-    HALF_VAR,
-    THUD_CHANCE,
     AuditRun,
     Tested,
     measures,
-    preference_table,
-    protocol_frame,
 )
 from omniaudit.shortcuts import SHORTCUTS
 
@@ -131,46 +124,21 @@ def _status(before: str, after: str, rows: list[dict]) -> str:
 
 # ------------------------------------------------------------------------------------------------- task accuracy
 def accuracy(runs: dict[str, AuditRun]) -> dict[str, Contrast | None]:
-    """Per audit that ran, the model's task accuracy as a contrast (proportion; its content-blind null per item)."""
-    out: dict[str, Contrast | None] = {}
-    for audit, run in runs.items():
-        if run.status == "ran" and audit in ACCURACY:
-            out[audit] = ACCURACY[audit](run)
-    return out
+    """Per audit that ran and has a task accuracy, the model's as a contrast (proportion; its content-blind null per
+    item): :meth:`omniaudit.audits.Audit.accuracy`."""
+    from omniaudit.audits import get
+
+    found = {audit: get(audit).accuracy(run) for audit, run in runs.items() if run.status == "ran"}
+    return {audit: c for audit, c in found.items() if c is not None}
 
 
-def _preference_accuracy(run: AuditRun) -> Contrast | None:
-    t = preference_table(run)
-    choice = stats.decide_with_ties(t[f"p_a1__{run.name}"].to_numpy(float))  # 1 a1, 0 a2, 0.5 a tie
-    choice = np.where(np.isfinite(choice), choice, 0.0)
-    right = np.where((t["preference"] == "a1").to_numpy(), choice, 1.0 - choice)
-    binary = (t["preference"] != "same").to_numpy()
-    return contrast(t["id"].astype(str).to_numpy(), [arm(right, binary, HALF, HALF_VAR)])
+def accuracy_notes(runs: dict[str, AuditRun]) -> dict[str, str]:
+    """Why an audit that ran pairs no task accuracy (its ``accuracy_note``)."""
+    from omniaudit.audits import get
+
+    return {a: note for a in runs if (note := get(a).accuracy_note)}
 
 
-def _protocols_accuracy(run: AuditRun) -> Contrast | None:
-    df = protocol_frame(run)
-    gold = df["gold"].notna().to_numpy() & (df["gold"].astype(str) != "")
-    right = (df["label"].astype(object).to_numpy() == df["gold"].astype(object).to_numpy()).astype(float)
-    p0 = 1.0 / df["k"].to_numpy(float)
-    return contrast(df["clip_id"].astype(str).to_numpy(), [arm(right, gold, p0, p0 * (1 - p0))])
-
-
-def _interventions_accuracy(run: AuditRun) -> Contrast | None:
-    scored = pd.read_csv(run.folder / "scored.csv")
-    original = (scored["intervention"] == "original").to_numpy()
-    chance = scored["dimension"].map(THUD_CHANCE).to_numpy(float)
-    right = scored["correct"].fillna(0).to_numpy(float)
-    if "parsed" in scored.columns:
-        right = np.where(scored["parsed"].to_numpy(bool), right, 0.0)
-    known = original & np.isfinite(chance)
-    chance = np.nan_to_num(chance, nan=0.5)
-    return contrast(scored["source_id"].astype(str).to_numpy(), [arm(right, known, chance, chance * (1 - chance))])
-
-
-ACCURACY = {"preference": _preference_accuracy, "protocols": _protocols_accuracy,
-            "interventions": _interventions_accuracy}
-ACCURACY_NOTE = {"composition": "not paired: the composition audit keeps no per-item correctness the card reads"}
 
 
 def accuracy_changes(before: dict[str, Contrast | None], after: dict[str, Contrast | None]) -> dict[str, dict]:
@@ -199,6 +167,6 @@ def against_baseline(results: dict[str, dict[str, AuditRun]], verdicts: dict[str
         out["models"][name] = {
             "shortcuts": shortcut_changes(base_tested, tested, verdicts[baseline], verdicts[name], alpha),
             "accuracy": accuracy_changes(base_accuracy, accuracy(results[name])),
-            "accuracy_notes": {a: ACCURACY_NOTE[a] for a in results[name] if a in ACCURACY_NOTE},
+            "accuracy_notes": accuracy_notes(results[name]),
         }
     return json.loads(json.dumps(out))  # plain JSON types only (the card writes it as is)

@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from omniaudit import __version__
+from omniaudit.audits import get
 from omniaudit.evaluation.report import markdown_table, shown_path, shown_paths_in
 from omniaudit.evaluation.scorecard import figures
-from omniaudit.evaluation.scorecard.adapters import ADAPTERS, describe
 from omniaudit.evaluation.scorecard.inference import ALPHA, FWER
-from omniaudit.evaluation.scorecard.rules import RULES, SHORTCUTS
-from omniaudit.evaluation.scorecard.runner import REFERENCES
+from omniaudit.evaluation.scorecard.runner import ORACLE, calibration_models
+from omniaudit.shortcuts import BY_NAME, SHORTCUTS
 
 KEY_FIGURES = 4  # the audits' own key figures shown per audit section (models under test first)
-REFERENCE_SPECS = set(REFERENCES.values())  # the calibration models: scripted:oracle and the planted ones
 STATISTICS = (f"Each measure is a matched contrast on the same items, tested against its null: the value a "
               f"content-blind model has on those very items (computed per item). Intervals are cluster-robust with "
               f"Student-t critical values on clusters - 1 degrees of freedom; all counted measures of one model are "
@@ -65,7 +64,7 @@ def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, 
         why = []
         for name, spec in models.items():
             status = verdicts[name][shortcut]["status"]
-            if spec == REFERENCES["oracle"] and status == "flagged":
+            if spec == ORACLE and status == "flagged":
                 why.append(f"the oracle ({name}) is flagged")
             if spec == f"scripted:{BY_NAME[shortcut].reference}" and status in ("clear", "inconclusive"):
                 why.append(f"its planted reference ({name}) is {status}")
@@ -77,7 +76,7 @@ def uncalibrated(verdicts: dict[str, dict], models: dict[str, str], failed: dict
     """A shortcut whose calibration failed says nothing for the models under test: their verdicts there become
     inconclusive (the measures are kept), in place."""
     for name, spec in models.items():
-        if spec in REFERENCE_SPECS:
+        if spec in set(calibration_models().values()):
             continue
         for shortcut, check in failed.items():
             v = verdicts[name][shortcut]
@@ -133,7 +132,6 @@ def _relative(path: Path | str | None, out: Path) -> str | None:
 
 def _headline(audit: str, folder: Path | None, name: str) -> dict:
     """The registry's headline paths of ``audit.json`` that resolve (a per-judge dict: this judge's entry)."""
-    from omniaudit.audits import get
     from omniaudit.evaluation.audit_outputs import read_audit
 
     if folder is None or not (folder / "audit.json").is_file():
@@ -166,7 +164,6 @@ def _items(dataset, configs) -> dict[str, int]:
 
 def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
     """The ``scorecard.json`` structure."""
-    from omniaudit.audits import get
     from omniaudit.evaluation.runners.transport import redact
 
     audits: dict[str, dict[str, Any]] = {}
@@ -176,14 +173,14 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
         entry = {"title": get(audit).title, "paper": get(audit).paper, "dataset": _relative(dataset, out)}
         if dataset is not None:
             entry["source"] = ("--data" if audit in card.options.data
-                               else f"embedded default: {describe(audit, card.options.size)}")
+                               else f"embedded default: {get(audit).describe(card.options.size)}")
             entry["items"] = _items(dataset, card.needs(audit))
-            entry["runs"] = {c: ADAPTERS[audit].runs.get(c, 1) for c in entry["items"]}
+            entry["runs"] = {c: get(audit).runs.get(c, 1) for c in entry["items"]}
             if card.options.limit is not None:  # a smoke run: the items each model was asked, of each config
                 entry["sampled"] = {c: n if (picked := card.sample(dataset, c)) is None else len(picked)
                                     for c, n in entry["items"].items()}
         audits[audit] = entry
-    references = [m for m, spec in card.models.items() if spec in REFERENCE_SPECS]
+    references = [m for m, spec in card.models.items() if spec in set(calibration_models().values())]
     models = {}
     for name, runs in results.items():
         per_audit = {}
@@ -220,7 +217,8 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
         "limit": smoke, "seed": card.limit_seed(), "valid": False, "text": smoke_banner(smoke),
         "note": "every judge run answered a seeded, stratified sample of whole item groups (judge --limit), audited "
                 "as a partial run; the calibration of the reference models is not checked"}}
-    return {"omniaudit": __version__, **smoke_entry, "shortcuts": list(SHORTCUTS), "rules": RULES,
+    rules = {s: BY_NAME[s].rule for s in SHORTCUTS}
+    return {"omniaudit": __version__, **smoke_entry, "shortcuts": list(SHORTCUTS), "rules": rules,
             "remedies": remedies({m: e["shortcuts"] for m, e in models.items() if not e["reference"]}),
             "rules_doc": "omniaudit.evaluation.scorecard.rules", "statistics": STATISTICS, "references": references,
             "calibration": checks,
@@ -284,7 +282,7 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
     out.append(("table", ["model", *audits],
                 [[m, *(_status(models[m]["audits"][a]) for a in audits)] for m in models]))
     out.append(("h", 2, "Rules"))
-    out.append(("ul", [f"{s}: {RULES[s]}" for s in SHORTCUTS]
+    out.append(("ul", [f"{s}: {BY_NAME[s].rule}" for s in SHORTCUTS]
                 + ["Reference values: the value each reference model (scripted) has on the same items. Full "
                    "text: the docstring of omniaudit.evaluation.scorecard.rules."]))
     for audit in audits:
@@ -403,7 +401,7 @@ def _audit_section(audit: str, models: dict, refs: list[str], figs: dict[str, st
              and e.get("folder")]
     if links:
         out.append(("links", links))
-    key = ADAPTERS[audit].figure if audit in ADAPTERS else None
+    key = get(audit).figure
     folders = {m: x["audits"][audit]["folder"] for m, x in models.items() if x["audits"].get(audit, {}).get("folder")}
     shown = [m for m in folders if m not in refs][:KEY_FIGURES] or list(folders)[:1]
     for m in shown:  # the audit's own key figure: of the models under test (else of the first reference)

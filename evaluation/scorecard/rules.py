@@ -35,7 +35,7 @@ slot-A) is shown beside them and never flags. A measure is *not measured* when i
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -43,34 +43,14 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.audit_outputs import read_audit
 from omniaudit.evaluation.scorecard.inference import ALPHA, Contrast, arm, contrast, decide, mde
+from omniaudit.results import AuditRun
 from omniaudit.shortcuts import BY_NAME, SHORTCUTS, MeasureSpec
 
-RULES = {s: BY_NAME[s].rule for s in SHORTCUTS}
-AUDITS_OF = {s: BY_NAME[s].audits for s in SHORTCUTS}
+__all__ = ["AuditRun", "Tested", "decide_family", "measures", "shortcuts", "shown"]
 HALF, HALF_VAR = 0.5, 0.25  # a uniform pick of two: its mean and variance
 PAIR_VAR = 0.125  # the mean of two independent uniform picks of two (a pair's two orders)
 STATUSES = ("flagged", "clear", "inconclusive", "not answering", "not measured")
-# what each audit's measures are computed from, relative to the model's folder (models/NAME/): a card cell's trace
-SOURCES = {"preference": "preference/predictions.csv (the audit's per-pair table)",
-           "protocols": "the protocol answers (blueprint, reference, pairwise, cue_conflict .jsonl) with the items",
-           "interventions": "interventions/scored.csv (the audit's per-row correctness)",
-           "composition": "composition/audit.json: failure_decomposition.models.NAME.dominance_test"}
-
-
-@dataclass
-class AuditRun:
-    """One model's run of one audit, as the rules read it."""
-
-    status: str  # ran | skipped | not answering | failed
-    folder: Path | None = None  # the audit's output folder
-    dataset: Path | str | None = None
-    files: dict[str, Path] = field(default_factory=dict)  # config -> predictions file
-    name: str = ""  # the judge / model name inside the audit
-    reason: str | None = None
-    parse_rate: float | None = None  # share of the answers the audit could read
-    unread: dict[str, int] = field(default_factory=dict)  # why closed answers named no option (reading.REASONS)
 
 
 @dataclass
@@ -125,14 +105,6 @@ def preference_measures(t: pd.DataFrame, name: str) -> list[Tested]:
     return [Tested(spec["slot_a"], "all", rate(slot_a, decided)),
             Tested(spec["longer"], "all", rate(np.where(longer_is_a1, choice, 1 - choice), length_counter)),
             Tested(spec["prior"], "all", rate(np.where(prior == "a1", choice, 1 - choice), generator_counter))]
-
-
-def _preference(run: AuditRun) -> tuple[list[Tested], list[dict]]:
-    """The preference measures; the per-order WAF gap shown."""
-    tested = preference_measures(preference_table(run), run.name)
-    audit = read_audit(run.folder)
-    gap = ((audit.get("judges") or {}).get(run.name) or {}).get("position_bias", {}).get("ab_minus_ba", {})
-    return tested, [shown("preference", "per-order WAF gap, ab - ba (points)", gap.get("full"), 0.0, "outside")]
 
 
 def protocol_frame(run: AuditRun) -> pd.DataFrame:
@@ -198,19 +170,6 @@ def cue_measures(df: pd.DataFrame) -> list[Tested]:
     return out
 
 
-def _protocols(run: AuditRun) -> tuple[list[Tested], list[dict], list[dict]]:
-    """(lock and cue measures, position evidence shown, label evidence shown) of one judge."""
-    df = protocol_frame(run)
-    audit = read_audit(run.folder)
-    position = [shown("protocols", f"slot-A rate on identical trials ({fmt})", est, 0.5, "outside",
-                      note="not used: the scripted oracle picks slot A without a gold")
-                for fmt, est in sorted(((audit.get("p_a") or {}).get(run.name) or {}).items())]
-    labels = [shown("protocols", f"RF {attribute} / {placement}", est, 0.0, "above")
-              for attribute, cells in sorted(((audit.get("rf") or {}).get(run.name) or {}).items())
-              for placement, est in sorted(cells.items())]
-    return lock_measures(df) + cue_measures(df), position, labels
-
-
 # a uniform guess over each Thud dimension's answers is right this often on an Original and on its intervention
 THUD_CHANCE = {"sync": 1 / 3, "existence": 1 / 2, "consistency": 1 / 2}
 
@@ -235,33 +194,6 @@ def avg_gap_measure(scored: pd.DataFrame) -> Tested:
     return Tested(spec, "all", contrast(scored["source_id"].astype(str).to_numpy(), arms, score_floor=False))
 
 
-def _interventions(run: AuditRun) -> tuple[list[Tested], list[dict]]:
-    """Avg Gap from the audit's per-row correctness; each dimension's gap and the audio dodge shown."""
-    audit = read_audit(run.folder)
-    tested = avg_gap_measure(pd.read_csv(cast(Path, run.folder) / "scored.csv"))
-    out = []
-    for d, cell in (audit.get("dimensions") or {}).items():
-        est = {"value": cell.get("gap"), "ci": (cell.get("ci") or {}).get("gap"), "n": cell.get("n_clips")}
-        out.append(shown("interventions", f"{d} gap, Original - {cell.get('intervention')} (points)", est, 0.0,
-                         "above"))
-    dodge = {"value": (audit.get("failure_modes") or {}).get("audio_dodge"),
-             "ci": (audit.get("failure_modes_ci") or {}).get("audio_dodge"),
-             "n": (audit.get("failure_modes_n") or {}).get("audio_dodge")}
-    out.append(shown("interventions", "audio dodge rate", dodge, 0.0, "above"))
-    return [tested], out
-
-
-def _composition(run: AuditRun) -> list[Tested]:
-    """The dominance share over its per-sample null, counted where the moves clear the stability floor."""
-    audit = read_audit(run.folder)
-    model = (audit.get("models") or {}).get(run.name) or {}
-    entry = (((audit.get("failure_decomposition") or {}).get("models") or {}).get(run.name) or {})
-    test = entry.get("dominance_test") or {}
-    per_sample, null = test.get("per_sample") or {}, test.get("null_per_sample") or {}
-    floor = (model.get("floor_check") or {}).get("status")
-    return [dominance_measure(per_sample, null, floor)]
-
-
 def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floor: str | None) -> Tested:
     """Per-sample dominance over its per-sample null; counted only where the moves clear the stability floor."""
     spec = BY_NAME["modality_dominance"].measures[0]
@@ -283,7 +215,7 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
     out: dict[str, Any]
     out = {"audit": s.audit, "measure": s.title + ("" if t.stratum == "all" else f" [{t.stratum}]"), "key": s.key,
            "stratum": t.stratum, "side": s.side, "unit": s.unit, "delta": s.delta, "counts": t.counts,
-           "source": SOURCES[s.audit],
+           "source": _source(s.audit),
            "measured": c is not None, "flagged": False, "verdict": None, "value": None, "ci": [None, None],
            "null": None, "n": None, "clusters": None}
     if t.note:
@@ -301,11 +233,27 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
     return out
 
 
+def _source(audit: str) -> str:
+    """What an audit's measures are computed from, relative to the model's folder (a card cell's trace)."""
+    from omniaudit.audits import get
+
+    return get(audit).source
+
+
+def audits_of(shortcut: str, runs: dict[str, AuditRun]) -> tuple[str, ...]:
+    """The audits that test ``shortcut``: those of its measures in the table, then any other audit of this run that
+    declares it (a registered audit measuring a shortcut of the table)."""
+    from omniaudit.audits import get
+
+    declared = [a for a in runs if a not in BY_NAME[shortcut].audits and shortcut in get(a).shortcuts]
+    return (*BY_NAME[shortcut].audits, *declared)
+
+
 def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dict:
     """The verdict of one shortcut: flagged when any counted measure is; clear when every counted measure is
     clear (a shortcut must be ruled out wherever it is tested); else inconclusive; not answering / not measured
     when nothing was tested."""
-    audits = AUDITS_OF[shortcut]
+    audits = audits_of(shortcut, runs)
     statuses = {a: runs[a].status if a in runs else "not run" for a in audits}
     counted = [e for e in items if e["counts"] and e["measured"]]
     flagged = [e for e in counted if e["verdict"] == "flagged"]
@@ -326,7 +274,7 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
     if not head:
         head_fields.update(ci=[None, None], audit=audits[0])
     return {"flagged": status == "flagged", "status": status, **head_fields, "threshold": head_fields["null"],
-            "audits": statuses, "evidence": items, "rule": RULES[shortcut], **({"why": why} if why else {})}
+            "audits": statuses, "evidence": items, "rule": BY_NAME[shortcut].rule, **({"why": why} if why else {})}
 
 
 def shortcuts(runs: dict[str, AuditRun], alpha: float = ALPHA) -> dict[str, dict]:
@@ -338,27 +286,25 @@ def shortcuts(runs: dict[str, AuditRun], alpha: float = ALPHA) -> dict[str, dict
 
 
 def measures(runs: dict[str, AuditRun]) -> tuple[dict[str, list[Tested]], dict[str, list[dict]]]:
-    """Per shortcut, one model's tested measures (before the family decides) and the evidence shown beside them."""
+    """Per shortcut, one model's tested measures (before the family decides) and the evidence shown beside them:
+    each audit that ran gives its own (:meth:`omniaudit.audits.Audit.measures`)."""
+    from omniaudit.audits import get
+    from omniaudit.errors import InputError
+
     tested: dict[str, list[Tested]] = {s: [] for s in SHORTCUTS}
     extra: dict[str, list[dict]] = {s: [] for s in SHORTCUTS}
-    ran = {a: r for a, r in runs.items() if r.status == "ran"}
-    if "preference" in ran:
-        found, gap = _preference(ran["preference"])
-        for t in found:
-            tested["position" if t.spec.key == "slot_a" else "style"].append(t)
-        extra["position"] += gap
-    if "protocols" in ran:
-        found, position, labels = _protocols(ran["protocols"])
-        for t in found:
-            tested["position" if t.spec.key == "lock" else "label_following"].append(t)
-        extra["position"] += position
-        extra["label_following"] += labels
-    if "interventions" in ran:
-        found, dims = _interventions(ran["interventions"])
-        tested["visual_inference"] += found
-        extra["visual_inference"] += dims
-    if "composition" in ran:
-        tested["modality_dominance"] += _composition(ran["composition"])
+    for audit, run in runs.items():
+        if run.status != "ran":
+            continue
+        found, shown_beside = get(audit).measures(run)
+        unknown = sorted((set(found) | set(shown_beside)) - set(SHORTCUTS))
+        if unknown:
+            raise InputError(f"the {audit} audit measures a shortcut the table does not have (omniaudit.shortcuts: "
+                             f"{', '.join(SHORTCUTS)})", value=", ".join(unknown))
+        for shortcut, items in found.items():
+            tested[shortcut] += items
+        for shortcut, evidence in shown_beside.items():
+            extra[shortcut] += evidence
     return tested, extra
 
 

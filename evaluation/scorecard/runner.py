@@ -3,8 +3,8 @@
 The folder (``OUT``) is written in steps, each complete or absent, so a killed run resumes and a rerun reuses what is
 complete:
 
-- ``datasets/<audit>/``: the small embedded default of each audit (:mod:`.adapters`), built once (atomically); a
-  user's ``--data AUDIT=PATH`` is read where it is;
+- ``datasets/<audit>/``: the embedded default of each audit (:meth:`omniaudit.audits.Audit.build`), built once
+  (atomically); a user's ``--data AUDIT=PATH`` is read where it is;
 - ``models/<NAME>/<config>.jsonl``: the predictions (``run_judge``: answers journaled as they come, the file written
   whole at the end); a complete file whose provenance matches this run (dataset fingerprint, judge, sampling, model
   identity for ``hf:``) is reused, a served model's (``openai:``) only while a canary of its answers, asked again,
@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
+from omniaudit.audits import SIZES, get
 from omniaudit.errors import InputError
 from omniaudit.evaluation.runners.plugins import BUILT_IN
 from omniaudit.evaluation.runners.run import (
@@ -60,19 +61,18 @@ from omniaudit.evaluation.runners.run import (
     check_sampling,
     input_settings,
 )
-from omniaudit.evaluation.scorecard.adapters import (
-    ADAPTERS,
-    PARAMS,
-    SIZES,
-    dataset_modalities,
-    describe,
-    model_accepts,
-)
-from omniaudit.evaluation.scorecard.rules import AuditRun, shortcuts
+from omniaudit.evaluation.scorecard.modalities import dataset_modalities, model_accepts
+from omniaudit.evaluation.scorecard.rules import shortcuts
+from omniaudit.results import AuditOptions, AuditRun
 from omniaudit.shortcuts import REFERENCE_NAMES, TABLE
 
-# --references adds the planted ones
-REFERENCES = {"oracle": "scripted:oracle", **{REFERENCE_NAMES[s.name]: f"scripted:{s.reference}" for s in TABLE}}
+ORACLE = "scripted:oracle"
+
+
+def calibration_models() -> dict[str, str]:
+    """The calibration models by their card names: the oracle, and (``--references``) the planted model of every
+    shortcut of the table."""
+    return {"oracle": ORACLE, **{REFERENCE_NAMES[s.name]: f"scripted:{s.reference}" for s in TABLE}}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 STATUS = "status.json"
 MIN_RESAMPLES = 200  # fewer bootstrap resamples make the percentile tails (2.5%, 97.5%) of every CI unreliable
@@ -168,7 +168,7 @@ def parse_models(specs: list[str] | dict[str, str], references: bool = False) ->
         if name in models:
             raise InputError("two models have the same name", value=name)
         models[name] = spec
-    wanted = REFERENCES if references else {"oracle": REFERENCES["oracle"]}
+    wanted = calibration_models() if references else {"oracle": ORACLE}
     for name, spec in wanted.items():
         if spec not in models.values():
             models[name if name not in models else f"{name}-reference"] = spec
@@ -176,7 +176,7 @@ def parse_models(specs: list[str] | dict[str, str], references: bool = False) ->
 
 
 def _audits(options: ScorecardOptions) -> list[str]:
-    from omniaudit.audits import AUDITS, get
+    from omniaudit.audits import AUDITS
 
     names = list(options.audits or AUDITS)
     for name in [*names, *options.data]:
@@ -208,16 +208,17 @@ def code_digest(package: str) -> str:
 
 
 def default_key(audit: str, size: str = "default") -> str:
-    """What an embedded default is: its adapter (size and description) and the builders' code (a folder built by
-    another key is rebuilt, so a changed size or builder never reuses a stale dataset)."""
+    """What an embedded default is: the audit's build (its code, description and parameters at ``size``) and the
+    builders' code (a folder built by another key is rebuilt, so a changed size or builder never reuses a stale
+    dataset)."""
     import inspect
 
-    adapter = ADAPTERS[audit]
+    entry = get(audit)
     try:
-        code = inspect.getsource(adapter.build)
+        code = inspect.getsource(type(entry).build)
     except (OSError, TypeError):  # installed without sources: the builders' digest stands for it
-        code = adapter.build.__qualname__
-    return _digest(code, describe(audit, size), PARAMS[audit][size], code_digest("omniaudit.data_builders"))
+        code = type(entry).build.__qualname__
+    return _digest(code, entry.describe(size), entry.build_parameters(size), code_digest("omniaudit.data_builders"))
 
 
 def _file_digest(path: Path) -> str:
@@ -245,8 +246,6 @@ class Scorecard:
     # ---- up front: modalities, datasets -------------------------------------------------------------------------
     def needs(self, audit: str) -> dict[str, tuple[str, ...]]:
         """config -> modalities of an audit's items (the user's dataset's, else the registry's)."""
-        from omniaudit.audits import get
-
         if audit not in self._needs:
             configs = get(audit).item_configs
             self._needs[audit] = ({c: dataset_modalities(self.options.data[audit], c) for c in configs}
@@ -263,16 +262,13 @@ class Scorecard:
 
     def plan(self) -> dict[str, dict[str, str | None]]:
         """model -> audit -> None (run it) or why it is skipped; checked before any model call."""
-        needs = {a: self.needs(a) for a in self.audits if a in ADAPTERS}
+        needs = {a: self.needs(a) for a in self.audits}
         plan: dict[str, dict[str, str | None]] = {}
         for name, spec in self.models.items():
             self.say(f"{name}: checking what it takes")
             accepts = model_accepts(spec, self.runner(spec))
             plan[name] = {}
             for audit in self.audits:
-                if audit not in ADAPTERS:
-                    plan[name][audit] = "no scorecard adapter for this audit"
-                    continue
                 missing = sorted({m for mods in needs[audit].values() for m in mods} - accepts)
                 plan[name][audit] = (f"{spec} takes no {', '.join(missing)} input (it takes "
                                      f"{', '.join(sorted(accepts))}); the {audit} items carry it" if missing else None)
@@ -297,9 +293,10 @@ class Scorecard:
             remove_path(folder)
         self.say(f"building the {audit} default")
         say = lambda m, a=audit: self.say(f"building the {a} default: {m}")  # noqa: E731
-        ADAPTERS[audit].build(folder, say, self.options.size)
+        entry = get(audit)
+        entry.build(folder, self.options.size, say)
         with atomic_file(stamp) as tmp:
-            stamped = {"audit": audit, "default": describe(audit, self.options.size), "key": key}
+            stamped = {"audit": audit, "default": entry.describe(self.options.size), "key": key}
             tmp.write_text(json.dumps(stamped) + "\n", encoding="utf-8")
         return folder
 
@@ -371,7 +368,7 @@ class Scorecard:
         files = {}
         for config in self.needs(audit):
             path = self.out / "models" / name / f"{config}.jsonl"
-            runs = ADAPTERS[audit].runs.get(config, 1)
+            runs = get(audit).runs.get(config, 1)
             if self.options.from_shards:  # merged every time (cheap): a re-done shard is never missed
                 self._merge(name, audit, config, path)
                 if not self._reusable(path, dataset, config, spec, runs):
@@ -576,9 +573,9 @@ class Scorecard:
             self.say(f"{name}: auditing {audit}")
             # a smoke run's answers are a sample of each config: audited as the partial runs they are
             try:
-                ADAPTERS[audit].audit(folder, dataset, name, files, self.options.n_resamples,
-                                      lambda m: self.say(f"{name}: {audit} audit: {m}"),
-                                      partial=self.options.limit is not None)
+                options = AuditOptions(n_resamples=self.options.n_resamples, partial=self.options.limit is not None,
+                                       progress=lambda m: self.say(f"{name}: {audit} audit: {m}"), benchmark=False)
+                get(audit).audit(folder, dataset, {name: files}, options)
             except InputError as exc:
                 if self.options.limit is not None:  # e.g. an audit that reads whole groups (protocols) or every
                     # sample (composition), which a sample of a few items per config cannot give: not a failure
@@ -586,8 +583,7 @@ class Scorecard:
                                     reason=f"not audited in this smoke run: the {audit} audit cannot read a sample "
                                            f"of its items ({exc})")
                 return AuditRun("failed", dataset=dataset, files=files, name=name, reason=str(exc))
-        coverage = ADAPTERS[audit].coverage
-        read = coverage(folder) if coverage else None
+        read = get(audit).coverage(folder)
         if read is not None:
             run.parse_rate = read
             if read < self.options.min_usable:  # free text the audit cannot read: no answers, not a finding

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
 
 from omniaudit.cli import common
 
@@ -19,7 +18,7 @@ def cmd_audits(args: argparse.Namespace) -> None:
     from omniaudit.audits import AUDITS
 
     if args.json:
-        print(json.dumps([asdict(a) for a in AUDITS.values()], indent=2))
+        print(json.dumps([a.to_dict() for a in AUDITS.values()], indent=2))
         return
     for i, a in enumerate(AUDITS.values()):
         if i:

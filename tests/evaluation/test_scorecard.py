@@ -262,7 +262,7 @@ def test_audio_dominant_moves_only_without_the_audio():
 def test_a_changed_default_is_rebuilt_not_reused(headline, monkeypatch, tmp_path):
     """The embedded default a folder holds is stamped; another default (its size changed) is rebuilt."""
     import omniaudit.evaluation.scorecard.runner as runner
-    from omniaudit.evaluation.scorecard.adapters import PARAMS
+    from omniaudit.evaluation.preference.entry import PARAMS
 
     out = tmp_path / "card"
     argv = ["scorecard", "--model", "x=scripted:oracle", "--audits", "preference", "--size", "small"]
@@ -273,7 +273,7 @@ def test_a_changed_default_is_rebuilt_not_reused(headline, monkeypatch, tmp_path
     built = first.stat().st_mtime_ns
     assert main([*argv, "--out", str(out)], monkeypatch) == 0
     assert first.stat().st_mtime_ns == built  # the same default: reused
-    monkeypatch.setitem(PARAMS["preference"], "small", {"n_pairs": 60})
+    monkeypatch.setitem(PARAMS, "small", {"n_pairs": 60})
     assert main([*argv, "--out", str(out)], monkeypatch) == 0
     assert "60 synthetic" in json.loads((out / "datasets/preference.default.json").read_text())["default"]
     assert first.stat().st_mtime_ns != built

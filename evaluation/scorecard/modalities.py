@@ -1,0 +1,44 @@
+"""What a model takes and what an audit's items carry, known before any model call: the scorecard skips an audit
+whose items carry a modality the model does not take."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+ALL_MODALITIES = frozenset({"text", "audio", "image", "video", "video+audio"})
+
+
+def model_accepts(spec: str, runner: dict) -> frozenset[str]:
+    """The input modalities model ``spec`` takes, known before any model call: ``scripted:`` every one (it reads
+    no media), ``openai:`` what its ``--dialect`` can send, ``hf:`` what the loaded model and its processor encode
+    (``HFJudge.accepts``; text always). The ``hf:`` model stays loaded for its runs (``make_judge`` keeps it)."""
+    from omniaudit.evaluation.runners.payload import ACCEPTS
+    from omniaudit.evaluation.runners.run import make_judge
+
+    kind = spec.partition(":")[0]
+    if kind == "scripted":
+        make_judge(spec)  # an unknown name fails here
+        return ALL_MODALITIES
+    if kind == "openai":
+        return frozenset({"text", *ACCEPTS[runner.get("dialect", "vllm")]})
+    return frozenset({"text", *getattr(make_judge(spec, **runner), "accepts", set())})
+
+
+def dataset_modalities(dataset: str | Path, config: str) -> tuple[str, ...]:
+    """The modalities the items of a built config carry (``text`` always; a video column whose rows send their own
+    soundtrack is ``video+audio``), from its schema and its ``video_audio`` column."""
+    import datasets
+
+    from omniaudit.data_builders.hub import load_hub_dataset
+
+    ds = load_hub_dataset(dataset, config)
+    kinds = {datasets.Audio: "audio", datasets.Image: "image", datasets.Video: "video"}
+    found = {"text"}
+    for feature in ds.features.values():
+        kind = kinds.get(type(feature))
+        if kind is None:
+            continue
+        if kind == "video" and "video_audio" in ds.column_names and any(ds["video_audio"]):
+            kind = "video+audio"
+        found.add(kind)
+    return tuple(sorted(found))
