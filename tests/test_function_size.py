@@ -20,11 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("omniaudit", "evaluation", "data_builders")
 MAX_LINES, MAX_COMPLEXITY = 80, 15
 LONG = {  # file:function -> lines today
-    "evaluation/runners/run.py:_run_judge": 135,
-    "evaluation/composition/audit.py:run_composition_audit": 122,
-    "evaluation/interventions/audit.py:audit_interventions": 120,
-    "evaluation/preference/report.py:preference_report": 103, "data_builders/protocols/build.py:pairwise_trials": 89,
-    "evaluation/preference/judge_files.py:read_judge_file": 84, "evaluation/runners/openai_compat.py:answer": 83,
+    "data_builders/protocols/build.py:pairwise_trials": 89,
     "data_builders/interventions/annotate.py:annotate_manifest": 83,
     "data_builders/protocols/build.py:attribute_tables": 81,
 }
@@ -32,9 +28,8 @@ COMPLEX = {  # file:function -> complexity today
     "data_builders/interventions/annotate.py:annotate_manifest": 20,
     "data_builders/protocols/build.py:pairwise_trials": 19,
     "evaluation/composition/grading.py:normalize": 16,
-    "evaluation/preference/judge_files.py:read_judge_file": 18, "evaluation/protocols/audit.py:audit_judge": 18,
+    "evaluation/protocols/audit.py:audit_judge": 18,
     "evaluation/runners/folds.py:merge_fold_predictions": 17, "evaluation/runners/items.py:_select_rows": 18,
-    "evaluation/runners/openai_compat.py:answer": 16, "evaluation/runners/run.py:_run_judge": 26,
     "evaluation/runners/shards.py:judge_data_parallel": 17,
 }
 

@@ -358,16 +358,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     from omniaudit.data_builders.hub import load_config
     from omniaudit.evaluation.composition.attention import ProbeConfig
     from omniaudit.evaluation.composition.dominance_null import dominance_test, read_inputs, sample_nulls, structures
-    from omniaudit.evaluation.composition.failure_modes import (
-        AnswerMatcher,
-        cohort_decomposition,
-        floor_check,
-        move_rates,
-        stability_floor,
-        swap_agreement,
-    )
-    from omniaudit.evaluation.composition.figures import write_attention_tables, write_decomposition
-    from omniaudit.evaluation.composition.report import write_report
+    from omniaudit.evaluation.composition.failure_modes import AnswerMatcher, cohort_decomposition
 
     config = ProbeConfig(depth_range=tuple(depth_range))
     samples = load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
@@ -376,11 +367,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     runs = read_runs(predictions, known, samples["id"], dataset, partial)
     files = list(dict.fromkeys(f for run in runs for f in run.files))
     model_runs = attention_runs(attention, files, [run.model for run in runs]) if attention else {}
-    extra = {}  # attention models' own answers, read (and validated) before any judge call or model load
-    for model_files in model_runs.values():
-        for f in model_files:
-            if Path(f).resolve() not in {g.resolve() for g in files} and Path(f).resolve() not in extra:
-                extra[Path(f).resolve()] = read_runs([Path(f)], known, samples["id"], dataset, partial)
+    extra = _attention_only_runs(model_runs, files, known, samples["id"], dataset, partial)
     if model_runs:  # before any paid judge call
         check_attention_models(list(model_runs), config, probe_modalities(probe_samples(dataset)[0]))
     graded = [grade(samples, run.answers, judge, **judge_options).assign(run=run.name) for run in runs]
@@ -406,18 +393,9 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     for m in dict.fromkeys(run.model for run in runs):
         idx = [k for k, run in enumerate(runs) if run.model == m]
         model_modes[m] = pd.DataFrame([s for k in idx for s in per_run[k]["samples"]], columns=columns)
-        floor = stability_floor({runs[k].name: graded[k].set_index("id")["prediction"] for k in idx},
-                                {runs[k].name: set(graded[k].loc[~graded[k]["correct"], "id"]) for k in idx},
-                                samples.set_index("id")["question"], matcher)
-        records = [s for k in idx for s in per_run[k]["samples"]]
-        moves = move_rates(records)
-        models[m] = {"runs": [runs[k].name for k in idx], "accuracy": accuracy_table([graded[k] for k in idx]),
-                     "failure_modes": rates_by_template(model_modes[m]), "stability_floor": floor,
-                     "move_rates": moves, "floor_check": floor_check(moves, floor),
-                     "swap_agreement": swap_agreement(records),
-                     "ablation_accuracy": ablation_accuracy([graded[k] for k in idx],
-                                                            [graded_ablations[k] for k in idx], ablations,
-                                                            config.n_resamples, config.seed)}
+        models[m] = _model_summary([runs[k] for k in idx], [graded[k] for k in idx],
+                                   [graded_ablations[k] for k in idx], [per_run[k] for k in idx], model_modes[m],
+                                   samples, ablations, matcher, config)
     decomposition = cohort_decomposition(model_modes)
     nulls = sample_nulls(structures(read_inputs(dataset)))  # each sample's content-blind null (its inputs hashed)
     for m, entry in decomposition["models"].items():
@@ -428,15 +406,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         "rule": "an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised "
                 "exact match, then the judge when one is given (the grader's rule)",
         "judge": shown_input(judge, out), "n_judged": matcher.n_judged}
-    entropy, probed, layers = None, None, None
-    if model_runs:
-        correct = {}
-        for m, model_files in model_runs.items():
-            frames = list({id(g): g for f in model_files for g in by_file[Path(f).resolve()]}.values())
-            correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5  # a tie is not a majority
-        entropy, probed, layers = attention_gaps(dataset, correct, config)
-        for m, model_files in model_runs.items():
-            entropy["models"][m]["runs"] = [shown_input(f, out) for f in model_files]
+    entropy, probed, layers = _attention(model_runs, by_file, dataset, config, out) if model_runs else (None,) * 3
     unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
     sampling = {run.name: run.sampling for run in runs if run.sampling}
     result = {"dataset": shown_input(dataset, out), "runs": [run.name for run in runs],
@@ -456,8 +426,64 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
               "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),
               "n_unparsed_verdicts": int(sum(unparsed)), "unparsed_verdicts_by_run": unparsed,
               "provenance": {run.name: [p.summary(out) for p in run.provenance] for run in runs}}
+    _write_outputs(out, {"schema": schema("composition", dataset, predictions, out), **result}, runs, graded,
+                   graded_ablations, decomposition, probed, layers, len(samples))
+    return out
+
+
+def _attention_only_runs(model_runs: dict, files: list[Path], known: pd.Series, sample_ids: pd.Series, dataset,
+                         partial: bool) -> dict[Path, list[Run]]:
+    """The runs of the attention models' own answers not among the audited files, read (and validated) before any
+    judge call or model load."""
+    audited = {g.resolve() for g in files}
+    extra: dict[Path, list[Run]] = {}
+    for model_files in model_runs.values():
+        for f in model_files:
+            path = Path(f).resolve()
+            if path not in audited and path not in extra:
+                extra[path] = read_runs([Path(f)], known, sample_ids, dataset, partial)
+    return extra
+
+
+def _model_summary(runs: list[Run], graded: list[pd.DataFrame], graded_ablations: list[pd.DataFrame],
+                   per_run: list[dict], modes: pd.DataFrame, samples: pd.DataFrame, ablations: pd.DataFrame,
+                   matcher, config) -> dict:
+    """One model's runs: accuracy, failure modes, the stability floor its moves must clear, move rates, swap
+    agreement and the accuracy under each ablation."""
+    from omniaudit.evaluation.composition.failure_modes import floor_check, move_rates, stability_floor, swap_agreement
+
+    floor = stability_floor({r.name: g.set_index("id")["prediction"] for r, g in zip(runs, graded, strict=True)},
+                            {r.name: set(g.loc[~g["correct"], "id"]) for r, g in zip(runs, graded, strict=True)},
+                            samples.set_index("id")["question"], matcher)
+    records = [s for d in per_run for s in d["samples"]]
+    moves = move_rates(records)
+    return {"runs": [r.name for r in runs], "accuracy": accuracy_table(graded),
+            "failure_modes": rates_by_template(modes), "stability_floor": floor, "move_rates": moves,
+            "floor_check": floor_check(moves, floor), "swap_agreement": swap_agreement(records),
+            "ablation_accuracy": ablation_accuracy(graded, graded_ablations, ablations, config.n_resamples,
+                                                   config.seed)}
+
+
+def _attention(model_runs: dict, by_file: dict[Path, list[pd.DataFrame]], dataset, config, out: Path):
+    """(entropy gaps, probed samples, layer rows) of the attention models, each judged right on a sample by the
+    majority of its graded runs (a tie is not a majority)."""
+    correct = {}
+    for m, model_files in model_runs.items():
+        frames = list({id(g): g for f in model_files for g in by_file[Path(f).resolve()]}.values())
+        correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5
+    entropy, probed, layers = attention_gaps(dataset, correct, config)
+    for m, model_files in model_runs.items():
+        entropy["models"][m]["runs"] = [shown_input(f, out) for f in model_files]
+    return entropy, probed, layers
+
+
+def _write_outputs(out: Path, result: dict, runs: list[Run], graded: list[pd.DataFrame],
+                   graded_ablations: list[pd.DataFrame], decomposition: dict, probed, layers, n_samples: int) -> None:
+    """``audit.json``, the graded tables, the figures and ``report.md``, all or nothing."""
+    from omniaudit.evaluation.composition.figures import write_attention_tables, write_decomposition
+    from omniaudit.evaluation.composition.report import write_report
+
     with atomic_dir(out) as tmp:
-        result = {"schema": schema("composition", dataset, predictions, out), **result}
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
                                  ).to_csv(tmp / "graded.csv", index=False)
@@ -466,8 +492,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         if probed is not None:
             probed.to_csv(tmp / "attention_samples.csv", index=False)
             figures["attention"] = write_attention_tables(tmp, layers, probed)
-        write_report(tmp, result, runs, len(samples), figures)
+        write_report(tmp, result, runs, n_samples, figures)
         files_seen = list({p.file: p for run in runs for p in run.provenance}.values())
         with (tmp / "report.md").open("a", encoding="utf-8") as fh:
             fh.write(provenance_section(files_seen))
-    return out

@@ -321,82 +321,19 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
     n_items = len(diagnostic)
     diag, pred, runs = _by_run(diagnostic, predictions)
     correct = answers_correct(diag, pred)
-    dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
+    iv = diag["intervention"].to_numpy()
     orig = iv == "original"
     r = stats.ClusterRatios(diag["source_id"].to_numpy())
     paired, rows_used = scored_rows(diag, INTERVENTION_OF, max(1, len(runs)))
     for d, intervention in INTERVENTION_OF.items():
         r.add(f"{d}.orig", correct, paired[d] & orig)
         r.add(f"{d}.interv", correct, paired[d] & (iv == intervention))
-    state = pred["audio_state"].to_numpy(dtype=object)
-    match = pred["match"].to_numpy(dtype=object)
-    synced = pred["synced"].to_numpy(dtype=object)
-    direction = pred["direction"].to_numpy(dtype=object)
-    exist, cons, sync = dim == "existence", dim == "consistency", dim == "sync"
     answered = pred["answered"].to_numpy(bool)
-    parsed = _parsed(diag, pred)
-    # failure modes are rates over the answers a model gave (unparsed ones are reported as coverage, not counted)
-    shift = sync & (iv == "shift") & parsed
-    exist, cons, sync_parsed = exist & parsed, cons & parsed, sync & parsed
-    r.add("mute_hallucination", state == "audio_described", exist & (iv == "mute"))
-    r.add("false_silence", state == "muted", exist & orig)
-    r.add("dodge_muted", state == "visual_only", exist & (iv == "mute"))
-    r.add("dodge_real", state == "visual_only", exist & orig)
-    r.add("swap_false_match", match == "match", cons & (iv == "swap"))
-    r.add("swap_false_mismatch", match == "mismatch", cons & orig)
-    r.add("offset_blindness", synced == True, shift)  # noqa: E712
-    flagged = shift & (synced == False)  # noqa: E712
-    target_dir = diag["target_direction"].to_numpy(dtype=object)
-    opposite = ((direction == "delay") & (target_dir == "early")) | ((direction == "early") & (target_dir == "delay"))
-    r.add("direction_confusion", opposite, flagged)
-    r.add("direction_accuracy", direction == target_dir, flagged)
-    r.add("false_sync_alarm", synced == False, sync_parsed & orig)  # noqa: E712
-    for d in INTERVENTION_OF:
-        r.add(f"parsed.{d}", parsed, diag["dimension"].to_numpy() == d)
-        r.add(f"answered.{d}", answered, diag["dimension"].to_numpy() == d)
-    # Fig. 6a/6b over every paired row (an unanswered or unparsed one is wrong, as in Table 1)
-    shift_rows = paired["sync"] & (iv == "shift")
-    r.add("shift_yes_no", synced == False, shift_rows)  # noqa: E712
-    r.add("sync_binary", _sync_yes_no(diag, pred), paired["sync"] & (orig | (iv == "shift")))
-    r.add("sync_three_way", correct, paired["sync"] & (orig | (iv == "shift")))
-    offsets = np.abs(diag["offset_s"].to_numpy(float))
-    edges = config.offset_bands
-    bands = []
-    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
-        in_band = shift_rows & (offsets > lo) & (offsets <= hi)
-        if in_band.any():
-            label = f"({lo:g}, {hi:g}]" if np.isfinite(hi) else f"> {lo:g}"
-            bands.append(label)
-            r.add(f"band.{label}", correct, in_band)
-    # offset MAE: |predicted signed offset - true offset| over shifted clips flagged with a stated offset
-    pred_off = pd.to_numeric(pred["offset_s"], errors="coerce").to_numpy(float)
-    has_off = flagged & np.isfinite(pred_off)
-    err = np.where(has_off, np.abs(np.nan_to_num(pred_off) - diag["offset_s"].to_numpy(float)), 0.0)
-    r.add_weighted("offset_mae", err, has_off)
-    located = has_off & (err <= tolerance + 1e-9)
-    r.add("offset_within_tolerance", located, shift_rows)
-
+    _add_failure_modes(r, diag, pred, _parsed(diag, pred), answered)
+    bands = _add_sync_and_offsets(r, diag, pred, correct, paired["sync"], config)
     point, samples, counts = r.resample(config.n_resamples, config.seed)
     est = lambda name, scale=1.0: stats.estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
-    dimensions, gap_samples, gap_points = {}, [], []
-    for d in INTERVENTION_OF:
-        # no predictions for this dimension, or none read: not measured (never an accuracy of 0 and a gap of 0)
-        if not counts[f"answered.{d}"] or not point[f"answered.{d}"] or not point[f"parsed.{d}"]:
-            keys = [f"{d}.orig", f"{d}.interv"] + (list(SYNC_ONLY) + [k for k in point if k.startswith("band.")]
-                                                    if d == "sync" else [])
-            for key in keys:
-                point[key], samples[key] = np.nan, np.full_like(samples[key], np.nan)
-        g_point = point[f"{d}.orig"] - point[f"{d}.interv"]
-        g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
-        n_clips = int(diag.loc[paired[d], "source_id"].nunique())
-        cells = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
-                 "gap": stats.estimate(g_point, g_samples, n_clips, 100)}
-        dimensions[d] = {**{k: e["value"] for k, e in cells.items()}, "ci": {k: e["ci"] for k, e in cells.items()},
-                         "n": {"orig": cells["orig"]["n"], "interv": cells["interv"]["n"]},
-                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips,
-                         "paired": rows_used[d]["unpaired"] == 0, "rows": rows_used[d]}
-        gap_points.append(g_point)
-        gap_samples.append(g_samples)
+    dimensions, gap_points, gap_samples = _dimensions(point, samples, counts, diag, paired, rows_used)
     available = all(dimensions[d]["gap"] is not None for d in INTERVENTION_OF)
     avg_gap = (stats.estimate(float(np.mean(gap_points)), np.mean(gap_samples, axis=0), int(r.n), 100)
                if available else {"value": None, "ci": [None, None], "n": 0})  # eq. 10 needs all three dimensions
@@ -426,6 +363,94 @@ def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,
         "bootstrap": {"n_resamples": config.n_resamples, "seed": config.seed, "unit": "source clip",
                       "confidence": 0.95},
     }
+
+
+def _add_failure_modes(r: stats.ClusterRatios, diag: pd.DataFrame, pred: pd.DataFrame, parsed: np.ndarray,
+                       answered: np.ndarray) -> None:
+    """The failure-mode ratios (rates over the answers a model gave: unparsed ones are coverage, not counted) and
+    each dimension's parsed and answered shares."""
+    dim, iv = diag["dimension"].to_numpy(), diag["intervention"].to_numpy()
+    orig = iv == "original"
+    state = pred["audio_state"].to_numpy(dtype=object)
+    match = pred["match"].to_numpy(dtype=object)
+    synced = pred["synced"].to_numpy(dtype=object)
+    direction = pred["direction"].to_numpy(dtype=object)
+    shift = (dim == "sync") & (iv == "shift") & parsed
+    exist, cons, sync_parsed = (dim == "existence") & parsed, (dim == "consistency") & parsed, (dim == "sync") & parsed
+    r.add("mute_hallucination", state == "audio_described", exist & (iv == "mute"))
+    r.add("false_silence", state == "muted", exist & orig)
+    r.add("dodge_muted", state == "visual_only", exist & (iv == "mute"))
+    r.add("dodge_real", state == "visual_only", exist & orig)
+    r.add("swap_false_match", match == "match", cons & (iv == "swap"))
+    r.add("swap_false_mismatch", match == "mismatch", cons & orig)
+    r.add("offset_blindness", synced == True, shift)  # noqa: E712
+    flagged = shift & (synced == False)  # noqa: E712
+    target_dir = diag["target_direction"].to_numpy(dtype=object)
+    opposite = ((direction == "delay") & (target_dir == "early")) | ((direction == "early") & (target_dir == "delay"))
+    r.add("direction_confusion", opposite, flagged)
+    r.add("direction_accuracy", direction == target_dir, flagged)
+    r.add("false_sync_alarm", synced == False, sync_parsed & orig)  # noqa: E712
+    for d in INTERVENTION_OF:
+        r.add(f"parsed.{d}", parsed, dim == d)
+        r.add(f"answered.{d}", answered, dim == d)
+
+
+def _add_sync_and_offsets(r: stats.ClusterRatios, diag: pd.DataFrame, pred: pd.DataFrame, correct: np.ndarray,
+                          paired_sync: np.ndarray, config: InterventionAuditConfig) -> list[str]:
+    """Fig. 6a/6b over every paired Sync row (an unanswered or unparsed one is wrong, as in Table 1), accuracy per
+    offset band, and the stated offsets (MAE, within tolerance); returns the bands' labels."""
+    iv = diag["intervention"].to_numpy()
+    orig = iv == "original"
+    synced = pred["synced"].to_numpy(dtype=object)
+    shift_rows = paired_sync & (iv == "shift")
+    r.add("shift_yes_no", synced == False, shift_rows)  # noqa: E712
+    r.add("sync_binary", _sync_yes_no(diag, pred), paired_sync & (orig | (iv == "shift")))
+    r.add("sync_three_way", correct, paired_sync & (orig | (iv == "shift")))
+    offsets = np.abs(diag["offset_s"].to_numpy(float))
+    edges = config.offset_bands
+    bands = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        in_band = shift_rows & (offsets > lo) & (offsets <= hi)
+        if in_band.any():
+            label = f"({lo:g}, {hi:g}]" if np.isfinite(hi) else f"> {lo:g}"
+            bands.append(label)
+            r.add(f"band.{label}", correct, in_band)
+    # offset MAE: |predicted signed offset - true offset| over shifted clips flagged with a stated offset
+    stated = (diag["dimension"].to_numpy() == "sync") & (iv == "shift") & _parsed(diag, pred)
+    flagged = stated & (synced == False)  # noqa: E712
+    pred_off = pd.to_numeric(pred["offset_s"], errors="coerce").to_numpy(float)
+    has_off = flagged & np.isfinite(pred_off)
+    err = np.where(has_off, np.abs(np.nan_to_num(pred_off) - diag["offset_s"].to_numpy(float)), 0.0)
+    r.add_weighted("offset_mae", err, has_off)
+    r.add("offset_within_tolerance", has_off & (err <= config.offset_tolerance_s + 1e-9), shift_rows)
+    return bands
+
+
+def _dimensions(point: dict, samples: dict, counts: dict, diag: pd.DataFrame, paired: dict[str, np.ndarray],
+                rows_used: dict) -> tuple[dict, list, list]:
+    """Per dimension: Original and intervention accuracy, their gap (points) with CIs, its clips and rows; and the
+    gaps' points and resamples for the Avg Gap. A dimension with no answers, or none read, is not measured (never
+    an accuracy of 0 and a gap of 0)."""
+    dimensions, gap_points, gap_samples = {}, [], []
+    est = lambda name, scale=1.0: stats.estimate(point[name], samples[name], counts[name], scale)  # noqa: E731
+    for d in INTERVENTION_OF:
+        if not counts[f"answered.{d}"] or not point[f"answered.{d}"] or not point[f"parsed.{d}"]:
+            keys = [f"{d}.orig", f"{d}.interv"] + (list(SYNC_ONLY) + [k for k in point if k.startswith("band.")]
+                                                    if d == "sync" else [])
+            for key in keys:
+                point[key], samples[key] = np.nan, np.full_like(samples[key], np.nan)
+        g_point = point[f"{d}.orig"] - point[f"{d}.interv"]
+        g_samples = samples[f"{d}.orig"] - samples[f"{d}.interv"]
+        n_clips = int(diag.loc[paired[d], "source_id"].nunique())
+        cells = {"orig": est(f"{d}.orig", 100), "interv": est(f"{d}.interv", 100),
+                 "gap": stats.estimate(g_point, g_samples, n_clips, 100)}
+        dimensions[d] = {**{k: e["value"] for k, e in cells.items()}, "ci": {k: e["ci"] for k, e in cells.items()},
+                         "n": {"orig": cells["orig"]["n"], "interv": cells["interv"]["n"]},
+                         "intervention": INTERVENTION_OF[d], "n_clips": n_clips,
+                         "paired": rows_used[d]["unpaired"] == 0, "rows": rows_used[d]}
+        gap_points.append(g_point)
+        gap_samples.append(g_samples)
+    return dimensions, gap_points, gap_samples
 
 
 def _per_run(diag: pd.DataFrame, correct: np.ndarray, paired: dict[str, np.ndarray], runs: list,

@@ -56,10 +56,12 @@ class PreferenceAudit(Audit):
 
         judges = [f"{model}={file}" for model, files in predictions.items() for file in files.values()]
         resamples = {} if options.n_resamples is None else {"n_resamples": options.n_resamples}
-        # the source classifier and the permutation controls are about the benchmark, not the models: left out
-        # where only the models' numbers are wanted (the scorecard: the same for every model)
-        config = PreferenceAuditConfig(judges=judges, source_classifier=options.benchmark, controls=options.benchmark,
-                                       judged_only=options.partial, **resamples)
+        # the generators' (length- and style-controlled) win rates, the source classifier and the permutation
+        # controls are about the benchmark, not the models: left out where only the models' numbers are wanted (the
+        # scorecard: the same for every model; `omniaudit audit preference --data DATASET` gives them once)
+        about_the_benchmark = dict.fromkeys(("length_control", "style_control", "source_classifier", "controls"),
+                                            options.benchmark)
+        config = PreferenceAuditConfig(judges=judges, judged_only=options.partial, **about_the_benchmark, **resamples)
         return AuditResult.read(self.name, run_preference_audit(out, dataset, config=config,
                                                                 progress=options.progress))
 

@@ -186,54 +186,58 @@ def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial
             keys[i] = keys[i][: -len(order) - 1]
         if has["run"]:
             runs[i] = _run_index(rec["run"], path, row)
-        if has["p_a1"]:
-            try:
-                p[i] = float(rec["p_a1"])
-            except (TypeError, ValueError):
-                p[i] = np.nan
-            if not 0.0 <= p[i] <= 1.0:  # also catches NaN
-                raise InputError("expected a probability in [0, 1]", file=path, row=row, column="p_a1",
-                                 value=rec["p_a1"])
-            source[i] = "p_a1"
-            continue
-        first = 0 if order == "ab" else 1  # the slot showing a1: A in order ab, B in order ba
-        probs = _slot_probs(rec["option_probs"], path, row) if has["option_probs"] else None
-        if probs is not None and items and "raw" in rec:  # the text wins over probabilities it contradicts
-            named = None if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip().upper()
-            sampled = bool(rec.get("temperature")) and not _missing(rec.get("temperature"))
-            kept, _ = agreeing_probs(rec["raw"], named, dict(zip(SLOTS, probs, strict=True)), sampled)
-            probs = None if kept is None else probs
-        if probs is not None:
-            p[i], source[i] = probs[first], "probs"
-            continue
-        label = "" if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip()
-        if items and label.upper() in SLOTS:  # the option named, a slot letter
-            p[i] = 1.0 if SLOTS.index(label.upper()) == first else 0.0
-        elif items and not label:
-            p[i], source[i] = NO_PREFERENCE, "unparsed"  # the judge answered, naming no option
-            continue
-        elif not items and label.lower() in ("a1", "a2"):
-            p[i] = 1.0 if label.lower() == "a1" else 0.0
-        else:
-            raise InputError(f"expected label {'A or B (the option named)' if items else 'a1 or a2'}", file=path,
-                             row=row, column="label", value=rec.get("label"))
-        source[i] = "label"
+        p[i], source[i] = _p_a1(rec, order, has, items, path, row)
     rows = pd.DataFrame({"key": keys, "order": orders, "run": runs, "p_a1": p, "source": source})
-    repeated = rows.duplicated(["key", "order", "run"])
-    if repeated.any():
-        again = int(np.flatnonzero(repeated)[0])
-        k, o, r = rows.loc[again, ["key", "order", "run"]]
-        first = int(np.flatnonzero((rows["key"] == k) & (rows["order"] == o) & (rows["run"] == r))[0])
-        what = (f"item '{k}/{o}' has more than one row" if items
-                else f"{key} '{k}' has more than one row for order '{o}'")
-        raise InputError(what + (f" and run {r}" if has["run"] else "") + f" (again in row {again + 1})", file=path,
-                         row=first + 1)
+    _check_one_row_each(rows, items, key, has["run"], path)
     rows.attrs["key"] = key
     rows.attrs["items"] = items
     rows.attrs["sampling"] = {c: sorted({None if _missing(v) else v for v in raw[c]}, key=str)
                               for c in SAMPLING_COLUMNS if c in raw.columns}
     rows.attrs["provenance"] = provenance
     return rows
+
+
+def _p_a1(rec: dict, order: str, has: dict[str, bool], items: bool, path: Path, row: int) -> tuple[float, str]:
+    """(P(a1), how it was read: p_a1, probs, label or unparsed) of one row."""
+    if has["p_a1"]:
+        try:
+            p = float(rec["p_a1"])
+        except (TypeError, ValueError):
+            p = np.nan
+        if not 0.0 <= p <= 1.0:  # also catches NaN
+            raise InputError("expected a probability in [0, 1]", file=path, row=row, column="p_a1", value=rec["p_a1"])
+        return p, "p_a1"
+    first = 0 if order == "ab" else 1  # the slot showing a1: A in order ab, B in order ba
+    probs = _slot_probs(rec["option_probs"], path, row) if has["option_probs"] else None
+    if probs is not None and items and "raw" in rec:  # the text wins over probabilities it contradicts
+        named = None if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip().upper()
+        sampled = bool(rec.get("temperature")) and not _missing(rec.get("temperature"))
+        kept, _ = agreeing_probs(rec["raw"], named, dict(zip(SLOTS, probs, strict=True)), sampled)
+        probs = None if kept is None else probs
+    if probs is not None:
+        return probs[first], "probs"
+    label = "" if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip()
+    if items and label.upper() in SLOTS:  # the option named, a slot letter
+        return (1.0 if SLOTS.index(label.upper()) == first else 0.0), "label"
+    if items and not label:
+        return NO_PREFERENCE, "unparsed"  # the judge answered, naming no option
+    if not items and label.lower() in ("a1", "a2"):
+        return (1.0 if label.lower() == "a1" else 0.0), "label"
+    raise InputError(f"expected label {'A or B (the option named)' if items else 'a1 or a2'}", file=path, row=row,
+                     column="label", value=rec.get("label"))
+
+
+def _check_one_row_each(rows: pd.DataFrame, items: bool, key: str, with_runs: bool, path: Path) -> None:
+    """One row per (pair, order, run): a repeat is refused, naming its first row and the repeat."""
+    repeated = rows.duplicated(["key", "order", "run"])
+    if not repeated.any():
+        return
+    again = int(np.flatnonzero(repeated)[0])
+    k, o, r = rows.loc[again, ["key", "order", "run"]]
+    first = int(np.flatnonzero((rows["key"] == k) & (rows["order"] == o) & (rows["run"] == r))[0])
+    what = f"item '{k}/{o}' has more than one row" if items else f"{key} '{k}' has more than one row for order '{o}'"
+    raise InputError(what + (f" and run {r}" if with_runs else "") + f" (again in row {again + 1})", file=path,
+                     row=first + 1)
 
 
 def read_judge(spec: JudgeSpec) -> pd.DataFrame:

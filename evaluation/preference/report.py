@@ -100,6 +100,31 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
         "## Prior-following and paired tests",
         "",
     ]
+    out += _paired_test_lines(audit)
+    if audit["judges"]:
+        out += _order_lines(audit["judges"])
+    out += _comparison_lines(audit)
+    tied_probes = {n: k for n, k in audit.get("ties", {}).get("counts", {}).items()
+                   if k and n not in audit["judges"]}
+    if tied_probes:
+        out += ["Probes with tied decisions (P(a1) = 0.5, half credit per class): "
+                + ", ".join(f"{PROBE_TITLES.get(n, n)} {k}" for n, k in tied_probes.items()) + ".", ""]
+    out += _benchmark_lines(audit)
+    out += _win_rate_lines(audit, figures)
+    out += _style_lines(audit)
+    out += _consensus_lines(audit)
+    if "odin" in audit:
+        from omniaudit.evaluation.preference.odin_report import odin_section
+
+        out += odin_section(audit["odin"], figures.get("odin"))
+    out += [f"CIs are 2.5/97.5 percentiles of resamples of {audit['bootstrap'].get('unit', 'pairs')} within each "
+            "slice: finite-pair uncertainty, not training-seed variation; overlapping marginal CIs are not a paired "
+            "test (the paired comparisons above are).", ""]
+    return "\n".join(out)
+
+
+def _paired_test_lines(audit: dict) -> list[str]:
+    """Prior-following per predictor and the exact McNemar tests on the length-matched slice."""
     ref = next(iter(p["full"]["mcnemar"]["reference"] for p in audit["predictors"].values() if "mcnemar" in p["full"]))
     rows = []
     for n, p in audit["predictors"].items():
@@ -108,36 +133,38 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
         rows.append([PROBE_TITLES.get(n, f"judge: {n}"), f"{fmt(100 * cs['prior_following'])}%",
                      f"{test['b']} / {test['c']}" if test else "reference",
                      fmt_p(test["p"]) if test else "—"])
-    out += [f"Prior-following = share of counter-stereotypical decisions that side with the prior. Exact McNemar on "
-            f"the length-matched slice against `{ref}` (b = pairs only the predictor gets right, c = only the "
-            "reference).", "",
-            markdown_table(["Predictor", "Prior-following (counter)", "Discordant b / c (length-m.)", "Exact p"],
-                           rows),
-            ""]
+    out = [f"Prior-following = share of counter-stereotypical decisions that side with the prior. Exact McNemar on "
+           f"the length-matched slice against `{ref}` (b = pairs only the predictor gets right, c = only the "
+           "reference).", "",
+           markdown_table(["Predictor", "Prior-following (counter)", "Discordant b / c (length-m.)", "Exact p"], rows),
+           ""]
     excluded = {n: p["length_matched"]["mcnemar"]["n_ties_excluded"] for n, p in audit["predictors"].items()
                 if p["length_matched"].get("mcnemar", {}).get("n_ties_excluded")}
     if excluded:
         out += ["Tied pairs (no preference) have no right/wrong outcome and are left out of the McNemar test: "
                 + ", ".join(f"{PROBE_TITLES.get(n, n)} {k}" for n, k in excluded.items()) + ".", ""]
-    if audit["judges"]:
-        rows = [[n, m["n_two_orders"], m["n_one_order"], f"{fmt(100 * m['order_agreement'])}%", m.get("n_ties", 0)]
-                for n, m in audit["judges"].items()]
-        out += ["## Judges: order consistency", "",
-                "Share of pairs judged in both orders whose two decisions pick the same description (a position-"
-                "locked judge scores 0%). A tie is a pair whose orders average to P(a1) = 0.5 exactly (e.g. the "
-                "first slot chosen in both orders): it is no preference, so it counts half for each class in WAF, "
-                "accuracy and prior-following (never as a1), and is left out of the McNemar tests.", "",
-                markdown_table(["Judge", "pairs with AB+BA", "pairs with one order", "order agreement", "ties"], rows),
-                ""]
-        notes = [f"- `{n}`: {m['note']}" for n, m in audit["judges"].items() if m.get("note")]
-        out += ["How each judge's predictions were read:", "", *notes, ""] if notes else []
-        out += _position_bias_lines(audit["judges"])
-    out += _comparison_lines(audit)
-    tied_probes = {n: k for n, k in audit.get("ties", {}).get("counts", {}).items()
-                   if k and n not in audit["judges"]}
-    if tied_probes:
-        out += ["Probes with tied decisions (P(a1) = 0.5, half credit per class): "
-                + ", ".join(f"{PROBE_TITLES.get(n, n)} {k}" for n, k in tied_probes.items()) + ".", ""]
+    return out
+
+
+def _order_lines(judges: dict) -> list[str]:
+    """The judges' order consistency, how their predictions were read, and their per-order WAF gap."""
+    rows = [[n, m["n_two_orders"], m["n_one_order"], f"{fmt(100 * m['order_agreement'])}%", m.get("n_ties", 0)]
+            for n, m in judges.items()]
+    out = ["## Judges: order consistency", "",
+           "Share of pairs judged in both orders whose two decisions pick the same description (a position-"
+           "locked judge scores 0%). A tie is a pair whose orders average to P(a1) = 0.5 exactly (e.g. the "
+           "first slot chosen in both orders): it is no preference, so it counts half for each class in WAF, "
+           "accuracy and prior-following (never as a1), and is left out of the McNemar tests.", "",
+           markdown_table(["Judge", "pairs with AB+BA", "pairs with one order", "order agreement", "ties"], rows),
+           ""]
+    notes = [f"- `{n}`: {m['note']}" for n, m in judges.items() if m.get("note")]
+    out += ["How each judge's predictions were read:", "", *notes, ""] if notes else []
+    return out + _position_bias_lines(judges)
+
+
+def _benchmark_lines(audit: dict) -> list[str]:
+    """What the audit says of the benchmark: the source classifier, the controls and the source pairings."""
+    out: list[str] = []
     if "source_classifier" in audit:
         sc = audit["source_classifier"]
         out += ["## Does style reveal the generator?", "",
@@ -164,17 +191,7 @@ def preference_report(audit: dict, figures: dict[str, str], source: str) -> str:
                 "Per unordered generator pairing, most lopsided first: how often the first-named generator wins, and "
                 "how often the win-rate rule is right. Lopsided pairings are where a style prior pays off.", "",
                 markdown_table(["Pairing", "n", "First wins", "Win-rate rule accuracy"], rows), ""]
-    out += _win_rate_lines(audit, figures)
-    out += _style_lines(audit)
-    out += _consensus_lines(audit)
-    if "odin" in audit:
-        from omniaudit.evaluation.preference.odin_report import odin_section
-
-        out += odin_section(audit["odin"], figures.get("odin"))
-    out += [f"CIs are 2.5/97.5 percentiles of resamples of {audit['bootstrap'].get('unit', 'pairs')} within each "
-            "slice: finite-pair uncertainty, not training-seed variation; overlapping marginal CIs are not a paired "
-            "test (the paired comparisons above are).", ""]
-    return "\n".join(out)
+    return out
 
 
 def _pct(x: float | None) -> str:

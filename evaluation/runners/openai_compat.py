@@ -402,14 +402,7 @@ class OpenAIJudge:
         """One answer per item (raw text, with option probabilities for closed items where the server gave
         logprobs, and the completion's finish reason), in item order. ``dialect="auto"`` is resolved here first
         (:meth:`resolve_dialect`)."""
-        self.resolve_dialect(items)
-        try:
-            check_modalities(items, f"--dialect {self.dialect}", self.payloads.accepts)
-        except InputError as exc:
-            auto = (" (--dialect auto chose openai on the first items, which sent a video as video_url)"
-                    if self.requested_dialect == "auto" else "")
-            raise InputError(f"{exc.message}{auto}; to send a video with its own soundtrack use --dialect vllm "
-                             "(Qwen-Omni on vLLM) or --dialect frames") from exc
+        self._check_sendable(items)
         self._key()  # the environment may have changed since the judge was made
         served = None
         if self.cache is not None:
@@ -429,22 +422,7 @@ class OpenAIJudge:
             if stop.is_set():
                 return None
             try:
-                body = self.body(item)
-                path = self._cache_path(item, body, served)
-                if path is not None and path.exists() and not self.refresh_cache:
-                    reply = _cached(json.loads(path.read_text(encoding="utf-8")), self._secret())
-                else:
-                    reply = self._ask(http, item, body, stop)
-                    if reply.answered and path is not None:  # only real completions are kept
-                        _write_atomic(path, {"raw": reply.raw, "logprobs": reply.logprobs,
-                                             "finish_reason": reply.finish_reason,
-                                             "served_model": reply.served_model,
-                                             "system_fingerprint": reply.system_fingerprint})
-                    with self._lock:
-                        tally.add(reply, item)
-                        stop_now = tally.seen >= min(MIN_SEEN, tally.n) and tally.mostly_bad(self.max_bad_fraction)
-                    if stop_now:
-                        fail(self._mostly_bad(tally))
+                reply = self._reply(http, item, served, stop, tally, fail)
             except _Stop:
                 return None
             except Exception as exc:  # noqa: BLE001 - the first error stops the run and is raised below
@@ -455,19 +433,8 @@ class OpenAIJudge:
                 done = tally.done
             if progress:
                 progress(f"{done}/{len(items)}")
-            constraint = self.payloads.constraint(item)
-            if constraint is not None:
-                kept = reply.answered and conforms(reply.raw, item.options, constraint)
-                paths[i] = "constrained" if kept else "unconstrained"
-            label = None
-            if item.closed and reply.answered:
-                label = constrained_option(reply.raw, item.options) if paths[i] == "constrained" \
-                    else parse_answer(reply.raw, item.options)
-            # read at the option the text names: a text naming none has no probabilities (prediction_row drops any
-            # that contradict the text)
-            probs = option_probs(reply.logprobs, item.options, label) if label is not None else None
-            return Answer(reply.raw, probs, finish_reason=reply.finish_reason, served_model=reply.served_model,
-                          system_fingerprint=reply.system_fingerprint)
+            answer, paths[i] = self._read(reply, item)
+            return answer
 
         try:
             with client(self.concurrency, self.timeout_s) as http, ThreadPoolExecutor(self.concurrency) as pool:
@@ -481,6 +448,52 @@ class OpenAIJudge:
             raise self._mostly_bad(tally)
         self.answer_paths = paths
         return answers  # type: ignore[return-value]  # every item answered when no error was raised
+
+    def _check_sendable(self, items: list[JudgeItem]) -> None:
+        """Every item's media can be sent in this dialect (InputError naming the dialect that can, otherwise)."""
+        self.resolve_dialect(items)
+        try:
+            check_modalities(items, f"--dialect {self.dialect}", self.payloads.accepts)
+        except InputError as exc:
+            auto = (" (--dialect auto chose openai on the first items, which sent a video as video_url)"
+                    if self.requested_dialect == "auto" else "")
+            raise InputError(f"{exc.message}{auto}; to send a video with its own soundtrack use --dialect vllm "
+                             "(Qwen-Omni on vLLM) or --dialect frames") from exc
+
+    def _reply(self, http, item: JudgeItem, served, stop: threading.Event, tally: _Tally, fail) -> Reply:
+        """The item's reply: from the response cache, else asked (and kept when it is a real completion); a run whose
+        replies are mostly not answers is stopped (``fail``)."""
+        body = self.body(item)
+        path = self._cache_path(item, body, served)
+        if path is not None and path.exists() and not self.refresh_cache:
+            return _cached(json.loads(path.read_text(encoding="utf-8")), self._secret())
+        reply = self._ask(http, item, body, stop)
+        if reply.answered and path is not None:  # only real completions are kept
+            _write_atomic(path, {"raw": reply.raw, "logprobs": reply.logprobs, "finish_reason": reply.finish_reason,
+                                 "served_model": reply.served_model, "system_fingerprint": reply.system_fingerprint})
+        with self._lock:
+            tally.add(reply, item)
+            stop_now = tally.seen >= min(MIN_SEEN, tally.n) and tally.mostly_bad(self.max_bad_fraction)
+        if stop_now:
+            fail(self._mostly_bad(tally))
+        return reply
+
+    def _read(self, reply: Reply, item: JudgeItem) -> tuple[Answer, str]:
+        """(the answer, its path: free, constrained, or unconstrained where the server ignored the constraint)."""
+        path = "free"
+        constraint = self.payloads.constraint(item)
+        if constraint is not None:
+            kept = reply.answered and conforms(reply.raw, item.options, constraint)
+            path = "constrained" if kept else "unconstrained"
+        label = None
+        if item.closed and reply.answered:
+            label = (constrained_option(reply.raw, item.options) if path == "constrained"
+                     else parse_answer(reply.raw, item.options))
+        # read at the option the text names: a text naming none has no probabilities (prediction_row drops any that
+        # contradict the text)
+        probs = option_probs(reply.logprobs, item.options, label) if label is not None else None
+        return Answer(reply.raw, probs, finish_reason=reply.finish_reason, served_model=reply.served_model,
+                      system_fingerprint=reply.system_fingerprint), path
 
     def _mostly_bad(self, tally: _Tally) -> Exception:
         where = f"{len(tally.bad)} of {tally.seen} replies ({tally.n} items)"

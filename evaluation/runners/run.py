@@ -63,7 +63,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, cast
+from typing import IO, Any, cast
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.answer_language import unreadable
@@ -656,39 +656,19 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     if not 0 <= min_usable <= 1:
         raise InputError("min_usable must be in [0, 1]", value=min_usable)
     check_limit(limit)
-    items = load_items(dataset, config, conditions, formats)
-    n_items = len(items)  # the selection's items, as the provenance records them
-    selection = {"conditions": conditions, "formats": formats, "items": n_items}
-    if limit is not None and limit < n_items:  # a smoke run: a seeded sample (a larger limit changes nothing)
-        from omniaudit.evaluation.runners.shards import limit_positions
-
-        sample_seed = 0 if seed is None else seed
-        sample = [items[p] for p in limit_positions(items, limit, sample_seed)]
-        if not sample:  # every group is larger than the limit (both orders of a pair stay together)
-            raise InputError(f"--limit {limit} holds no whole item group of config '{config}' (the orders of one "
-                             "trial are judged together): raise --limit", value=limit)
-        items = sample
-        selection["limit"], selection["limit_seed"] = limit, sample_seed
-    n_run = len(items)  # the items this run answers, all shards together
-    positions = shard_positions(items, *shard) if shard else list(range(n_run))
-    items = [items[p] for p in positions]
+    items, positions, selection, n_run = _select_items(dataset, config, conditions, formats, limit, seed, shard)
     base = Sampling(temperature, top_p, seed)
     judge = make_judge(spec, sampling=base, **judge_options)
     if dump_prompts and not callable(getattr(judge, "render", None)):
         raise InputError(f"{redact(spec)} cannot render its prompts (no render(item) method): run without "
                          "--dump-prompts")
-    rendered: dict[int, str] = {}  # position -> the item's rendered prompt (--dump-prompts), the same in every run
     sampling = {"temperature": temperature, "top_p": top_p, "seed": seed, "runs": runs,
                 "max_tokens": judge_options.get("max_tokens", 32)}
     provenance = run_provenance(dataset, config, fingerprint_of(dataset, config), redact(spec),
-                                runner_identity(judge, spec), sampling,
-                                selection,
-                                input_settings(spec, judge_options))
+                                runner_identity(judge, spec), sampling, selection, input_settings(spec, judge_options))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     journal = _journal(out, provenance, shard)
-    lines: dict[tuple[int, int], int] = {}
-    kept = _read_journal(journal, lines)
     settings = request_settings(spec, judge_options)
     hashed: dict[int, dict[str, str]] = {}  # position -> the item's row hashes, the same in every run
 
@@ -696,65 +676,26 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
         if i not in hashed:
             hashed[i] = row_hashes(judge, items[i], settings)
         return hashed[i]
-    if kept and spec.startswith("openai:"):  # never mix answers of two served models (or deployments) in one file
-        differ = served_difference(kept.values(), [_served_now(judge, items, positions, kept, base)])
-        if differ:
-            _warn(progress, f"{redact(spec)}: the server's model changed since the answers kept in {journal.name} "
-                            f"({differ}): not resumed, every item is asked afresh")
-            kept = {}
-            if hasattr(judge, "refresh_cache"):
-                judge.refresh_cache = True  # the response cache holds the old model's replies too
-    if kept:
-        if callable(getattr(judge, "resolve_dialect", None)):  # --dialect auto: decided on every item, as the run was
-            judge.resolve_dialect(items)
-        index = {p: i for i, p in enumerate(positions)}
-        kept = {k: row for k, row in kept.items() if k[1] in index}  # (the journal is this shard's: all are)
-        _check_kept_hashes(kept, lines, journal, out, lambda pos: hashes(index[pos]))
+    kept = _resumable(journal, out, judge, spec, items, positions, base, hashes, progress)
     resumed = len(kept)
-    rows = []
     with _Journal(journal, append=bool(kept)) as log:
         for run in range(runs):
-            run_sampling = base.for_run(run)
-            apply_sampling(judge, run_sampling)
-            prefix = "" if runs == 1 else f"run {run + 1}/{runs}: "
-            todo = [i for i in range(len(items)) if (run, positions[i]) not in kept]
-            for start in range(0, len(todo), CHUNK):
-                chunk = todo[start:start + CHUNK]
-                done = len(items) - len(todo) + start
-                answers = judge.answer([items[i] for i in chunk], _say(progress, done, len(items), prefix))
-                if len(answers) != len(chunk):
-                    raise InputError(f"{spec} returned {len(answers)} answers for {len(chunk)} items")
-                for k, (i, answer) in enumerate(zip(chunk, answers, strict=True)):
-                    row = prediction_row(items[i], answer, run_sampling, _option_probs(judge, answers, k),
-                                         provenance, getattr(answer, "finish_reason", None), served_fields(answer),
-                                         _answer_path(judge, answers, k), hashes(i))
-                    kept[(run, positions[i])] = row
-                    log.write(json.dumps({"run": run, "pos": positions[i], "row": row}, ensure_ascii=False) + "\n")
-                log.flush()
-            for i in range(len(items)):
-                row = dict(kept[(run, positions[i])])
-                if dump_prompts:
-                    if i not in rendered:
-                        rendered[i] = judge.render(items[i])
-                    row["rendered_prompt"] = rendered[i]
-                if shard:
-                    row["shard"] = {"index": shard[0], "count": shard[1], "items": n_run, "position": positions[i]}
-                rows.append(row)
-    model = provenance["model"]
-    if isinstance(model, dict) and "served" in model and model["served"] is None:  # see runner_identity
-        final = {**provenance, "model": runner_identity(judge, spec, refresh=True)}
-        rows = [{**row, "provenance": final} for row in rows]
-        model = final["model"]
-    note = _served_note(model, rows)
-    if note:
-        _warn(progress, f"{redact(spec)}: {note}")
-    answer_format = judge_options.get("answer_format", "free")
-    ignored = sum(r.get("answer_path") == "unconstrained" for r in rows)
-    if ignored:
-        where = redact(getattr(judge, "url", spec))
-        _warn(progress, f"the server at {where} ignored --answer-format {answer_format} on {ignored} of "
-                        f"{sum(r['parsed'] is not None for r in rows)} closed answers; their text was read as free "
-                        "text", AnswerFormatWarning)
+            _answer_run(judge, spec, items, positions, base.for_run(run), run, runs, kept, log, provenance, hashes,
+                        progress)
+    rendered: dict[int, str] = {}  # position -> the item's rendered prompt (--dump-prompts), the same in every run
+    rows = []
+    for run in range(runs):
+        for i in range(len(items)):
+            row = dict(kept[(run, positions[i])])
+            if dump_prompts:
+                if i not in rendered:
+                    rendered[i] = judge.render(items[i])
+                row["rendered_prompt"] = rendered[i]
+            if shard:
+                row["shard"] = {"index": shard[0], "count": shard[1], "items": n_run, "position": positions[i]}
+            rows.append(row)
+    rows = _settle_served_model(judge, spec, provenance, rows, progress)
+    _warn_ignored_format(judge, spec, rows, judge_options.get("answer_format", "free"), progress)
     try:
         if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
             check_usable(rows, spec, min_usable)
@@ -764,21 +705,114 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     write_jsonl(out, rows)
     if not keep_journal:
         journal.unlink(missing_ok=True)
+    return {**_run_summary(rows, judge, judge_options.get("answer_format", "free")), "items": len(items),
+            "runs": runs, "resumed": resumed, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
+            "selected": selection["items"], "limit": selection.get("limit"),
+            **({"journal": str(journal)} if keep_journal else {})}
+
+
+def _select_items(dataset: str | Path, config: str, conditions: list[str] | None, formats: list[str] | None,
+                  limit: int | None, seed: int | None, shard: tuple[int, int] | None
+                  ) -> tuple[list[JudgeItem], list[int], dict, int]:
+    """(this shard's items, their positions in the run, the selection the provenance records, the run's items)."""
+    items = load_items(dataset, config, conditions, formats)
+    selection: dict[str, Any] = {"conditions": conditions, "formats": formats, "items": len(items)}
+    if limit is not None and limit < len(items):  # a smoke run: a seeded sample (a larger limit changes nothing)
+        from omniaudit.evaluation.runners.shards import limit_positions
+
+        sample_seed = 0 if seed is None else seed
+        sample = [items[p] for p in limit_positions(items, limit, sample_seed)]
+        if not sample:  # every group is larger than the limit (both orders of a pair stay together)
+            raise InputError(f"--limit {limit} holds no whole item group of config '{config}' (the orders of one "
+                             "trial are judged together): raise --limit", value=limit)
+        items = sample
+        selection["limit"], selection["limit_seed"] = limit, sample_seed
+    positions = shard_positions(items, *shard) if shard else list(range(len(items)))
+    return [items[p] for p in positions], positions, selection, len(items)
+
+
+def _resumable(journal: Path, out: Path, judge, spec: str, items: list[JudgeItem], positions: list[int],
+               base: Sampling, hashes: Callable[[int], dict[str, str]], progress) -> dict[tuple[int, int], dict]:
+    """The answers a killed run left in its journal that still stand: (run, position) -> row; none when the server's
+    model changed since (never two served models in one file); their row hashes are checked against the items."""
+    lines: dict[tuple[int, int], int] = {}
+    kept = _read_journal(journal, lines)
+    if kept and spec.startswith("openai:"):
+        differ = served_difference(kept.values(), [_served_now(judge, items, positions, kept, base)])
+        if differ:
+            _warn(progress, f"{redact(spec)}: the server's model changed since the answers kept in {journal.name} "
+                            f"({differ}): not resumed, every item is asked afresh")
+            if hasattr(judge, "refresh_cache"):
+                judge.refresh_cache = True  # the response cache holds the old model's replies too
+            return {}
+    if kept:
+        if callable(getattr(judge, "resolve_dialect", None)):  # --dialect auto: decided on every item, as the run was
+            judge.resolve_dialect(items)
+        index = {p: i for i, p in enumerate(positions)}
+        kept = {k: row for k, row in kept.items() if k[1] in index}  # (the journal is this shard's: all are)
+        _check_kept_hashes(kept, lines, journal, out, lambda pos: hashes(index[pos]))
+    return kept
+
+
+def _answer_run(judge, spec: str, items: list[JudgeItem], positions: list[int], run_sampling: Sampling, run: int,
+                runs: int, kept: dict, log, provenance: dict, hashes: Callable[[int], dict[str, str]],
+                progress) -> None:
+    """Answer run ``run``'s items not yet kept, a chunk at a time, each row journaled as it comes."""
+    apply_sampling(judge, run_sampling)
+    prefix = "" if runs == 1 else f"run {run + 1}/{runs}: "
+    todo = [i for i in range(len(items)) if (run, positions[i]) not in kept]
+    for start in range(0, len(todo), CHUNK):
+        chunk = todo[start:start + CHUNK]
+        done = len(items) - len(todo) + start
+        answers = judge.answer([items[i] for i in chunk], _say(progress, done, len(items), prefix))
+        if len(answers) != len(chunk):
+            raise InputError(f"{spec} returned {len(answers)} answers for {len(chunk)} items")
+        for k, (i, answer) in enumerate(zip(chunk, answers, strict=True)):
+            row = prediction_row(items[i], answer, run_sampling, _option_probs(judge, answers, k), provenance,
+                                 getattr(answer, "finish_reason", None), served_fields(answer),
+                                 _answer_path(judge, answers, k), hashes(i))
+            kept[(run, positions[i])] = row
+            log.write(json.dumps({"run": run, "pos": positions[i], "row": row}, ensure_ascii=False) + "\n")
+        log.flush()
+
+
+def _settle_served_model(judge, spec: str, provenance: dict, rows: list[dict], progress) -> list[dict]:
+    """The rows with the served model as the server named it once the run is done (see runner_identity), and a
+    warning when it is unlisted or differs from the one asked for."""
+    model = provenance["model"]
+    if isinstance(model, dict) and "served" in model and model["served"] is None:
+        final = {**provenance, "model": runner_identity(judge, spec, refresh=True)}
+        rows = [{**row, "provenance": final} for row in rows]
+        model = final["model"]
+    note = _served_note(model, rows)
+    if note:
+        _warn(progress, f"{redact(spec)}: {note}")
+    return rows
+
+
+def _warn_ignored_format(judge, spec: str, rows: list[dict], answer_format: str, progress) -> None:
+    ignored = sum(r.get("answer_path") == "unconstrained" for r in rows)
+    if ignored:
+        where = redact(getattr(judge, "url", spec))
+        _warn(progress, f"the server at {where} ignored --answer-format {answer_format} on {ignored} of "
+                        f"{sum(r['parsed'] is not None for r in rows)} closed answers; their text was read as free "
+                        "text", AnswerFormatWarning)
+
+
+def _run_summary(rows: list[dict], judge, answer_format: str) -> dict:
+    """What a judge run answered: rows, closed and parsed answers, probabilities, unread reasons, requests."""
     closed = [r for r in rows if r["parsed"] is not None]
     free = [r for r in rows if r["parsed"] is None]
-    return {"items": len(items), "runs": runs, "rows": len(rows), "closed": len(closed),
-            "parsed": sum(r["parsed"] for r in closed),
+    return {"rows": len(rows), "closed": len(closed), "parsed": sum(r["parsed"] for r in closed),
             "with_probs": sum(r["option_probs"] is not None for r in closed),
             "probs_dropped": sum("probs_dropped" in r for r in closed),
             "unread": dict(sorted(Counter(r["unread"] for r in closed if r.get("unread")).items())),
             "answer_format": answer_format,
             "answer_paths": dict(sorted(Counter(r.get("answer_path", "free") for r in closed).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
-            "usable": sum(map(usable, rows)), "resumed": resumed,
+            "usable": sum(map(usable, rows)),
             "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),
-            "not_completions": getattr(judge, "not_completions", None),
-            "shard": f"{shard[0]}/{shard[1]}" if shard else None, "selected": n_items,
-            "limit": selection.get("limit"), **({"journal": str(journal)} if keep_journal else {})}
+            "not_completions": getattr(judge, "not_completions", None)}
 
 
 def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[int, int]], *,
