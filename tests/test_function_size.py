@@ -1,9 +1,5 @@
 """Small functions: none over 80 lines or cyclomatic complexity 15 in omniaudit/, evaluation/ and data_builders/; no
-command-line module over 300 lines.
-
-The functions still over a limit are listed with their size today: a listed function may shrink (and leave the list
-once it is within the limits, which the test then asks for), never grow; a new function over a limit fails.
-"""
+command-line module over 300 lines."""
 
 from __future__ import annotations
 
@@ -19,19 +15,6 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("omniaudit", "evaluation", "data_builders")
 MAX_LINES, MAX_COMPLEXITY = 80, 15
-LONG = {  # file:function -> lines today
-    "data_builders/protocols/build.py:pairwise_trials": 89,
-    "data_builders/interventions/annotate.py:annotate_manifest": 83,
-    "data_builders/protocols/build.py:attribute_tables": 81,
-}
-COMPLEX = {  # file:function -> complexity today
-    "data_builders/interventions/annotate.py:annotate_manifest": 20,
-    "data_builders/protocols/build.py:pairwise_trials": 19,
-    "evaluation/composition/grading.py:normalize": 16,
-    "evaluation/protocols/audit.py:audit_judge": 18,
-    "evaluation/runners/folds.py:merge_fold_predictions": 17, "evaluation/runners/items.py:_select_rows": 18,
-    "evaluation/runners/shards.py:judge_data_parallel": 17,
-}
 
 
 def _lengths() -> dict[str, int]:
@@ -45,13 +28,11 @@ def _lengths() -> dict[str, int]:
     return out
 
 
-def test_no_function_grows_past_80_lines():
-    over = {k: n for k, n in _lengths().items() if n > MAX_LINES}
-    assert {k: n for k, n in over.items() if n > LONG.get(k, MAX_LINES)} == {}, "new or longer: split it"
-    assert set(LONG) - set(over) == set(), "within the limit now: remove it from LONG"
+def test_no_function_is_over_80_lines():
+    assert {k: n for k, n in _lengths().items() if n > MAX_LINES} == {}, "split it into named steps"
 
 
-def test_no_function_grows_past_complexity_15():
+def test_no_function_is_over_complexity_15():
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")
     if ruff is None:
         pytest.skip("ruff is not installed (pip install -e '.[dev]')")
@@ -60,8 +41,8 @@ def test_no_function_grows_past_complexity_15():
                            "--no-cache", *FOLDERS], cwd=ROOT, capture_output=True, text=True)
     found = {f"{m[1]}:{m[2]}": int(m[3]) for m in re.finditer(r"^(\S+?):\d+:\d+: C901 `(\w+)` is too complex "
                                                               r"\((\d+) > \d+\)", done.stdout, re.M)}
-    assert {k: n for k, n in found.items() if n > COMPLEX.get(k, MAX_COMPLEXITY)} == {}, "new or more complex"
-    assert set(COMPLEX) - set(found) == set(), "within the limit now: remove it from COMPLEX"
+    assert done.returncode in (0, 1), done.stderr
+    assert found == {}, "split it into named steps"
 
 
 def test_no_command_line_module_is_over_300_lines():

@@ -323,11 +323,50 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
 
     Returns counts and the agreement filter's summary of ``out`` (what ``build interventions`` will keep).
     """
-    from omniaudit.io import atomic_file, check_out_file
+    from omniaudit.io import atomic_file
 
     path, out = Path(manifest), Path(out)
     for flag, value in (("--units", n_units), ("--frames-per-unit", frames_per_unit)):
         frame_units.check_count(value, flag)
+    annotators = _check_annotators(annotators, path, out)
+    raw, rows, ids, videos = read_rows(path)
+    full = [a.name for a in annotators if a.role == "av"]
+    primary = primary if primary is not None else (full[0] if full else None)
+    if primary is not None and primary not in full:
+        raise InputError(f"--primary must name an annotator that gives the whole event tuple ({', '.join(full)})",
+                         value=primary)
+    say = progress or (lambda _msg: None)
+    _check_free_columns(raw, annotators, path)
+    durations = _durations(videos, rows, ids, path)
+    records = [dict(rec) for rec in raw.to_dict("records")]
+    for rec in records:
+        for col in ("visual_event", "audio_event", "visual_time", "audio_time", "discard"):
+            rec.setdefault(col, "")
+    discard: list[list[str]] = [[str(rec["discard"]).strip()] if str(rec["discard"]).strip() else []
+                                for rec in records]
+    options = {"max_tokens": 256, **judge_options}
+    problems: dict[str, int] = {}
+    units = [frame_units.frame_units(d, n_units) for d in durations]
+    for a in sorted(annotators, key=lambda a: a.role != "av"):  # visual verifiers see the named event
+        problems[a.name] = _annotate_with(a, _runner(a, raw, ids, path, options), records, discard, ids, videos,
+                                          durations, units, frames_per_unit, primary, say)
+    moved = out.parent.resolve() != path.parent.resolve()  # relative video paths would point elsewhere: absolute
+    for rec, reasons, video in zip(records, discard, videos, strict=True):
+        rec["discard"] = "; ".join(reasons)
+        if moved:
+            rec["video"] = video
+    with atomic_file(out) as tmp, tmp.open("w", encoding="utf-8") as fh:
+        for rec in records:
+            fh.write(json.dumps({k: _cell(v) for k, v in rec.items()}, ensure_ascii=False) + "\n")
+    summary = read_manifest(out, eps_visual, eps_audio).summary()
+    return AnnotateResult(out, len(records), [a.name for a in annotators], sum(bool(r) for r in discard), problems,
+                          summary)
+
+
+def _check_annotators(annotators: list, path: Path, out: Path) -> list[Annotator]:
+    """The annotators parsed, named distinctly, and an output that is a new JSONL file omniaudit may write."""
+    from omniaudit.io import check_out_file
+
     annotators = [a if isinstance(a, Annotator) else parse_annotator(a) for a in annotators]
     if not annotators:
         raise InputError("give at least one --annotator NAME=SPEC")
@@ -340,20 +379,22 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
         raise InputError("the output would overwrite the input manifest; write the annotations to a new file",
                          file=out)
     check_out_file(out, _is_annotated_manifest)
-    raw, rows, ids, videos = read_rows(path)
+    return annotators
+
+
+def _check_free_columns(raw: pd.DataFrame, annotators: list[Annotator], path: Path) -> None:
+    """No annotator's columns are in the manifest already (they would be overwritten)."""
     for a in annotators:
         taken = [c for c in (f"visual_time_{a.name}", f"audio_time_{a.name}", f"annotation_{a.name}",
                              f"visual_unit_{a.name}")
                  if c in raw.columns]
         if taken:
-            raise InputError(f"the manifest already has column(s) {taken}: annotator '{a.name}' would overwrite them; "
-                             "give it another name", file=path)
-    full = [a.name for a in annotators if a.role == "av"]
-    primary = primary if primary is not None else (full[0] if full else None)
-    if primary is not None and primary not in full:
-        raise InputError(f"--primary must name an annotator that gives the whole event tuple ({', '.join(full)})",
-                         value=primary)
-    say = progress or (lambda _msg: None)
+            raise InputError(f"the manifest already has column(s) {taken}: annotator '{a.name}' would overwrite "
+                             "them; give it another name", file=path)
+
+
+def _durations(videos: list, rows: list[int], ids, path: Path) -> list[float]:
+    """Every clip's duration (a clip that cannot be probed is named with its row)."""
     durations = []
     for v, r, i in zip(videos, rows, ids, strict=True):
         try:
@@ -361,42 +402,29 @@ def annotate_manifest(manifest: str | Path, out: str | Path, annotators: list[An
         except InputError as exc:
             raise InputError(f"clip '{i}' ({v}): {exc.message}", file=path, row=r, column="video") from exc
         durations.append(info.duration)
-    records = [dict(rec) for rec in raw.to_dict("records")]
-    for rec in records:
-        for col in ("visual_event", "audio_event", "visual_time", "audio_time", "discard"):
-            rec.setdefault(col, "")
-    discard: list[list[str]] = [[str(rec["discard"]).strip()] if str(rec["discard"]).strip() else []
-                                for rec in records]
-    options = {"max_tokens": 256, **judge_options}
-    problems: dict[str, int] = {}
-    units = [frame_units.frame_units(d, n_units) for d in durations]
-    for a in sorted(annotators, key=lambda a: a.role != "av"):  # visual verifiers see the named event
-        runner = _runner(a, raw, ids, path, options)
-        problems[a.name] = 0
-        for start in range(0, len(records), BATCH):
-            chunk = range(start, min(start + BATCH, len(records)))
-            items = [_item(a, ids.iloc[k], videos[k], durations[k], str(records[k]["visual_event"]), units[k],
-                           frames_per_unit) for k in chunk]
-            say(f"{a.name}: clips {start + 1}-{chunk.stop} of {len(records)}")
-            answers = runner.answer(items, None)
-            if len(answers) != len(items):
-                raise InputError(f"annotator '{a.name}' ({a.spec}) returned {len(answers)} answers for "
-                                 f"{len(items)} clips")
-            for k, answer in zip(chunk, answers, strict=True):
-                bad = (_record_unit(records[k], a, _text(answer), units[k]) if a.role == "units"
-                       else _record(records[k], a, _text(answer), durations[k], a.name == primary))
-                discard[k].extend(bad)
-                problems[a.name] += any("no usable" in b for b in bad)
-    moved = out.parent.resolve() != path.parent.resolve()  # relative video paths would point elsewhere: absolute
-    for rec, reasons, video in zip(records, discard, videos, strict=True):
-        rec["discard"] = "; ".join(reasons)
-        if moved:
-            rec["video"] = video
-    with atomic_file(out) as tmp, tmp.open("w", encoding="utf-8") as fh:
-        for rec in records:
-            fh.write(json.dumps({k: _cell(v) for k, v in rec.items()}, ensure_ascii=False) + "\n")
-    summary = read_manifest(out, eps_visual, eps_audio).summary()
-    return AnnotateResult(out, len(records), names, sum(bool(r) for r in discard), problems, summary)
+    return durations
+
+
+def _annotate_with(a: Annotator, runner, records: list[dict], discard: list[list[str]], ids, videos: list,
+                   durations: list[float], units: list, frames_per_unit: int, primary: str | None, say) -> int:
+    """Ask one annotator about every clip, a batch at a time, recording its answers (and why a clip is discarded)
+    into ``records`` / ``discard``; returns how many clips it gave no usable answer for."""
+    problems = 0
+    for start in range(0, len(records), BATCH):
+        chunk = range(start, min(start + BATCH, len(records)))
+        items = [_item(a, ids.iloc[k], videos[k], durations[k], str(records[k]["visual_event"]), units[k],
+                       frames_per_unit) for k in chunk]
+        say(f"{a.name}: clips {start + 1}-{chunk.stop} of {len(records)}")
+        answers = runner.answer(items, None)
+        if len(answers) != len(items):
+            raise InputError(f"annotator '{a.name}' ({a.spec}) returned {len(answers)} answers for "
+                             f"{len(items)} clips")
+        for k, answer in zip(chunk, answers, strict=True):
+            bad = (_record_unit(records[k], a, _text(answer), units[k]) if a.role == "units"
+                   else _record(records[k], a, _text(answer), durations[k], a.name == primary))
+            discard[k].extend(bad)
+            problems += any("no usable" in b for b in bad)
+    return problems
 
 
 def _cell(value):

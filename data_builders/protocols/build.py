@@ -141,74 +141,93 @@ def attribute_tables(manifest: pd.DataFrame, store: ClipStore, feats: dict[str, 
     for attribute, group in manifest[~manifest["attribute"].isin(PAIRWISE_ATTRIBUTES)].groupby("attribute"):
         labels = sorted(set(group["label"]))
         wrong_of = derangement(labels, options.seed)
-        spec = group["specialist"].to_numpy()
-        source = "manifest column"
-        if (spec == "").any():
-            if (spec != "").any():
-                raise InputError(f"attribute '{attribute}': the specialist column is filled for some rows only")
-            groups, by = _specialist_groups(group, hashes, options.seed)
-            model = specialist_for(parse_specialists(options.specialists), attribute)
-            try:
-                if model:
-                    spec, source = hf_attribute_specialist(model, [store.array(c) for c in group["id"]],
-                                                           group["label"].to_numpy(), groups, options.seed, by)
-                else:
-                    x = pd.DataFrame([feats[c] for c in group["id"]])
-                    spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed, groups)
-                    source = (f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold grouped by {by}, "
-                              f"seed {options.seed})")
-            except InputError as exc:
-                exc.message = f"attribute '{attribute}': {exc.message}"
-                raise
+        spec, source = _specialist_labels(attribute, group, store, feats, hashes, options)
         facts[attribute] = {"labels": labels, "k": len(labels), "clips": len(group), "derangement": wrong_of,
                             "specialist_source": source,
                             "specialist_accuracy": float(np.mean(spec == group["label"].to_numpy())),
                             "class_counts": group["label"].value_counts().sort_index().to_dict()}
         for (_, r), specialist in zip(group.iterrows(), spec, strict=True):
-            clip, gold, wrong = r["id"], r["label"], wrong_of[r["label"]]
-            base = {"attribute": attribute, "clip_id": clip, "options": labels, "gold": gold}
-            audio = [store.cell(clip)]
-            listen, read = prompts.question(attribute, labels, True), prompts.question(attribute, labels, False)
-
-            def bp(spec_label, framed=True, desc=True, r=r, clip=clip, attribute=attribute):
-                return prompts.blueprint(r["transcript"], r["speaker"], durations[clip],
-                                         descriptors[clip] if desc else None, attribute, spec_label, framed)
-
-            variants = {
-                "audio": (None, listen, audio, None),
-                "skeleton": (bp(None, desc=False), read, [], None),
-                "descriptors": (bp(None), read, [], None),
-                "true": (bp(specialist), read, [], None),
-                "wrong": (bp(wrong), read, [], wrong),
-                "no_frame": (bp(wrong, framed=False), read, [], wrong),
-                "wrong_audio": (bp(wrong), listen, audio, wrong),
-            }
-            for condition, (blue, q, audios, cue) in variants.items():
-                text = f"{blue}\n\n{q}" if blue else q
-                out["blueprint"].append(_row(id=f"blueprint/{attribute}/{clip}/{condition}", condition=condition,
-                                             prompt=text, audios=audios, cue=cue or wrong, cue_shown=cue is not None,
-                                             specialist=specialist if condition == "true" else cue, **base))
-            for condition, reference in (("match", gold), ("wrong", wrong)):
-                for placement in prompts.PLACEMENTS:
-                    system, text = prompts.with_reference(listen, reference, placement)
-                    out["reference"].append(_row(
-                        id=f"reference/{attribute}/{clip}/{condition}/{placement}", condition=condition,
-                        placement=placement, system=system, prompt=text, audios=audio, reference=reference,
-                        cue=wrong, cue_shown=condition == "wrong", **base))
-            said = prompts.specialist_says(attribute, wrong)
-            spec_block = said[0].upper() + said[1:]
-            for condition in CUE_CONDITIONS:
-                system, text = None, listen
-                if condition in ("conf_ref", "conf_both"):
-                    system, text = prompts.with_reference(listen, wrong, options.conflict_placement)
-                if condition in ("conf_spec", "conf_both"):
-                    text = f"{spec_block}\n{text}"
-                out["cue_conflict"].append(_row(
-                    id=f"cue_conflict/{attribute}/{clip}/{condition}", condition=condition, system=system,
-                    prompt=text, audios=audio, cue=wrong, cue_shown=condition != "none",
-                    reference=wrong if condition in ("conf_ref", "conf_both") else None,
-                    specialist=wrong if condition in ("conf_spec", "conf_both") else None, **base))
+            for config, rows in _clip_rows(r, attribute, labels, wrong_of[r["label"]], specialist, store, descriptors,
+                                           durations, options).items():
+                out[config] += rows
     return out, facts
+
+
+def _specialist_labels(attribute: str, group: pd.DataFrame, store: ClipStore, feats: dict[str, pd.DataFrame],
+                       hashes: dict[str, str] | None, options: ProtocolBuildOptions) -> tuple[np.ndarray, str]:
+    """(the specialist's label per clip, where they come from): the manifest's column, else a fitted specialist
+    (a Hugging Face classifier given with --specialist, else logistic regression on eGeMAPS), out of fold."""
+    spec = group["specialist"].to_numpy()
+    if not (spec == "").any():
+        return spec, "manifest column"
+    if (spec != "").any():
+        raise InputError(f"attribute '{attribute}': the specialist column is filled for some rows only")
+    groups, by = _specialist_groups(group, hashes, options.seed)
+    model = specialist_for(parse_specialists(options.specialists), attribute)
+    try:
+        if model:
+            spec, source = hf_attribute_specialist(model, [store.array(c) for c in group["id"]],
+                                                   group["label"].to_numpy(), groups, options.seed, by)
+        else:
+            x = pd.DataFrame([feats[c] for c in group["id"]])
+            spec, folds = fitted_specialist(x, group["label"].to_numpy(), options.seed, groups)
+            source = (f"logistic regression on eGeMAPS, out-of-fold ({folds}-fold grouped by {by}, "
+                      f"seed {options.seed})")
+    except InputError as exc:
+        exc.message = f"attribute '{attribute}': {exc.message}"
+        raise
+    return spec, source
+
+
+def _clip_rows(r, attribute: str, labels: list[str], wrong: str, specialist: str, store: ClipStore,
+               descriptors: dict[str, str], durations: dict[str, float], options: ProtocolBuildOptions
+               ) -> dict[str, list[dict]]:
+    """One clip's blueprint, reference and cue-conflict rows (``wrong``: the label its derangement supplies)."""
+    out: dict[str, list[dict]] = {"blueprint": [], "reference": [], "cue_conflict": []}
+    clip, gold = r["id"], r["label"]
+    base = {"attribute": attribute, "clip_id": clip, "options": labels, "gold": gold}
+    audio = [store.cell(clip)]
+    listen, read = prompts.question(attribute, labels, True), prompts.question(attribute, labels, False)
+
+    def bp(spec_label, framed=True, desc=True):
+        return prompts.blueprint(r["transcript"], r["speaker"], durations[clip],
+                                 descriptors[clip] if desc else None, attribute, spec_label, framed)
+
+    variants = {
+        "audio": (None, listen, audio, None),
+        "skeleton": (bp(None, desc=False), read, [], None),
+        "descriptors": (bp(None), read, [], None),
+        "true": (bp(specialist), read, [], None),
+        "wrong": (bp(wrong), read, [], wrong),
+        "no_frame": (bp(wrong, framed=False), read, [], wrong),
+        "wrong_audio": (bp(wrong), listen, audio, wrong),
+    }
+    for condition, (blue, q, audios, cue) in variants.items():
+        text = f"{blue}\n\n{q}" if blue else q
+        out["blueprint"].append(_row(id=f"blueprint/{attribute}/{clip}/{condition}", condition=condition,
+                                     prompt=text, audios=audios, cue=cue or wrong, cue_shown=cue is not None,
+                                     specialist=specialist if condition == "true" else cue, **base))
+    for condition, reference in (("match", gold), ("wrong", wrong)):
+        for placement in prompts.PLACEMENTS:
+            system, text = prompts.with_reference(listen, reference, placement)
+            out["reference"].append(_row(
+                id=f"reference/{attribute}/{clip}/{condition}/{placement}", condition=condition,
+                placement=placement, system=system, prompt=text, audios=audio, reference=reference,
+                cue=wrong, cue_shown=condition == "wrong", **base))
+    said = prompts.specialist_says(attribute, wrong)
+    spec_block = said[0].upper() + said[1:]
+    for condition in CUE_CONDITIONS:
+        system, text = None, listen
+        if condition in ("conf_ref", "conf_both"):
+            system, text = prompts.with_reference(listen, wrong, options.conflict_placement)
+        if condition in ("conf_spec", "conf_both"):
+            text = f"{spec_block}\n{text}"
+        out["cue_conflict"].append(_row(
+            id=f"cue_conflict/{attribute}/{clip}/{condition}", condition=condition, system=system,
+            prompt=text, audios=audio, cue=wrong, cue_shown=condition != "none",
+            reference=wrong if condition in ("conf_ref", "conf_both") else None,
+            specialist=wrong if condition in ("conf_spec", "conf_both") else None, **base))
+    return out
 
 
 def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
@@ -230,6 +249,28 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
         trials.append({"task": "cleanness", "first": clip, "second": f"{clip}#noisy", "gold": 0})
     for clip in pick(clips, options.trials("identical")):
         trials.append({"task": "identical", "first": clip, "second": clip, "gold": None})
+    trials += _attribute_trials(manifest, options, pick, warnings)
+    # Naturalness pairs and speaker triplets never share a clip, so trials are independent units for the bootstrap
+    nat = manifest[manifest["attribute"] == "naturalness"].reset_index(drop=True)
+    trials += _naturalness_trials(nat, options, rng)
+    spk = manifest[manifest["attribute"] == "speaker"].reset_index(drop=True)
+    trials += _speaker_trials(spk, options, rng)
+    built = {t["task"] for t in trials}
+    if len(nat) and "naturalness" not in built:
+        warnings.append(f"the naturalness task was not built: no two naturalness clips differ by a MOS gap of at "
+                        f"least {options.mos_gap} (--mos-gap)")
+    if len(spk) and "speaker" not in built:
+        warnings.append("the speaker task was not built: its triplets need two clips of one speaker and a clip of "
+                        "another speaker")
+    for k, t in enumerate(trials):  # balance which slot holds the gold clip before the AB/BA orders double it
+        if t["gold"] is not None and k % 2:
+            t["first"], t["second"], t["gold"] = t["second"], t["first"], 1 - t["gold"]
+    return trials
+
+
+def _attribute_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions, pick, warnings: list[str]) -> list[dict]:
+    """The attribute control: a gold-label clip against a foil-label clip of the same speaker and transcript."""
+    trials: list[dict] = []
     attribute, gold_label, foil_label = options.control
     attribute = attribute.lower()
     rows = manifest[manifest["attribute"] == attribute]
@@ -253,8 +294,12 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
             pairs = list(zip(pos["id"], neg["id"], strict=False))
         for a, b in pick(pairs, options.trials("attribute")):
             trials.append({"task": "attribute", "first": a, "second": b, "gold": 0, "label": gold_label})
-    # Naturalness pairs and speaker triplets never share a clip, so trials are independent units for the bootstrap
-    nat = manifest[manifest["attribute"] == "naturalness"].reset_index(drop=True)
+    return trials
+
+
+def _naturalness_trials(nat: pd.DataFrame, options: ProtocolBuildOptions, rng) -> list[dict]:
+    """Pairs of naturalness clips whose MOS differ by at least the gap, no clip in two pairs; gold: the higher."""
+    trials: list[dict] = []
     mos = nat["mos"].to_numpy(float)
     first, second = np.triu_indices(len(nat), 1)  # itertools.combinations order
     keep = np.abs(mos[first] - mos[second]) >= options.mos_gap
@@ -270,9 +315,15 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
         made += 1
         better = 0 if nat.at[i, "mos"] > nat.at[j, "mos"] else 1
         trials.append({"task": "naturalness", "first": nat.at[i, "id"], "second": nat.at[j, "id"], "gold": better})
-    spk = manifest[manifest["attribute"] == "speaker"].reset_index(drop=True)
+    return trials
+
+
+def _speaker_trials(spk: pd.DataFrame, options: ProtocolBuildOptions, rng) -> list[dict]:
+    """Triplets: a reference clip, another of its speaker (another recording where the manifest names them) and a
+    clip of another speaker, no clip in two triplets; gold: the same speaker."""
+    trials: list[dict] = []
     recording = spk["recording"].to_numpy() if "recording" in spk.columns else np.full(len(spk), "")
-    used = set()
+    used: set[int] = set()
     cap, made = options.trials("speaker"), 0
     for ref in rng.permutation(len(spk)):
         if made >= cap:
@@ -289,16 +340,6 @@ def pairwise_trials(manifest: pd.DataFrame, options: ProtocolBuildOptions,
             made += 1
             trials.append({"task": "speaker", "reference": spk.at[ref, "id"], "first": spk.at[s, "id"],
                            "second": spk.at[o, "id"], "gold": 0})
-    built = {t["task"] for t in trials}
-    if len(nat) and "naturalness" not in built:
-        warnings.append(f"the naturalness task was not built: no two naturalness clips differ by a MOS gap of at "
-                        f"least {options.mos_gap} (--mos-gap)")
-    if len(spk) and "speaker" not in built:
-        warnings.append("the speaker task was not built: its triplets need two clips of one speaker and a clip of "
-                        "another speaker")
-    for k, t in enumerate(trials):  # balance which slot holds the gold clip before the AB/BA orders double it
-        if t["gold"] is not None and k % 2:
-            t["first"], t["second"], t["gold"] = t["second"], t["first"], 1 - t["gold"]
     return trials
 
 

@@ -778,65 +778,74 @@ def normalize(text: str) -> str:
     numeric: list[bool] = []  # whether out[k] is a number (after which "second" is a unit)
     i = 0
     while i < len(tokens):
-        kind, t = tokens[i]
-        if kind == "word" and t in ("minus", "negative") and i + 1 < len(tokens):
-            nk, nt = tokens[i + 1]
-            if nk == "num" and nt[0].isdigit():
-                out.append("-" + nt)
-                numeric.append(True)
-                i += 2
-                continue
-            number = _english_number(words, i + 1) if words[i + 1] else None
-            if number and not number[2]:
-                out.append(f"-{number[0]}")
-                numeric.append(True)
-                i = number[1]
-                continue
-        if kind == "num":
-            scale = SCALES.get(words[i + 1]) if i + 1 < len(tokens) else None
-            if scale and _plain_number(kind, t) and not t.startswith("+"):
-                value = Fraction(t) * scale
-                if value.denominator == 1:
-                    out.append(str(value.numerator))
-                    numeric.append(True)
-                    i += 2
-                    continue
-            out.append(t)
-            numeric.append(_plain_number(kind, t))
-        elif kind == "word":
-            number = _english_number(words, i)
-            if number and not (number[1] == i + 1 and t in _TIME_ORDINALS and numeric and numeric[-1]):
-                value, i, ordinal = number
-                out.append(_ordinal(value) if ordinal else str(value))
-                numeric.append(not ordinal)
-                continue
-            other = _other_number(words, i)
-            if other:
-                out.append(str(other[0]))
-                numeric.append(True)
-                i = other[1]
-                continue
-            zh = _zh_number(t[1:]) if t.startswith("第") else None
-            if t == "第" and i + 1 < len(tokens) and tokens[i + 1][0] == "num" and tokens[i + 1][1].isdigit():
-                zh, i = int(tokens[i + 1][1]), i + 1
-            if zh is not None:
-                out.append(_ordinal(zh))
-                numeric.append(False)
-            elif t in OTHER_ORDINALS and not (t in _TIME_ORDINALS and numeric and numeric[-1]):
-                out.append(_ordinal(OTHER_ORDINALS[t]))
-                numeric.append(False)
-            elif t in NUMBERS or _zh_number(t) is not None:
-                out.append(str(NUMBERS[t] if t in NUMBERS else _zh_number(t)))
-                numeric.append(True)
-            else:
-                out.append(_WORD_SYMBOLS.get(t, t))
-                numeric.append(False)
-        else:
-            out.append(t)
-            numeric.append(False)
-        i += 1
+        text_k, is_number, i = _read_token(tokens, words, i, numeric)
+        out.append(text_k)
+        numeric.append(is_number)
     # an answer made only of punctuation must not normalise to nothing
     return " ".join(out) or " ".join(fold(text).split())
+
+
+def _read_token(tokens: list[tuple[str, str]], words: list[str], i: int,
+                numeric: list[bool]) -> tuple[str, bool, int]:
+    """(the normalised text of token ``i``, with the tokens that belong to it; whether it is a number; the index of
+    the next token). ``numeric``: whether each token read so far is a number."""
+    kind, t = tokens[i]
+    if kind == "word" and t in ("minus", "negative") and i + 1 < len(tokens):
+        negative = _negative(tokens, words, i)
+        if negative is not None:
+            return negative
+    if kind == "num":
+        return _number_token(tokens, words, i)
+    if kind == "word":
+        return _word_token(tokens, words, i, numeric)
+    return t, False, i + 1
+
+
+def _negative(tokens: list[tuple[str, str]], words: list[str], i: int) -> tuple[str, bool, int] | None:
+    """"minus 5" / "negative five" as -5, else None."""
+    kind, t = tokens[i + 1]
+    if kind == "num" and t[0].isdigit():
+        return "-" + t, True, i + 2
+    number = _english_number(words, i + 1) if words[i + 1] else None
+    if number and not number[2]:
+        return f"-{number[0]}", True, number[1]
+    return None
+
+
+def _number_token(tokens: list[tuple[str, str]], words: list[str], i: int) -> tuple[str, bool, int]:
+    """A number as written, times the scale word after it when the product is whole ("2 million")."""
+    kind, t = tokens[i]
+    scale = SCALES.get(words[i + 1]) if i + 1 < len(tokens) else None
+    if scale and _plain_number(kind, t) and not t.startswith("+"):
+        value = Fraction(t) * scale
+        if value.denominator == 1:
+            return str(value.numerator), True, i + 2
+    return t, _plain_number(kind, t), i + 1
+
+
+def _word_token(tokens: list[tuple[str, str]], words: list[str], i: int,
+                numeric: list[bool]) -> tuple[str, bool, int]:
+    """A number or ordinal in words (English, the other glossed languages, Chinese), else the word (or the symbol
+    it names). "second" after a number is a unit, not an ordinal."""
+    t = tokens[i][1]
+    after_number = bool(numeric) and numeric[-1]
+    number = _english_number(words, i)
+    if number and not (number[1] == i + 1 and t in _TIME_ORDINALS and after_number):
+        value, following, ordinal = number
+        return (_ordinal(value) if ordinal else str(value)), not ordinal, following
+    other = _other_number(words, i)
+    if other:
+        return str(other[0]), True, other[1]
+    zh = _zh_number(t[1:]) if t.startswith("第") else None
+    if t == "第" and i + 1 < len(tokens) and tokens[i + 1][0] == "num" and tokens[i + 1][1].isdigit():
+        zh, i = int(tokens[i + 1][1]), i + 1
+    if zh is not None:
+        return _ordinal(zh), False, i + 1
+    if t in OTHER_ORDINALS and not (t in _TIME_ORDINALS and after_number):
+        return _ordinal(OTHER_ORDINALS[t]), False, i + 1
+    if t in NUMBERS or _zh_number(t) is not None:
+        return str(NUMBERS[t] if t in NUMBERS else _zh_number(t)), True, i + 1
+    return _WORD_SYMBOLS.get(t, t), False, i + 1
 
 
 def exact_match(prediction: str, answer: str) -> bool:

@@ -345,52 +345,72 @@ def audit_judge(items: pd.DataFrame, pred: pd.DataFrame, config: ProtocolAuditCo
         if name == "pairwise":
             _pairwise(part, label, parsed, correct, config, result, runs)
             continue
-        cells = stats.ClusterRatios(part["clip_id"].to_numpy())
-        group = [part["attribute"].to_numpy(), part["condition"].to_numpy(),
-                 part["placement"].fillna("").to_numpy()]
-        for key in sorted(set(zip(*group, strict=True))):
-            attribute, condition, placement = key
-            mask = (group[0] == attribute) & (group[1] == condition) & (group[2] == placement)
-            path = (name, attribute, f"{condition}/{placement}" if placement else condition)
-            cells.add(("accuracy", *path), correct, mask)
-            cells.add(("parse_rate", *path), parsed, mask)
-            if name == "blueprint" and condition in COPY_CONDITIONS:
-                cells.add(("copy", attribute, condition), parsed & (label == cue), mask)
-            if name == "reference" and condition == "wrong":
-                cells.add(("rf", attribute, placement), parsed & (label == cue), mask)
-            if name == "cue_conflict":
-                cells.add(("follow_cue", attribute, condition), parsed & (label == cue), mask)
-        if name == "reference":  # Table III's match and parse columns, pooled over the placements
-            for attribute in sorted(set(group[0])):
-                mask = group[0] == attribute
-                cells.add(("reference_parse_rate", attribute), parsed, mask)
-                if (mask & (group[1] == "match")).any():
-                    cells.add(("match_accuracy", attribute), correct, mask & (group[1] == "match"))
-        k_of = part.groupby("attribute")["k"].first().to_dict()
-        est, point, samples = _estimates(cells, config, runs)
-        for key, e in est.items():
-            _nest(result, key, e)
-            if key[0] == "rf":
-                k = int(k_of[key[1]])
-                _nest(result, ("rf_normalized", *key[1:]),
-                      {"value": rf_normalized(e["value"], k), "ci": [rf_normalized(c, k) for c in e["ci"]],
-                       "n": e["n"], "k": k})
-        for attribute in sorted(k_of):
-            if name == "reference":
-                keys = [k for k in point if k[:2] == ("rf", attribute)]
-                spread = rf_spread({k[2]: point[k] for k in keys}, {k[2]: samples[k] for k in keys},
-                                   parse_rate=point.get(("reference_parse_rate", attribute)))
-                if spread:
-                    _nest(result, ("rf_spread", attribute), spread)
-            if name == "cue_conflict":
-                diff = _difference(point, samples, ("follow_cue", attribute, "conf_spec"),
-                                   ("follow_cue", attribute, "conf_ref"),
-                                   tuple(("parse_rate", name, attribute, c) for c in ("conf_spec", "conf_ref")))
-                if diff:
-                    _nest(result, ("spec_minus_ref", attribute), diff)
+        _labelled_config(name, part, label, cue, parsed, correct, config, result, runs)
     result["n_answered"] = int(df["id"].nunique())
     result["runs"] = runs
     return result
+
+
+def _labelled_config(name: str, part: pd.DataFrame, label: np.ndarray, cue: np.ndarray, parsed: np.ndarray,
+                     correct: np.ndarray, config: ProtocolAuditConfig, result: dict, runs: int) -> None:
+    """One blueprint / reference / cue-conflict config: accuracy, parse rate and the cue measures per attribute,
+    condition and placement (clusters: clips), RF normalised by chance, RF spread and spec minus ref, into
+    ``result``."""
+    cells = _cells(name, part, label, cue, parsed, correct)
+    k_of = part.groupby("attribute")["k"].first().to_dict()
+    est, point, samples = _estimates(cells, config, runs)
+    for key, e in est.items():
+        _nest(result, key, e)
+        if key[0] == "rf":
+            k = int(k_of[key[1]])
+            _nest(result, ("rf_normalized", *key[1:]),
+                  {"value": rf_normalized(e["value"], k), "ci": [rf_normalized(c, k) for c in e["ci"]],
+                   "n": e["n"], "k": k})
+    _spreads(name, sorted(k_of), point, samples, result)
+
+
+def _spreads(name: str, attributes: list[str], point: dict, samples: dict, result: dict) -> None:
+    """RF's spread over placements (reference) and the specialist-minus-reference following (cue conflict)."""
+    for attribute in attributes:
+        if name == "reference":
+            keys = [k for k in point if k[:2] == ("rf", attribute)]
+            spread = rf_spread({k[2]: point[k] for k in keys}, {k[2]: samples[k] for k in keys},
+                               parse_rate=point.get(("reference_parse_rate", attribute)))
+            if spread:
+                _nest(result, ("rf_spread", attribute), spread)
+        if name == "cue_conflict":
+            diff = _difference(point, samples, ("follow_cue", attribute, "conf_spec"),
+                               ("follow_cue", attribute, "conf_ref"),
+                               tuple(("parse_rate", name, attribute, c) for c in ("conf_spec", "conf_ref")))
+            if diff:
+                _nest(result, ("spec_minus_ref", attribute), diff)
+
+
+def _cells(name: str, part: pd.DataFrame, label: np.ndarray, cue: np.ndarray, parsed: np.ndarray,
+           correct: np.ndarray) -> stats.ClusterRatios:
+    """The ratios of one config per (attribute, condition, placement), clusters: clips."""
+    cells = stats.ClusterRatios(part["clip_id"].to_numpy())
+    group = [part["attribute"].to_numpy(), part["condition"].to_numpy(),
+             part["placement"].fillna("").to_numpy()]
+    for key in sorted(set(zip(*group, strict=True))):
+        attribute, condition, placement = key
+        mask = (group[0] == attribute) & (group[1] == condition) & (group[2] == placement)
+        path = (name, attribute, f"{condition}/{placement}" if placement else condition)
+        cells.add(("accuracy", *path), correct, mask)
+        cells.add(("parse_rate", *path), parsed, mask)
+        if name == "blueprint" and condition in COPY_CONDITIONS:
+            cells.add(("copy", attribute, condition), parsed & (label == cue), mask)
+        if name == "reference" and condition == "wrong":
+            cells.add(("rf", attribute, placement), parsed & (label == cue), mask)
+        if name == "cue_conflict":
+            cells.add(("follow_cue", attribute, condition), parsed & (label == cue), mask)
+    if name == "reference":  # Table III's match and parse columns, pooled over the placements
+        for attribute in sorted(set(group[0])):
+            mask = group[0] == attribute
+            cells.add(("reference_parse_rate", attribute), parsed, mask)
+            if (mask & (group[1] == "match")).any():
+                cells.add(("match_accuracy", attribute), correct, mask & (group[1] == "match"))
+    return cells
 
 
 def _pairwise(part: pd.DataFrame, label: np.ndarray, parsed: np.ndarray, correct: np.ndarray,

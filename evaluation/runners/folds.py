@@ -167,6 +167,39 @@ def check_fold_judge(fold: int, judge: object, model: object, dataset: object, i
                       {pair_of(i, o) for i, o in ids}, file)
 
 
+def _read_fold_file(path: Path) -> tuple[list[dict], dict, list[int], dict, dict]:
+    """(rows, provenance, folds, selection, what every fold file of one judge shares) of one fold file: one whole
+    fold-filtered judge run, not a shard."""
+    rows = _rows(path)
+    record = rows[0][PROVENANCE]
+    for n, row in enumerate(rows, 1):
+        if "shard" in row:
+            raise InputError("a shard of a judge run: join shards first (merge-predictions SHARD...), then merge the "
+                             "fold files", file=path, row=n)
+        if canonical(row[PROVENANCE]) != canonical(record):
+            raise InputError("rows of different judge runs in one fold file", file=path, row=n, column=PROVENANCE)
+    folds = fold_filter(record)
+    if folds is None:
+        raise InputError("not a fold-filtered run (no fold=K in its provenance selection: write it with "
+                         "`omniaudit judge --folds K`)", file=path)
+    selection = record.get("selection") or {}
+    shared = {**{k: record.get(k) for k in SHARED}, "formats": selection.get("formats"),
+              "conditions": _other_conditions(selection),
+              "limit": selection.get("limit"), "limit_seed": selection.get("limit_seed")}  # smoke runs apart
+    return rows, record, folds, selection, shared
+
+
+def _check_one_fold_each(record: dict, path: Path, judges_seen: dict[tuple[str, Any], Path]) -> None:
+    """A judge (by its spec and by its model) answers one fold file only: each fold's judge was trained without
+    its fold, so a judge answering two folds was trained on one of them."""
+    for what, key in (("judge", record.get("judge")), ("model", _model_key(record.get("model")))):
+        if (what, key) in judges_seen:
+            raise InputError(f"the {what} of {judges_seen[what, key]} answers this file too "
+                             f"({record.get('judge')}): one cross-fitted judge per fold, each trained without its "
+                             "fold, so a judge answering two folds was trained on one of them", file=path)
+        judges_seen[what, key] = path
+
+
 def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
     """Join the fold-filtered files of cross-fitted judges into ``out`` (atomically); see the module docstring."""
     from omniaudit.evaluation.runners.run import is_predictions_file, write_jsonl
@@ -185,22 +218,7 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
     merged: list[tuple[int, int, int, dict]] = []  # (run, first fold of the file, row number, row)
     n_items = 0
     for path in cast(list[Path], files):
-        rows = _rows(path)
-        record = rows[0][PROVENANCE]
-        for n, row in enumerate(rows, 1):
-            if "shard" in row:
-                raise InputError("a shard of a judge run: join shards first (merge-predictions SHARD...), then "
-                                 "merge the fold files", file=path, row=n)
-            if canonical(row[PROVENANCE]) != canonical(record):
-                raise InputError("rows of different judge runs in one fold file", file=path, row=n, column=PROVENANCE)
-        folds = fold_filter(record)
-        if folds is None:
-            raise InputError("not a fold-filtered run (no fold=K in its provenance selection: write it with "
-                             "`omniaudit judge --folds K`)", file=path)
-        selection = record.get("selection") or {}
-        shared = {**{k: record.get(k) for k in SHARED}, "formats": selection.get("formats"),
-                  "conditions": _other_conditions(selection),
-                  "limit": selection.get("limit"), "limit_seed": selection.get("limit_seed")}  # smoke runs apart
+        rows, record, folds, selection, shared = _read_fold_file(path)
         if first is None:
             first = (shared, path)
         elif (where := first_difference(first[0], shared)) is not None:
@@ -209,12 +227,7 @@ def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
                              "cross-fitted judge share the dataset build, config, sampling and item filters",
                              file=path)
         check_held_out(folds, record.get("model"), path)
-        for what, key in (("judge", record.get("judge")), ("model", _model_key(record.get("model")))):
-            if (what, key) in judges_seen:
-                raise InputError(f"the {what} of {judges_seen[what, key]} answers this file too "
-                                 f"({record.get('judge')}): one cross-fitted judge per fold, each trained without "
-                                 "its fold, so a judge answering two folds was trained on one of them", file=path)
-            judges_seen[what, key] = path
+        _check_one_fold_each(record, path, judges_seen)
         check_fold_judge(folds[0], record.get("judge"), record.get("model"), record.get("dataset"),
                          [(row.get("id"), row.get("order")) for row in rows], path)
         for k in folds:

@@ -269,6 +269,31 @@ def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats
     items of fold K (the preference judge config's ``fold``: one cross-fitted judge answers its held-out fold)."""
     import numpy as np
 
+    columns = _selector_columns(ds)
+    values = {name: sorted({str(v) for v in col if v is not None}) for name, col in columns.items()}
+
+    def listing() -> str:
+        shown = [f"{name}: {', '.join(v)}" for name, v in values.items() if v]
+        return "; ".join(shown) if shown else "none (this config has no column to select on)"
+
+    wanted = _wanted_values(conditions, values, config, dataset, listing)
+    keep = np.ones(len(ds), dtype=bool)
+    for column, allowed in wanted.items():
+        keep &= np.array([v is not None and str(v) in allowed for v in columns[column]], dtype=bool)
+    if formats:
+        keep &= _format_mask(ds, config, dataset, formats)
+    if (conditions or formats) and not keep.any():
+        chosen = "; ".join(f"{c} in {sorted(v)}" for c, v in wanted.items())
+        chosen += ("; " if chosen and formats else "") + (f"format in {list(formats)}" if formats else "")
+        raise InputError(f"no items in config '{config}' with {chosen} (each value exists, but no item has them "
+                         f"all); valid values: {listing()}", file=dataset)
+    return np.flatnonzero(keep).tolist()
+
+
+def _selector_columns(ds) -> dict:
+    """The columns a row can be selected on (``condition``: a row's condition, else its task), as arrays."""
+    import numpy as np
+
     columns: dict[str, np.ndarray] = {}
     for name in SELECTOR_COLUMNS:
         if name == "condition" and ("condition" in ds.column_names or "task" in ds.column_names):
@@ -280,13 +305,14 @@ def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats
     for name in NAMED_ONLY_COLUMNS:
         if name in ds.column_names:
             columns[name] = np.array(ds[name], dtype=object)
-    values = {name: sorted({str(v) for v in col if v is not None}) for name, col in columns.items()}
+    return columns
 
-    def listing() -> str:
-        shown = [f"{name}: {', '.join(v)}" for name, v in values.items() if v]
-        return "; ".join(shown) if shown else "none (this config has no column to select on)"
 
-    keep = np.ones(len(ds), dtype=bool)
+def _wanted_values(conditions: list[str] | None, values: dict[str, list[str]], config: str, dataset,
+                   listing) -> dict[str, set[str]]:
+    """column -> the values ``conditions`` select (``column=value``, or a bare value found in one column). A value
+    no column has is refused when nothing else is selected, else ignored with a warning (e.g. ``run-protocols``
+    passes every config the values of all of them)."""
     wanted: dict[str, set[str]] = {}
     absent: list[str] = []
     column: str | None
@@ -310,30 +336,28 @@ def _select_rows(ds, config: str, dataset, conditions: list[str] | None, formats
         raise InputError(f"--conditions: {', '.join(repr(a) for a in absent)} "
                          f"{'is not a value' if len(absent) == 1 else 'are not values'} config '{config}' can be "
                          f"selected on; valid values: {listing()}", file=dataset)
-    if absent:  # e.g. `run-protocols` passes every config the values of all of them
+    if absent:
         import warnings
 
         warnings.warn(f"--conditions: {', '.join(repr(a) for a in absent)} not in config '{config}', ignored "
-                      f"(valid values: {listing()})", UserWarning, stacklevel=3)
-    for column, allowed in wanted.items():
-        keep &= np.array([v is not None and str(v) in allowed for v in columns[column]], dtype=bool)
-    if formats:
-        if "format" not in ds.column_names:
-            raise InputError(f"--formats: config '{config}' has no 'format' column (formats belong to the protocols' "
-                             f"pairwise config)", file=dataset)
-        fmt = np.array(ds["format"], dtype=object)
-        known = sorted({str(v) for v in fmt if v is not None})
-        unknown = [f for f in formats if f not in known]
-        if unknown:
-            raise InputError(f"--formats: config '{config}' has no format {unknown}; valid values: "
-                             f"{', '.join(known)}", file=dataset)
-        keep &= np.isin(fmt, list(formats))
-    if (conditions or formats) and not keep.any():
-        chosen = "; ".join(f"{c} in {sorted(v)}" for c, v in wanted.items())
-        chosen += ("; " if chosen and formats else "") + (f"format in {list(formats)}" if formats else "")
-        raise InputError(f"no items in config '{config}' with {chosen} (each value exists, but no item has them "
-                         f"all); valid values: {listing()}", file=dataset)
-    return np.flatnonzero(keep).tolist()
+                      f"(valid values: {listing()})", UserWarning, stacklevel=4)
+    return wanted
+
+
+def _format_mask(ds, config: str, dataset, formats: list[str]):
+    """The rows of the pairwise ``formats`` asked for (a format the config lacks is refused, naming the valid ones)."""
+    import numpy as np
+
+    if "format" not in ds.column_names:
+        raise InputError(f"--formats: config '{config}' has no 'format' column (formats belong to the protocols' "
+                         f"pairwise config)", file=dataset)
+    fmt = np.array(ds["format"], dtype=object)
+    known = sorted({str(v) for v in fmt if v is not None})
+    unknown = [f for f in formats if f not in known]
+    if unknown:
+        raise InputError(f"--formats: config '{config}' has no format {unknown}; valid values: "
+                         f"{', '.join(known)}", file=dataset)
+    return np.isin(fmt, list(formats))
 
 
 def check_modalities(items: list[JudgeItem], runner: str, accepts: set[str]) -> None:

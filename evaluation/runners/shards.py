@@ -309,6 +309,27 @@ def _sum_counts(parts: list[dict], world: int) -> dict:
     return total
 
 
+def _start_group(world: int, main: bool):
+    """The process group of the launch; a failure to start it (the same on every rank: the environment, the
+    packages) is said once, by the main process."""
+    try:
+        return _process_group(world)
+    except InputError as exc:
+        if main:
+            raise
+        raise OtherRankReports(str(exc)) from None
+
+
+def _end_other_rank(state, error: Exception | None, outcome: dict, outcomes: list[dict]) -> None:
+    """A rank other than the main one waits until the main process has merged (or given up), then ends: quietly,
+    or with a bug's own traceback, or reporting that a rank failed (the main process said why)."""
+    state.wait_for_everyone()
+    if error is not None and not isinstance(error, InputError | OSError):
+        raise error
+    if error is not None or any("error" in o for o in outcomes):
+        raise OtherRankReports(outcome.get("error", "another rank failed"))
+
+
 def judge_data_parallel(dataset: str | Path, config: str, spec: str, out: str | Path,
                         conditions: list[str] | None = None, progress=None, formats: list[str] | None = None, *,
                         min_usable: float | None = None, **options) -> dict | None:
@@ -340,12 +361,7 @@ def judge_data_parallel(dataset: str | Path, config: str, spec: str, out: str | 
     if not main:
         _silenced_rank()
         progress = None
-    try:
-        state = _process_group(world)
-    except InputError as exc:  # the same on every rank (the environment, the packages): said once
-        if main:
-            raise
-        raise OtherRankReports(str(exc)) from None
+    state = _start_group(world, main)
     out = Path(out)
     part = part_path(out, rank, world)
     with ExitStack() as held, warnings.catch_warnings(record=not main) as caught:
@@ -376,11 +392,7 @@ def judge_data_parallel(dataset: str | Path, config: str, spec: str, out: str | 
             if any("error" in o for o in outcomes):
                 break
         if not main:
-            state.wait_for_everyone()  # until the main process has merged (or given up)
-            if error is not None and not isinstance(error, InputError | OSError):
-                raise error  # a bug: its traceback, on this rank
-            if error is not None or any("error" in o for o in outcomes):
-                raise OtherRankReports(outcome.get("error", "another rank failed"))
+            _end_other_rank(state, error, outcome, outcomes)
             return None
         try:
             return _finish(out, spec, world, outcomes, error, min_usable, progress, judged=step is judge)
