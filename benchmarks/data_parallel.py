@@ -98,7 +98,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from omniaudit.data_builders.preference import build_preference_dataset
-    from omniaudit.evaluation.runners import load_items
+    from omniaudit.runners import load_items
     from omniaudit.tiny_models import tiny_omni
 
     root = Path(tempfile.mkdtemp(prefix="omniaudit-dp-bench-"))

@@ -55,7 +55,7 @@ def read(reader: str, given):
     """What the library's reader makes of ``given`` (see ``reader_phrasings``)."""
     from omniaudit.evaluation.composition.grading import exact_match, parse_verdict
     from omniaudit.evaluation.interventions.extract import extract
-    from omniaudit.evaluation.runners import parse_answer
+    from omniaudit.runners import parse_answer
 
     if reader in DIMENSIONS:
         return extract(reader, given)

@@ -272,7 +272,7 @@ def classify(outcome: Outcome) -> tuple[str, str]:
 LAUNCHER = r"""
 import io, json, os, sys, threading, traceback
 for name in ("omniaudit.cli", "omniaudit.evaluation.preference.audit", "omniaudit.data_builders.preference",
-             "omniaudit.evaluation.runners.run", "omniaudit.evaluation.runners.openai_compat",
+             "omniaudit.runners.run", "omniaudit.runners.openai_compat",
              "omniaudit.evaluation.scorecard.runner", "matplotlib.pyplot", "sklearn.linear_model", "pandas",
              "datasets", "pyarrow.parquet", "httpx"):
     try:

@@ -34,9 +34,9 @@ import time
 from pathlib import Path
 
 from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
-from omniaudit.evaluation.runners import load_items
-from omniaudit.evaluation.runners.hf import HFJudge
-from omniaudit.evaluation.runners.hf_scoring import prompt_pass
+from omniaudit.runners import load_items
+from omniaudit.runners.hf import HFJudge
+from omniaudit.runners.hf_scoring import prompt_pass
 from omniaudit.tiny_models import tiny_audio_lm, tiny_causal_lm
 
 ANSWER_TOKENS = 32

@@ -28,9 +28,9 @@ from pathlib import Path
 
 from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
 from omniaudit.data_builders.interventions.answers import QUESTIONS
-from omniaudit.evaluation.runners import load_items
-from omniaudit.evaluation.runners.hf import HFJudge
-from omniaudit.evaluation.runners.items import JudgeItem
+from omniaudit.runners import load_items
+from omniaudit.runners.hf import HFJudge
+from omniaudit.runners.items import JudgeItem
 from omniaudit.tiny_models import tiny_omni
 
 

@@ -33,8 +33,8 @@ from pathlib import Path
 import numpy as np
 from safetensors.numpy import save_file
 
-from omniaudit.evaluation.runners import identity
-from omniaudit.evaluation.runners.identity import META_FILES, WEIGHT_SUFFIXES, local_model_identity
+from omniaudit.runners import identity
+from omniaudit.runners.identity import META_FILES, WEIGHT_SUFFIXES, local_model_identity
 
 SAMPLE_BYTES = 1 << 20
 TENSOR_BYTES = 64 << 20

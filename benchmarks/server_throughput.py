@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the te
 
 from transformers_server import TransformersServer, missing_modules  # noqa: E402
 
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart  # noqa: E402
-from omniaudit.evaluation.runners.openai_compat import OpenAIJudge  # noqa: E402
+from omniaudit.runners.items import JudgeItem, MediaPart  # noqa: E402
+from omniaudit.runners.openai_compat import OpenAIJudge  # noqa: E402
 from omniaudit.tiny_models import tiny_audio_lm, tiny_causal_lm  # noqa: E402
 
 PROMPT = "Which emotion does the speaker express? Answer with exactly one of: angry, happy, neutral, sad."

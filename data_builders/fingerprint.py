@@ -8,7 +8,7 @@ downloaded again keeps it (the files travel as they are). A merged ``--shard I/N
 (its rows sit in N files).
 
 ``omniaudit judge`` records the fingerprint of the config it answered in every predictions row, and every consumer
-compares it with the dataset it is given (:mod:`omniaudit.evaluation.predictions`).
+compares it with the dataset it is given (:mod:`omniaudit.predictions`).
 """
 
 from __future__ import annotations

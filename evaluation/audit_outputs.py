@@ -181,8 +181,8 @@ def schema(audit: str, dataset: object = None, predictions: object = None, base:
 
     from omniaudit import __version__
     from omniaudit.evaluation.report import shown_paths_in
-    from omniaudit.evaluation.runners.transport import redact
     from omniaudit.io import current_policy
+    from omniaudit.runners.transport import redact
 
     command = current_policy().command
     return {"version": SCHEMA_VERSION, "audit": audit, "omniaudit": __version__, "command": command or "python API",

@@ -9,7 +9,7 @@ beside it, ``<date>_results.json`` (the model, its arguments, the tasks' configs
   standard benchmarks (:func:`read_sample_records`, :func:`find_sample_files`);
 - every audit reads the log of a task written by ``omniaudit export lmms-eval``
   (:mod:`omniaudit.evaluation.lmms_eval_export`) as a predictions file: :func:`adopt_log_samples`, called by
-  :func:`omniaudit.evaluation.predictions.check_predictions`, turns its records into the rows ``omniaudit judge``
+  :func:`omniaudit.predictions.check_predictions`, turns its records into the rows ``omniaudit judge``
   writes (``id``, ``order``, ``run``, ``raw``, ``label``, ``parsed``, ``option_probs``, ``provenance``), from the
   ``omniaudit`` metric that the exported ``process_results`` logs per document (item id, order, options, prompt,
   and the dataset build's identity). The answer is ``filtered_resps`` (what lmms-eval scored, reasoning tags
@@ -170,8 +170,8 @@ def _answer(rec: dict, metric: dict, file, row: int) -> tuple[str, dict[str, flo
 def sample_rows(raw: pd.DataFrame, file: str | Path, rows: list[int]) -> tuple[pd.DataFrame, str]:
     """The predictions rows (as ``omniaudit judge`` writes them) of an exported task's ``--log_samples`` records,
     and a note for the report saying where they came from."""
-    from omniaudit.evaluation.runners.items import JudgeItem, Sampling
-    from omniaudit.evaluation.runners.run import prediction_row
+    from omniaudit.runners.items import JudgeItem, Sampling
+    from omniaudit.runners.run import prediction_row
 
     task = task_of(file)
     records = raw.to_dict("records")

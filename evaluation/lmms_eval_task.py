@@ -3,7 +3,7 @@ YAML and its ``omniaudit_task.json`` (what the task is: dataset, config, fingerp
 
 It runs inside lmms-eval's own environment, so it imports nothing from omniaudit: only the standard library and what
 lmms-eval has (``datasets``, numpy, Pillow; ``soundfile`` for the audio arrays simple models take). It keeps the
-item contract of :mod:`omniaudit.evaluation.runners.items`: the system text, the media parts in prompt order (the
+item contract of :mod:`omniaudit.runners.items`: the system text, the media parts in prompt order (the
 row's ``media`` list, else the schema's column order; a null cell is not sent), then the prompt.
 
 - ``process_docs``: media columns left encoded (``decode=False``: no torchcodec needed, bytes kept as stored); the

@@ -105,7 +105,7 @@ REMEDIES = {
          "--dataset_config length_controlled --output_dir runs/odin-control  # the control, lambda_dec 0")),
 }
 
-_PLANTS = "omniaudit.evaluation.runners.scripted:"
+_PLANTS = "omniaudit.runners.scripted:"
 TABLE: list[Shortcut] = [
     Shortcut("position", "picks by the slot a candidate is shown in",
              "position-locked", "pos", _PLANTS + "slot_a_where_ordered", (

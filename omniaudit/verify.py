@@ -4,7 +4,7 @@ A folder that reaches you (a built dataset, a judge's predictions file, an audit
 folder holding several of them) carries its own records: the ``.omniaudit.json`` marker of every folder omniaudit
 wrote (:mod:`omniaudit.io`), the data fingerprint sealed into a dataset card (:mod:`omniaudit.data_builders.hub`),
 the SHA-256 of every clip a path-mode dataset keeps beside its rows (:mod:`omniaudit.data_builders.media_store`), the
-provenance of every predictions row (:mod:`omniaudit.evaluation.predictions`), the inputs and provenance an
+provenance of every predictions row (:mod:`omniaudit.predictions`), the inputs and provenance an
 ``audit.json`` records (:mod:`omniaudit.evaluation.audit_outputs`), and the digests of the predictions files a
 scorecard read (``models/NAME/status.json``). :func:`verify` walks the folder, rechecks each record against the files
 with the project's own functions, and returns one :class:`Finding` per check, each **verified**, **failed** or
@@ -15,11 +15,11 @@ with the project's own functions, and returns one :class:`Finding` per check, ea
 - datasets: each config's fingerprint, recomputed (:func:`~omniaudit.data_builders.fingerprint.config_fingerprint`),
   equals the one sealed in the card (else its files changed after the build); a path-mode config's clips match the
   digests its rows record (:func:`~omniaudit.data_builders.media_store.verify_media`);
-- predictions (``*.jsonl`` of ``omniaudit judge``): :func:`~omniaudit.evaluation.predictions.check_predictions`
+- predictions (``*.jsonl`` of ``omniaudit judge``): :func:`~omniaudit.predictions.check_predictions`
   (one run per file, no row contradicting its provenance, every item of every run) and, when the dataset the
   provenance names is in the folder or given (``datasets``), that the answers were made on this build of it; the
   rows' ``doc_hash`` / ``prompt_hash`` (in every row or none, one per item) and, with that build at hand, each row's
-  ``doc_hash`` recomputed from the dataset's item (:func:`~omniaudit.evaluation.predictions.check_row_hashes`);
+  ``doc_hash`` recomputed from the dataset's item (:func:`~omniaudit.predictions.check_row_hashes`);
 - audit outputs (``audit.json``): every predictions file and dataset build its provenance names matches the files
   found here; the omniaudit version that wrote it against this one;
 - scorecards (``scorecard.json``): each predictions file's SHA-256 recorded in ``models/NAME/status.json``.
@@ -49,7 +49,7 @@ from omniaudit.io import MARKER, OWN_TEMPORARY, foreign_entries, list_files, mar
 VERIFIED, FAILED, CANNOT = "verified", "failed", "cannot vouch"
 HEADINGS = {VERIFIED: "verified", FAILED: "failed", CANNOT: "cannot vouch for"}
 PREDICTION_SUFFIXES = (".jsonl", ".ndjson")
-JOURNAL = re.compile(r"^\..+\.journal-[^/]*\.jsonl$")  # a judge run's journal (evaluation.runners.run._journal)
+JOURNAL = re.compile(r"^\..+\.journal-[^/]*\.jsonl$")  # a judge run's journal (omniaudit.runners.run._journal)
 STATUS = "status.json"  # evaluation.scorecard.runner.STATUS (not imported: that module pulls in the runners)
 NO_DIGEST = ("its rows carry no digest: an answer edited in a way that agrees with its provenance (a label and its "
              "raw reply changed together) cannot be detected")
@@ -332,7 +332,7 @@ def check_predictions_file(ctx: _Context, path: Path) -> list[Finding]:
     """One predictions file: its rows (one run, none contradicting its provenance, every item of every run) and the
     dataset build it names, when that dataset is at hand."""
     from omniaudit.evaluation.lmms_eval import adopt_log_samples
-    from omniaudit.evaluation.predictions import PROVENANCE, UNKNOWN, check_predictions
+    from omniaudit.predictions import PROVENANCE, UNKNOWN, check_predictions
     from omniaudit.tables import read_records
 
     where = ctx.shown(path)
@@ -381,7 +381,7 @@ def _provenance_records(raw, column: str) -> Iterator[dict]:
 
 def _completeness(where: str, checked, records: list[dict]) -> Finding:
     """Every item of every run answered, as the provenance says (a shard, a fold filter or a smoke run is not)."""
-    from omniaudit.evaluation.predictions import fold_filter
+    from omniaudit.predictions import fold_filter
 
     selection = (records[0].get("selection") or {}) if records else {}
     if checked.shard:
@@ -408,7 +408,7 @@ def _completeness(where: str, checked, records: list[dict]) -> Finding:
 def _made_on(ctx: _Context, where: str, provenance, rows: list[int], configs: tuple[str, ...],
              records: list[dict]) -> Finding:
     """The answers were made on the build of the dataset at hand (``check_predictions`` on the provenance alone)."""
-    from omniaudit.evaluation.predictions import check_predictions
+    from omniaudit.predictions import check_predictions
 
     meta = [r.get("dataset") or {} for r in records]
     dataset = _dataset_for(ctx, meta)
@@ -427,10 +427,10 @@ def _made_on(ctx: _Context, where: str, provenance, rows: list[int], configs: tu
 
 
 def _row_hashes(ctx: _Context, where: str, raw, rows: list[int], records: list[dict]) -> list[Finding]:
-    """The rows' ``doc_hash`` / ``prompt_hash``: what they bind (:func:`~omniaudit.evaluation.predictions.
+    """The rows' ``doc_hash`` / ``prompt_hash``: what they bind (:func:`~omniaudit.predictions.
     check_row_hashes`; their presence and agreement among an item's rows were checked with the file). Each row's
     ``doc_hash`` is recomputed when the dataset build the provenance names is at hand; ``prompt_hash`` never is."""
-    from omniaudit.evaluation.predictions import PROVENANCE, ROW_HASHES, check_row_hashes
+    from omniaudit.predictions import PROVENANCE, ROW_HASHES, check_row_hashes
 
     if not any(name in raw.columns for name in ROW_HASHES):
         return [Finding(CANNOT, "predictions", where, "its rows carry no doc_hash / prompt_hash (written before "

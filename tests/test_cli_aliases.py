@@ -160,7 +160,7 @@ def test_audit_composition_judge_still_grades_and_warns(capsys, tmp_path, monkey
     run = tmp_path / "run.jsonl"
     run.write_text("".join(json.dumps({"id": i, "prediction": "something else"}) + "\n" for i in ids))
     asked = []
-    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: asked.append(spec) or _Yes())
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: asked.append(spec) or _Yes())
     for flag in ("--judge", "--grader"):
         out = tmp_path / flag.strip("-")
         assert main(["audit", "composition", "--dataset", str(ds), "--predictions", str(run), flag, "fake:grader",

@@ -7,7 +7,7 @@ import time
 
 from omniaudit.cli import main
 from omniaudit.cli.progress import log, with_eta
-from omniaudit.evaluation.runners import run_judge
+from omniaudit.runners import run_judge
 
 
 def test_counts_get_a_rate_and_an_eta():

@@ -80,5 +80,5 @@ def test_mkdocs_build_strict(tmp_path):
     assert (tmp_path / "site" / "index.html").is_file()
     api = (tmp_path / "site" / "api" / "index.html").read_text(encoding="utf-8")
     for module in ("omniaudit.audits", "omniaudit.evaluation.stats", "omniaudit.evaluation.scorecard.inference",
-                   "omniaudit.evaluation.runners.reading", "omniaudit.verify", "omniaudit.shortcuts"):
+                   "omniaudit.runners.reading", "omniaudit.verify", "omniaudit.shortcuts"):
         assert module in api, f"the API page does not document {module}"

@@ -82,8 +82,8 @@ def third_party_imports(path: Path) -> set[str]:
 def test_what_the_hf_runners_and_tiny_models_import_is_in_infer_or_media():
     """Every optional package the hf: runner modules, tiny-models and the data-parallel shards import is in [infer]
     (or [media], which decodes the clips), so `pip install 'omniaudit[media,infer]'` runs them without [train]."""
-    files = sorted((ROOT / "evaluation/runners").glob("hf*.py")) + [ROOT / "omniaudit/tiny_models.py",
-                                                                    ROOT / "evaluation/runners/shards.py"]
+    files = sorted((ROOT / "omniaudit/runners").glob("hf*.py")) + [ROOT / "omniaudit/tiny_models.py",
+                                                                    ROOT / "omniaudit/runners/shards.py"]
     optional = {m for f in files for m in third_party_imports(f)} & set(common.EXTRAS)
     assert {"torch", "transformers", "accelerate"} <= optional
     for module in optional:

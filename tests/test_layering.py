@@ -15,20 +15,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {"omniaudit": "omniaudit", "data_builders": "omniaudit.data_builders", "evaluation": "omniaudit.evaluation",
            "training": "omniaudit.training", "hub_cards": "omniaudit.hub_cards"}
-# data_builders -> evaluation: builders that ask a model (the composition auditor, Whisper/SP policies, onset
-# annotation) use the runners, and two share a reader of the audits; they go when the runners become their own layer
+# data_builders -> evaluation: builders that share a reader of the audits (the runners are a layer of the core,
+# omniaudit/runners/, that builders and audits both use)
 BUILDERS_USING_EVALUATION = {
     ("data_builders/composition/swap.py", "omniaudit.evaluation.composition.grading"),
-    ("data_builders/composition/auditor.py", "omniaudit.evaluation.runners.items"),
-    ("data_builders/composition/auditor.py", "omniaudit.evaluation.runners"),
-    ("data_builders/protocols/prompts.py", "omniaudit.evaluation.runners.hf"),
     ("data_builders/interventions/ood_sync.py", "omniaudit.evaluation.interventions.pairing"),
-    ("data_builders/interventions/annotate.py", "omniaudit.evaluation.runners.items"),
-    ("data_builders/interventions/annotate.py", "omniaudit.evaluation.runners.run"),
-    ("data_builders/interventions/sp_pairs.py", "omniaudit.evaluation.runners"),
-    ("data_builders/interventions/sp_pairs.py", "omniaudit.evaluation.runners.run"),
     ("data_builders/interventions/sp_pairs.py", "omniaudit.evaluation.interventions.audit"),
-    ("data_builders/interventions/sp_pairs.py", "omniaudit.evaluation.predictions"),
 }
 # evaluation -> data_builders: the public readers (package roots, the Hub layout, fingerprints, answer vocabularies)
 PUBLIC_READERS = ("omniaudit.data_builders", "omniaudit.data_builders.hub", "omniaudit.data_builders.fingerprint",

@@ -5,7 +5,7 @@ import pytest
 
 from omniaudit.audits import AUDITS, Audit
 from omniaudit.cli import build_parser
-from omniaudit.evaluation.runners.scripted import plant_of, scripted_names
+from omniaudit.runners.scripted import plant_of, scripted_names
 from omniaudit.shortcuts import PLANTED, REFERENCE_NAMES, SHORTCUTS, TABLE
 
 

@@ -55,8 +55,8 @@ class ToyAudit(Audit):
         import pandas as pd
 
         from omniaudit.data_builders.hub import load_config
-        from omniaudit.evaluation.predictions import check_predictions
         from omniaudit.io import atomic_dir
+        from omniaudit.predictions import check_predictions
 
         items = load_config(dataset, "items")
         frames = []

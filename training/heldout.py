@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.identity import SELECTION_FILE  # noqa: F401 - re-exported; judges read it there
+from omniaudit.runners.identity import SELECTION_FILE  # noqa: F401 - re-exported; judges read it there
 from omniaudit.training.pairwise_judge import check_selection, held_out_scores, selection_record
 
 PAIR_COLUMNS = ("pair_id", "order", "gold", "fold")
@@ -190,7 +190,7 @@ def write_selection(trainer, out_dir: str | Path, fold: int, train_folds: list[i
                     pair_ids: list[str] | None = None, dataset: dict | None = None) -> Path:
     """``heldout_selection.json``: the held-out fold, the folds trained on, the dataset trained on
     (:func:`dataset_record`), the held-out pair ids, the winning step, its WAF and the WAF of every evaluation (main
-    process only). The fold checks (:mod:`omniaudit.evaluation.runners.folds`) refuse answers of a judge whose
+    process only). The fold checks (:mod:`omniaudit.runners.folds`) refuse answers of a judge whose
     record is missing, of another build, or whose held-out pairs are not the fold's pairs answered."""
     from omniaudit.io import atomic_file
 

@@ -13,7 +13,7 @@ Per held-out fold (``eval_folds``, as ``training/pairwise_judge.py``), on the bi
    them from ``rationales_file`` (JSONL ``id``, ``order``, ``text``, in sampling order: e.g. sampled from a vLLM
    server);
 2. STaR filter (:func:`star_filter`): keep the first rationale whose verdict, read after it by the reader
-   ``omniaudit judge`` uses (:func:`~omniaudit.evaluation.runners.items.parse_answer`: a final explicit answer
+   ``omniaudit judge`` uses (:func:`~omniaudit.runners.items.parse_answer`: a final explicit answer
    wins over earlier mentions of A and B), is the gold letter; a text that echoes the prompt, or has no rationale
    before its verdict (a bare "Answer: B"), gives no verdict (:func:`verdict`). The paper has no rationalisation
    step (STaR's hinted re-generation for failed items): "retain the first whose final answer matches the training
@@ -41,7 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import parse_answer
+from omniaudit.runners.items import parse_answer
 from omniaudit.training.common import (
     DataArguments,
     end_fold,

@@ -149,7 +149,7 @@ def _sample_data(record: dict) -> str:
 
 def auditor_items(path: str | Path) -> tuple[pd.DataFrame, list]:
     """The samples (media paths absolute) and one free-form item per sample for the auditor."""
-    from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
+    from omniaudit.runners.items import JudgeItem, MediaPart
 
     path = Path(path)
     raw, rows = read_records(path)
@@ -198,7 +198,7 @@ def audit_samples(samples: str | Path, auditor, out: str | Path, **judge_options
         raise InputError(f"cannot create the output's folder: {exc.strerror or exc}", file=out.parent) from exc
     table, items = auditor_items(samples)
     if isinstance(auditor, str):
-        from omniaudit.evaluation.runners import make_judge
+        from omniaudit.runners import make_judge
 
         auditor = make_judge(auditor, **judge_options)
     answers = auditor.answer(items)

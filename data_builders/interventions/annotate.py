@@ -43,7 +43,7 @@ import pandas as pd
 from omniaudit.data_builders.interventions import frame_units, media
 from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, read_manifest, read_rows
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
+from omniaudit.runners.items import JudgeItem, MediaPart
 
 ANNOTATION_PROMPT = (
     "Watch this {duration:.1f}-second video and listen to its audio track. Do not describe the video in general. "
@@ -224,7 +224,7 @@ def parse_annotation(raw: str) -> dict:
 
 
 def _text(answer) -> str:
-    """A runner's answer as text: a ``str`` (or :class:`~omniaudit.evaluation.runners.items.Answer`), or an object
+    """A runner's answer as text: a ``str`` (or :class:`~omniaudit.runners.items.Answer`), or an object
     carrying its text as ``raw`` / ``text``."""
     if isinstance(answer, str):
         return str(answer)
@@ -274,7 +274,7 @@ def _runner(annotator: Annotator, raw: pd.DataFrame, ids: pd.Series, path: Path,
             raise InputError(f"annotator '{annotator.name}' answers from column '{rest}', which the manifest lacks",
                              file=path, column=rest)
         return ColumnAnnotator({i: "" if v is None else str(v) for i, v in zip(ids, raw[rest], strict=True)})
-    from omniaudit.evaluation.runners.run import make_judge
+    from omniaudit.runners.run import make_judge
 
     return make_judge(annotator.spec, **judge_options)
 

@@ -68,11 +68,11 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
                   progress: Callable[[str], None] | None = None, **runner_options) -> Path:
     """Write the policy's answers to every ``diagnostic`` item as an ``omniaudit judge`` predictions file.
 
-    ``policy``: a runner SPEC (through :func:`~omniaudit.evaluation.runners.run_judge`, ``runner_options`` going to
+    ``policy``: a runner SPEC (through :func:`~omniaudit.runners.run_judge`, ``runner_options`` going to
     the runner: ``max_tokens``, ``batch_size``, ``fps``, ...) or a runner object (``answer(items, progress)``)."""
-    from omniaudit.evaluation.runners import Sampling, load_items, run_judge
-    from omniaudit.evaluation.runners.run import apply_sampling, check_sampling, prediction_row
     from omniaudit.io import atomic_file
+    from omniaudit.runners import Sampling, load_items, run_judge
+    from omniaudit.runners.run import apply_sampling, check_sampling, prediction_row
 
     out = Path(out)
     if isinstance(policy, str):
@@ -103,7 +103,7 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
     """One row per (diagnostic row, run) of the predictions file: ``id``, ``run``, ``text`` (the answer), ``verdict``
     (correct / wrong / unparsed / empty / missing), scored exactly as the intervention audit scores answers."""
     from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, answers_correct, read_predictions
-    from omniaudit.evaluation.predictions import run_labels
+    from omniaudit.predictions import run_labels
     from omniaudit.tables import read_records
 
     path = Path(predictions)

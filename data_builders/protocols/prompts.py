@@ -69,7 +69,7 @@ def with_reference(q: str, reference: str, placement: str) -> tuple[str | None, 
     ``before``, ``after`` and ``system`` carry the same sentence and differ only in where it is; the item's system
     text holds that sentence alone (no persona), so a placement effect is not a persona effect. A chat template's
     own default system prompt is held constant by the runner, not dropped: the hf runner sends it in every placement
-    and appends the ``system`` placement's sentence to it (:func:`omniaudit.evaluation.runners.hf.join_system`), so
+    and appends the ``system`` placement's sentence to it (:func:`omniaudit.runners.hf.join_system`), so
     ``system`` does not also remove the persona the other placements keep. ``rubric`` is the paper's rubric "hint"
     framing.
     """
@@ -114,7 +114,7 @@ def placement_prompts(rows: list[dict], default_system: str | None = TEMPLATE_DE
     default system prompt is ``default_system`` (the default kept in every placement, the ``system`` placement's
     sentence appended to it): the same four items the ``reference`` config holds, for the card. ``rows``: the
     ``reference`` config's rows; {} without a wrong-reference row."""
-    from omniaudit.evaluation.runners.hf import join_system
+    from omniaudit.runners.hf import join_system
 
     wrong = [r for r in rows if r.get("condition") == "wrong"]
     if not wrong:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.hf import default_system_prompt, join_system, media_towers
+from omniaudit.runners.hf import default_system_prompt, join_system, media_towers
 
 MODALITIES = ("text", "audio", "image")
 PLACEHOLDERS = {"audio": "audio_token", "image": "image_token", "video": "video_token"}
@@ -171,7 +171,7 @@ class AttentionProbe:
         import torch
         from PIL import Image
 
-        from omniaudit.evaluation.runners.items import decode
+        from omniaudit.runners.items import decode
 
         present_now = [m for m, data in (("image", image), ("audio", audio)) if data is not None]
         self.check_modalities({m: sample_id for m in present_now})

@@ -64,7 +64,8 @@ from omniaudit.evaluation.composition.ablation_accuracy import (
 )
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
 from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
-from omniaudit.evaluation.predictions import (
+from omniaudit.io import atomic_dir, to_json
+from omniaudit.predictions import (
     SAMPLING,
     check_predictions,
     check_same_run,
@@ -73,7 +74,6 @@ from omniaudit.evaluation.predictions import (
     run_order,
     sampling_settings,
 )
-from omniaudit.io import atomic_dir, to_json
 from omniaudit.specs import model_or_named_file, parse_named_files, split_model_run
 from omniaudit.tables import fail_at, read_records
 
@@ -188,7 +188,7 @@ def read_runs(specs: list[str | Path], known: pd.Series, samples_ids: pd.Series,
     run, a run without a sample's answer (every run answers every sample; write an empty answer for a refusal), and
     among the files of one NAME holding several runs, a file without a ``run`` column; a file made on another build
     of ``dataset``, one shard or an incomplete judge run (unless ``partial``), and files of one NAME from different
-    judge runs (:mod:`omniaudit.evaluation.predictions`).
+    judge runs (:mod:`omniaudit.predictions`).
     """
     out = []
     models = run_models(specs)

@@ -46,7 +46,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
-from omniaudit.evaluation.answer_language import unreadable
+from omniaudit.answer_language import unreadable
 from omniaudit.evaluation.composition.grading import grade, normalize
 
 ABLATION_OF = {"mute_audio": "audio", "drop_image": "image", "blank_video": "video"}
@@ -143,7 +143,7 @@ def _blank(answer: object) -> bool:
 
 def _no_answers(graded: pd.DataFrame, questions: pd.Series, ablated: pd.Series) -> pd.Series:
     """Per sample: its answer says nothing about the inputs, so its failure is ``unanswered``: blank, the question
-    echoed back (the answer repeats it), noise (:func:`~omniaudit.evaluation.answer_language.unreadable`), or the one
+    echoed back (the answer repeats it), noise (:func:`~omniaudit.answer_language.unreadable`), or the one
     answer the run gives to every question and every ablation (a
     constant model: at least 3 different questions, one answer, nothing ever moves). Such a wrong answer persists
     under every ablation, which would otherwise read as text dominance."""

@@ -63,7 +63,7 @@ from fractions import Fraction
 
 import pandas as pd
 
-from omniaudit.evaluation.answer_language import Gloss, language, prepare, unreadable
+from omniaudit.answer_language import Gloss, language, prepare, unreadable
 
 JUDGE_PROMPT = ("Question: {question}\nGround-truth answer: {answer}\nPredicted answer: {prediction}\n"
                 "In the context of the question, does the predicted answer pick out exactly the same entity or "
@@ -365,7 +365,7 @@ def _repeated(text: str) -> bool:
 def parse_verdict(raw: str | None) -> str | None:
     """The grading judge's verdict, "Yes" (same entity or concept) or "No", or None when it cannot be read.
 
-    Noise (:func:`~omniaudit.evaluation.answer_language.unreadable`), an empty answer, one word repeated ("Yes Yes
+    Noise (:func:`~omniaudit.answer_language.unreadable`), an empty answer, one word repeated ("Yes Yes
     Yes") or the prompt echoed back is unparsed. A verdict in JSON (``{"verdict": "yes"}``, ``{"correct": false}``)
     or in fields (``correct: false``) is read from its verdict keys, and is unparsed when they disagree. An answer
     that is one verdict word is read in any of the languages (Yes / No, True / False, Y / N, Correct / Incorrect,
@@ -861,7 +861,7 @@ def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = 
     matches are correct. ``judge_says`` is the verdict ``parse_verdict`` reads (None: not asked, or unparsed; an
     asked row has a ``judge_prompt``), so ``unparsed_verdicts`` counts them.
     """
-    from omniaudit.evaluation.runners import JudgeItem, make_judge
+    from omniaudit.runners import JudgeItem, make_judge
 
     df = samples[["id", "template_name", "category", "tier", "question", "answer"]].merge(
         predictions[["id", "prediction"]], on="id", how="left")

@@ -41,14 +41,14 @@ from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.interventions.extract import extract, llm_extract, unread
 from omniaudit.evaluation.interventions.pairing import ood_sync_rule, scored_rows
-from omniaudit.evaluation.predictions import (
+from omniaudit.io import atomic_dir, to_json
+from omniaudit.predictions import (
     check_predictions,
     provenance_section,
     run_labels,
     run_order,
     sampling_settings,
 )
-from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import fail_at, parse_bool, read_records
 
 INTERVENTION_OF = {"sync": "shift", "existence": "mute", "consistency": "swap"}
@@ -110,7 +110,7 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
 
     Every prediction id must exist in the dataset (a mismatch names the id) and appear once (per run); dataset rows
     without a prediction get all fields None and ``answered`` False. The file's provenance is checked first
-    (:func:`~omniaudit.evaluation.predictions.check_predictions`: this build of ``dataset``, one whole run unless
+    (:func:`~omniaudit.predictions.check_predictions`: this build of ``dataset``, one whole run unless
     ``partial``) and kept in ``.attrs["provenance"]``.
     """
     path = Path(path)

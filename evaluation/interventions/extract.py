@@ -74,7 +74,7 @@ from __future__ import annotations
 
 import re
 
-from omniaudit.evaluation.answer_language import prepare, unreadable
+from omniaudit.answer_language import prepare, unreadable
 from omniaudit.evaluation.interventions.extract_gloss import SCENE_MARK, english
 
 NUMBER_WORDS = {"half a": 0.5, "a half": 0.5, "one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4,
@@ -1260,7 +1260,7 @@ def unread(fields: dict) -> bool:
 def llm_extract(rows: list[tuple[str, str, str]], judge: str, **judge_options) -> dict[str, dict]:
     """``(id, dimension, response)`` -> structured fields per id, through any ``omniaudit judge`` SPEC. A noise
     answer (``is_noise``) is not sent: its fields are ``{}``. The judge's reply is read by ``read_extractor_reply``."""
-    from omniaudit.evaluation.runners import JudgeItem, make_judge
+    from omniaudit.runners import JudgeItem, make_judge
 
     asked = [(i, d, r) for i, d, r in rows if not is_noise(r)]
     items = [JudgeItem(id=i, prompt=LLM_PROMPTS[d].format(response=r, options=", ".join(

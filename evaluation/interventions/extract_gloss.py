@@ -1,7 +1,7 @@
 """The English gloss of Spanish, Chinese, German and French answers to the Thud questions, read by
 ``evaluation.extract``'s rules.
 
-Sync, sound and scene phrases only (``omniaudit.evaluation.answer_language`` explains the mechanism): an answer in
+Sync, sound and scene phrases only (``omniaudit.answer_language`` explains the mechanism): an answer in
 these languages is glossed phrase by phrase into English and read by the English rules; what the lexicon does not
 know stays untranslated and cannot trigger a rule, so such an answer stays unparsed rather than misread. A sentence
 that describes a scene in its own words ("一个男人在切菜", "un hombre está cortando") is marked with ``SCENE_MARK``, so
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from omniaudit.evaluation.answer_language import Gloss, language, prepare
+from omniaudit.answer_language import Gloss, language, prepare
 
 SCENE_MARK = "a scene is described"  # appended to the gloss of a Spanish or Chinese scene description
 _ES_LEXICON = [

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 
 from omniaudit.evaluation.interventions.audit import FAILURE_MODES
-from omniaudit.evaluation.predictions import label_sources_sentence
 from omniaudit.evaluation.report import fmt, markdown_table, plt, save_figure, shown_path
+from omniaudit.predictions import label_sources_sentence
 
 # Thud Table 1: Orig./Shift, Orig./Mute, Orig./Swap, Avg Gap (percent).
 PAPER_TABLE1 = {
@@ -176,5 +176,5 @@ def _ood_sync_note(ood: dict | None) -> list[str]:
 
 
 def label_sources_line(sources: dict | None) -> list[str]:
-    """How the answers were read (:func:`~omniaudit.evaluation.predictions.label_sources_sentence`)."""
+    """How the answers were read (:func:`~omniaudit.predictions.label_sources_sentence`)."""
     return [f"How the answers were read: {label_sources_sentence(sources)}", ""] if sources else []

@@ -34,9 +34,9 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_lines
-from omniaudit.evaluation.runners.reading import agreeing_probs
 from omniaudit.evaluation.stats import TIE, decide_with_ties
+from omniaudit.predictions import check_predictions, check_same_run, provenance_lines
+from omniaudit.runners.reading import agreeing_probs
 from omniaudit.specs import parse_named_files
 from omniaudit.tables import jsonl_objects
 
@@ -154,7 +154,7 @@ def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial
     """Validated rows ``key, order, run, p_a1, source`` (key = the pair's ``id`` or ``name``, as string; source =
     how P(a1) was read: p_a1, probs, label or unparsed). ``attrs``: ``key`` (id or name), ``items`` (True for the
     runner's item predictions), ``sampling`` (distinct values of the runner's sampling columns) and ``provenance``
-    (checked against ``dataset``'s ``judge`` config, :func:`~omniaudit.evaluation.predictions.check_predictions`)."""
+    (checked against ``dataset``'s ``judge`` config, :func:`~omniaudit.predictions.check_predictions`)."""
     path = Path(path)
     if not path.is_file():
         raise InputError("judge file not found", file=path)

@@ -37,11 +37,11 @@ import pandas as pd
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema, shown_input
-from omniaudit.evaluation.predictions import check_predictions, check_same_run, provenance_section
 from omniaudit.evaluation.protocols.modes import MIN_PARSE_RATE, MIN_STABILITY_N
 from omniaudit.evaluation.protocols.spread import rf_spread
 from omniaudit.evaluation.protocols.tables import paper_tables
 from omniaudit.io import atomic_dir, to_json
+from omniaudit.predictions import check_predictions, check_same_run, provenance_section
 from omniaudit.specs import parse_named_files
 from omniaudit.tables import fail_at, read_records
 
@@ -112,10 +112,10 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
     of a judge in the same runs. ``extractor`` (any ``omniaudit judge`` SPEC) reads the free-text answers (``raw``)
     that name no option, as ``audit interventions --extractor`` does; it sees the answer and the options, never the
     gold label. A file without ``label`` (another harness's ``id`` + ``raw``) has its labels read from ``raw`` here, by
-    the reader ``omniaudit judge`` uses (:func:`~omniaudit.evaluation.runners.reading.read_answer`, with the item's
+    the reader ``omniaudit judge`` uses (:func:`~omniaudit.runners.reading.read_answer`, with the item's
     ``prompt`` when ``items`` has it); ``label_sources`` counts them as ``rule`` (or ``unparsed``) and, apart, as
     ``read_by_audit``. The sampling settings the files record are in ``.attrs["sampling"]``. Each file's provenance is
-    checked (:func:`~omniaudit.evaluation.predictions.check_predictions`: made on this build of ``dataset``, a whole
+    checked (:func:`~omniaudit.predictions.check_predictions`: made on this build of ``dataset``, a whole
     run unless ``partial``; a judge's files from one judge run), and kept in ``.attrs["provenance"]``.
     """
     _check_options_differ_in_more_than_case(items)
@@ -166,7 +166,7 @@ def _extract_labels(pred: pd.DataFrame, options: pd.Series, extractor: str, **ju
     """Labels for the unparsed free-text answers, read by the judge ``extractor``. The answers the rule reader read
     are asked too (``extractor_label``), so the extractor's agreement with the rule reader is measured; their labels
     stay the rule reader's."""
-    from omniaudit.evaluation.runners import JudgeItem, make_judge, parse_answer
+    from omniaudit.runners import JudgeItem, make_judge, parse_answer
 
     text = pred["raw"].fillna("").astype(str).str.strip().ne("")
     todo = pred.index[pred["source"].isin(["unparsed", "rule"]) & text]
@@ -235,7 +235,7 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
     """One predictions file: ``id, label, run, file, raw, source, read_by_audit`` (+ recorded sampling settings).
 
     Without a ``label`` column (another harness's ``id`` + ``raw``) each answer is read here, as ``omniaudit judge``
-    reads it (:func:`~omniaudit.evaluation.runners.reading.read_answer` on the item's options and ``prompts``);
+    reads it (:func:`~omniaudit.runners.reading.read_answer` on the item's options and ``prompts``);
     ``read_by_audit`` marks those rows."""
     raw, rows = read_records(path)
     provenance = check_predictions(raw, path, dataset, CONFIGS, partial, rows)
@@ -248,7 +248,7 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
     fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s))", path, rows, "id", ids)
     read_here = "label" not in raw.columns
     if read_here:  # the answers are read here, by the runner's reader (its question sentence from the prompt)
-        from omniaudit.evaluation.runners.reading import read_answer
+        from omniaudit.runners.reading import read_answer
 
         raw = raw.assign(label=[read_answer(text, list(options[item]),
                                             None if prompts is None else _text(prompts.get(item))).option

@@ -3,9 +3,9 @@ III and V shows its 95% CI, n and parse rate (``audit.json["tables"]``), Table I
 
 from __future__ import annotations
 
-from omniaudit.evaluation.predictions import label_sources_sentence
 from omniaudit.evaluation.protocols.tables import BLUEPRINT, CUES, PLACEMENTS
 from omniaudit.evaluation.report import fmt, markdown_table, shown_path
+from omniaudit.predictions import label_sources_sentence
 
 CELL_NOTE = ("Each cell: rate [95% CI; n items, parse rate of those items]; CIs resample clips. Unparseable "
              "answers count as misses (and as not following).")

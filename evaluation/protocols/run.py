@@ -13,7 +13,7 @@ from pathlib import Path
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.protocols.audit import CONFIGS, ProtocolAuditConfig, load_items_meta, run_protocols_audit
-from omniaudit.evaluation.runners.run import run_judge
+from omniaudit.runners.run import run_judge
 
 
 def parse_judges(specs: list[str]) -> list[tuple[str, str]]:
@@ -39,7 +39,7 @@ def run_protocols(out_dir: str | Path, dataset: str | Path, judges: list[str], c
                   audit: bool = True, audit_config: ProtocolAuditConfig | None = None, extractor: str | None = None,
                   progress: Callable[[str], None] | None = None, **judge_options) -> dict:
     """Judge every config (or ``configs``) with every judge, then audit them all. ``judge_options`` go to
-    :func:`~omniaudit.evaluation.runners.run.run_judge` (runs, temperature, top_p, seed, batch_size, ...).
+    :func:`~omniaudit.runners.run.run_judge` (runs, temperature, top_p, seed, batch_size, ...).
 
     Returns {"predictions": {name: [files]}, "audit": folder or None}.
     """

@@ -164,7 +164,7 @@ def _items(dataset, configs) -> dict[str, int]:
 
 def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
     """The ``scorecard.json`` structure."""
-    from omniaudit.evaluation.runners.transport import redact
+    from omniaudit.runners.transport import redact
 
     audits: dict[str, dict[str, Any]] = {}
     entry: dict[str, Any]

@@ -12,8 +12,8 @@ def model_accepts(spec: str, runner: dict) -> frozenset[str]:
     """The input modalities model ``spec`` takes, known before any model call: ``scripted:`` every one (it reads
     no media), ``openai:`` what its ``--dialect`` can send, ``hf:`` what the loaded model and its processor encode
     (``HFJudge.accepts``; text always). The ``hf:`` model stays loaded for its runs (``make_judge`` keeps it)."""
-    from omniaudit.evaluation.runners.payload import ACCEPTS
-    from omniaudit.evaluation.runners.run import make_judge
+    from omniaudit.runners.payload import ACCEPTS
+    from omniaudit.runners.run import make_judge
 
     kind = spec.partition(":")[0]
     if kind == "scripted":

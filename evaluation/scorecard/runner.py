@@ -24,7 +24,7 @@ unsharded file) and audits and writes the card as an unsharded run would. The em
 so every machine builds the same dataset (the merge checks the fingerprints).
 
 A smoke run: ``limit=N`` has every model answer only ``run_judge``'s seeded, stratified sample of at most N items of
-every item config (``judge --limit``: whole item groups, :func:`~omniaudit.evaluation.runners.shards.limit_positions`),
+every item config (``judge --limit``: whole item groups, :func:`~omniaudit.runners.shards.limit_positions`),
 the audits read those incomplete runs as partial runs, and the card is marked a smoke run whose verdicts are not
 valid (the calibration of the reference models is not checked: too few items to hold them to it). The limit is part
 of every reuse key: a limited run's answers and audits are never reused by a full run, nor a full run's by a limited
@@ -32,7 +32,7 @@ one.
 
 Data parallel: under a multi-process launch (``accelerate launch -m omniaudit scorecard``, ``launch=(rank, N)``) the
 main process (rank 0) does everything but the answering: each judge run it needs is dealt to every rank
-(:func:`~omniaudit.evaluation.runners.shards.judge_data_parallel`: rank r judges shard r/N, the main process merges
+(:func:`~omniaudit.runners.shards.judge_data_parallel`: rank r judges shard r/N, the main process merges
 the parts into the single-process file, byte for byte), and only the main process audits and writes the card; the
 other ranks only answer, as the main process asks them (:func:`follow_main_process`), and return None.
 """
@@ -51,8 +51,11 @@ from typing import cast
 
 from omniaudit.audits import SIZES, get
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.plugins import BUILT_IN
-from omniaudit.evaluation.runners.run import (
+from omniaudit.evaluation.scorecard.modalities import dataset_modalities, model_accepts
+from omniaudit.evaluation.scorecard.rules import shortcuts
+from omniaudit.results import AuditOptions, AuditRun
+from omniaudit.runners.plugins import BUILT_IN
+from omniaudit.runners.run import (
     MIN_USABLE,
     RefusedItems,
     UnusableRun,
@@ -61,9 +64,6 @@ from omniaudit.evaluation.runners.run import (
     check_sampling,
     input_settings,
 )
-from omniaudit.evaluation.scorecard.modalities import dataset_modalities, model_accepts
-from omniaudit.evaluation.scorecard.rules import shortcuts
-from omniaudit.results import AuditOptions, AuditRun
 from omniaudit.shortcuts import REFERENCE_NAMES, TABLE
 
 ORACLE = "scripted:oracle"
@@ -304,8 +304,8 @@ class Scorecard:
     def _reusable(self, path: Path, dataset, config: str, spec: str, runs: int) -> bool:
         """A complete predictions file of this very run (dataset build, judge, sampling, model)."""
         from omniaudit.data_builders.fingerprint import fingerprint_of
-        from omniaudit.evaluation.runners.identity import local_model_identity
-        from omniaudit.evaluation.runners.transport import redact
+        from omniaudit.runners.identity import local_model_identity
+        from omniaudit.runners.transport import redact
 
         try:
             rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -345,9 +345,9 @@ class Scorecard:
 
     def sample(self, dataset, config: str) -> list[int] | None:
         """A smoke run's sample of ``config`` (``limit``): the positions, in the config's item order, that
-        ``run_judge(limit=...)`` answers (:func:`~omniaudit.evaluation.runners.shards.limit_positions`, on the items'
+        ``run_judge(limit=...)`` answers (:func:`~omniaudit.runners.shards.limit_positions`, on the items'
         ids, orders and conditions only: no media read); None without a limit or when the limit holds every item."""
-        from omniaudit.evaluation.runners.shards import limit_positions
+        from omniaudit.runners.shards import limit_positions
 
         if self.options.limit is None:
             return None
@@ -363,7 +363,7 @@ class Scorecard:
         is reused unless ``reuse`` is off, and a served model's only while its canary holds (:meth:`_canary`); a
         served model asked afresh for either reason is asked past its response cache (which its new replies
         refresh)."""
-        from omniaudit.evaluation.runners.run import run_judge
+        from omniaudit.runners.run import run_judge
 
         files = {}
         for config in self.needs(audit):
@@ -388,7 +388,7 @@ class Scorecard:
                 options = {"runs": runs, **self._sampling(), **self.runner(spec), **refresh,
                            **({"limit": self.options.limit} if self.options.limit is not None else {})}
                 if self.dispatch is not None:  # every rank judges its shard; the main process merges them
-                    from omniaudit.evaluation.runners.shards import judge_data_parallel
+                    from omniaudit.runners.shards import judge_data_parallel
 
                     order = {"dataset": dataset, "config": config, "spec": spec, "out": path,
                              "min_usable": self.options.min_usable, "options": options}
@@ -411,7 +411,7 @@ class Scorecard:
         import random
 
         from omniaudit.errors import ServiceError
-        from omniaudit.evaluation.runners.run import answer_again, served_difference
+        from omniaudit.runners.run import answer_again, served_difference
 
         rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
         picks = sorted(random.Random(CANARY_SEED).sample(range(len(rows)), min(CANARY, len(rows))))
@@ -453,7 +453,7 @@ class Scorecard:
     def _merge(self, name: str, audit: str, config: str, path: Path) -> None:
         """Join the shard runs' answers of one model and config into ``path`` (``merge_predictions``: every shard
         once, all from one run); a shard run that found the model not answering makes it not answering here."""
-        from omniaudit.evaluation.runners.shards import merge_predictions
+        from omniaudit.runners.shards import merge_predictions
 
         missing: list[tuple[Path, str | None]]  # (shard run, why)
         refused: list[tuple[Path, str | None]]
@@ -482,7 +482,7 @@ class Scorecard:
 
     def _check_usable(self, path: Path, spec: str) -> None:
         """--min-usable on a merged run (shards keep every answer), as ``run_judge`` checks an unsharded one."""
-        from omniaudit.evaluation.runners.run import check_usable
+        from omniaudit.runners.run import check_usable
 
         if not spec.startswith("scripted:"):
             rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -543,12 +543,12 @@ class Scorecard:
 
     def _model_identity(self, spec: str) -> dict | None:
         """A local model's identity (a checkpoint rewritten in place is another model), else None."""
-        from omniaudit.evaluation.runners.identity import local_model_identity
+        from omniaudit.runners.identity import local_model_identity
 
         kind, _, rest = spec.partition(":")
         if kind not in BUILT_IN:
-            from omniaudit.evaluation.runners.identity import runner_identity
-            from omniaudit.evaluation.runners.run import make_judge
+            from omniaudit.runners.identity import runner_identity
+            from omniaudit.runners.run import make_judge
 
             return runner_identity(make_judge(spec, **self.runner(spec)), spec)
         return local_model_identity(rest) if kind == "hf" else None
@@ -560,7 +560,7 @@ class Scorecard:
 
     def _audit(self, name: str, audit: str, dataset, files: dict[str, Path], entry: dict, key: str) -> AuditRun:
         """Audit one model's predictions (reused when the folder was made from these very files)."""
-        from omniaudit.evaluation.runners.run import usable
+        from omniaudit.runners.run import usable
 
         folder = self.out / "models" / name / audit
         digests = {c: _file_digest(f) for c, f in files.items()}
@@ -595,10 +595,10 @@ class Scorecard:
 
 def _light_items(dataset, config: str) -> list:
     """The items of a config as far as grouping and sampling go (id, order, condition: a row's condition, else its
-    task, as :func:`~omniaudit.evaluation.runners.items.load_items` reads them), in the config's order, without
+    task, as :func:`~omniaudit.runners.items.load_items` reads them), in the config's order, without
     reading a prompt or a medium."""
     from omniaudit.data_builders.hub import load_hub_dataset
-    from omniaudit.evaluation.runners.items import JudgeItem
+    from omniaudit.runners.items import JudgeItem
 
     ds = load_hub_dataset(dataset, config)
     table = ds.select_columns([c for c in ("id", "order", "condition", "task") if c in ds.column_names]).to_dict()
@@ -611,7 +611,7 @@ def _light_items(dataset, config: str) -> list:
 def check_limit_fits(card: Scorecard, limit: int) -> None:
     """A smoke run's limit holds at least one whole item group of every item config (both orders of a pair are
     judged together): InputError naming the audit, the config and its smallest group, before any model call."""
-    from omniaudit.evaluation.runners.shards import item_groups
+    from omniaudit.runners.shards import item_groups
 
     for audit, dataset in card.datasets.items():
         for config in card.needs(audit):
@@ -664,7 +664,7 @@ def check_shard_folders(folders: tuple[str | Path, ...]) -> None:
 def check_shard_count(card: Scorecard, shard: tuple[int, int]) -> None:
     """Every item config (a smoke run's sample of it) can be dealt into the N shards (whole trials, none empty), N
     shard runs or N launched processes: InputError before any model call, never a model's "not answering"."""
-    from omniaudit.evaluation.runners.shards import shard_positions
+    from omniaudit.runners.shards import shard_positions
 
     for audit, dataset in card.datasets.items():
         for config in card.needs(audit):
@@ -697,10 +697,10 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
     unknown audit, a folder omniaudit did not write (unless the output policy says overwrite, which empties it).
 
     ``launch``: (rank, N) of this process in a multi-process launch
-    (:func:`~omniaudit.evaluation.runners.shards.launch_world`): the main process (rank 0) runs the scorecard with
+    (:func:`~omniaudit.runners.shards.launch_world`): the main process (rank 0) runs the scorecard with
     every judge run split across the N processes and returns the folder; the others answer their shards as it asks
     and return None (their refusals and failures raise
-    :class:`~omniaudit.evaluation.runners.shards.OtherRankReports`: the main process reports them).
+    :class:`~omniaudit.runners.shards.OtherRankReports`: the main process reports them).
     """
     options = options or ScorecardOptions()
     if launch is None:
@@ -710,7 +710,7 @@ def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
 
 def _run_launched(out_dir, models, options: ScorecardOptions, progress, rank: int, world: int) -> Path | None:
     """One process of a multi-process launch (see :func:`run_scorecard`)."""
-    from omniaudit.evaluation.runners.shards import OtherRankReports, _process_group
+    from omniaudit.runners.shards import OtherRankReports, join_process_group
 
     main = rank == 0
     try:  # before the processes meet: every rank checks the same options alike, and only the main one says why
@@ -723,7 +723,7 @@ def _run_launched(out_dir, models, options: ScorecardOptions, progress, rank: in
         check_reader_checks(options.reader_checks, parse_models(models, options.references))
         check_shard_folders(options.from_shards)
         _audits(options)
-        state = _process_group(world)
+        state = join_process_group(world)
     except InputError as exc:
         if main:
             raise
@@ -757,12 +757,12 @@ class _Orders:
 
 def follow_main_process(state) -> None:
     """A non-main rank of a launched scorecard: judge this rank's shard of each judge run the main process sends
-    (:func:`~omniaudit.evaluation.runners.shards.judge_data_parallel`, beside the main process), until it sends
+    (:func:`~omniaudit.runners.shards.judge_data_parallel`, beside the main process), until it sends
     ``None``. A judge run that fails or is refused is reported by the main process, which decides whether the
     scorecard goes on (a model not answering is a status, not an end): this rank waits for the next order."""
     from accelerate.utils import broadcast_object_list
 
-    from omniaudit.evaluation.runners.shards import OtherRankReports, judge_data_parallel
+    from omniaudit.runners.shards import OtherRankReports, judge_data_parallel
 
     while True:
         box = [None]

@@ -106,13 +106,13 @@ def _tracking(args: argparse.Namespace):
 
     if getattr(args, "report_to", "none") == "none":
         return nullcontext(None)
-    from omniaudit.evaluation.runners.shards import launch_world
+    from omniaudit.runners.shards import launch_world
 
     world = launch_world()
     if world is not None and world[0] != 0:  # under a multi-process launch only the main process tracks the run
         return nullcontext(None)
-    from omniaudit.evaluation.runners.transport import redact
     from omniaudit.evaluation.tracking import TrackingOptions, tracking_run
+    from omniaudit.runners.transport import redact
 
     # judge specs may carry credentials in their URLs (refused later, but the run opens first): never log them
     config = {k: redact(str(v)) if isinstance(v, str | Path) else v for k, v in vars(args).items() if k != "func"}
@@ -209,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     finally:
         if "torch" in sys.modules:  # a launched command's ranks leave their process group before the interpreter exits
-            from omniaudit.evaluation.runners.shards import leave_process_group
+            from omniaudit.runners.shards import leave_process_group
 
             leave_process_group()
         for warning in deprecated.values():

@@ -165,7 +165,7 @@ def add_tracking(p) -> None:
 def add_min_usable(p, what: str) -> None:
     """``--min-usable SHARE`` (default ``run.MIN_USABLE``): answers that are an option named, or free text that is
     not empty, a refusal, an error reply or byte noise; ``what`` says what happens below it."""
-    from omniaudit.evaluation.runners.run import MIN_USABLE
+    from omniaudit.runners.run import MIN_USABLE
 
     p.add_argument("--min-usable", type=share, default=MIN_USABLE, metavar="SHARE",
                    help=f"{what} when fewer than this share of the answers are usable (an option named, or free text "

@@ -68,9 +68,9 @@ def cmd_judge(args: argparse.Namespace) -> None:
     from contextlib import nullcontext
 
     from omniaudit.errors import InputError
-    from omniaudit.evaluation.runners import run_judge
-    from omniaudit.evaluation.runners.folds import check_judge_folds
-    from omniaudit.evaluation.runners.shards import OtherRankReports, judge_data_parallel, launch_world
+    from omniaudit.runners import run_judge
+    from omniaudit.runners.folds import check_judge_folds
+    from omniaudit.runners.shards import OtherRankReports, judge_data_parallel, launch_world
 
     world = launch_world()  # (rank, N) under `accelerate launch -m omniaudit judge` / torchrun, else None
     main_rank = world is None or world[0] == 0
@@ -89,6 +89,7 @@ def cmd_judge(args: argparse.Namespace) -> None:
     options = {"min_usable": args.min_usable, "dump_prompts": args.dump_prompts, "limit": args.limit,
                **common.sampling_kwargs(args), **common.runner_kwargs(args)}
     status = common.progress_status(f"judging {args.config} with {args.judge}") if main_rank else nullcontext()
+    counts: dict | None
     with status as progress:
         if world is None:
             counts = run_judge(args.dataset, args.config, args.judge, args.out, conditions, progress, args.formats,
@@ -120,8 +121,8 @@ def cmd_merge_predictions(args: argparse.Namespace) -> None:
     fold its heldout_selection.json names) into one out-of-fold predictions file whose provenance names each fold's
     judge; the audits read it as one judge.
     """
-    from omniaudit.evaluation.runners.folds import is_fold_file, merge_fold_predictions
-    from omniaudit.evaluation.runners.shards import merge_predictions
+    from omniaudit.runners.folds import is_fold_file, merge_fold_predictions
+    from omniaudit.runners.shards import merge_predictions
 
     if is_fold_file(args.shards[0]):
         counts = merge_fold_predictions(args.out, args.shards)

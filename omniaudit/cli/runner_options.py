@@ -11,7 +11,7 @@ from omniaudit.cli.numbers import fraction, integer, non_negative, non_negative_
 # ------------------------------------------------------------------------------------------------- runner options
 def device_map(text: str) -> str:
     """``--device-map``: auto, balanced, sequential, cpu or cuda:N."""
-    from omniaudit.evaluation.runners.hf_loading import DEVICE_MAPS, is_device_map
+    from omniaudit.runners.hf_loading import DEVICE_MAPS, is_device_map
 
     if not is_device_map(text):
         raise argparse.ArgumentTypeError(f"expected one of {', '.join(DEVICE_MAPS)} or cuda:N (got {text!r})")
@@ -63,7 +63,7 @@ _RUNNER: dict[str, tuple[dict, str]] = {
                     "loopback URL (localhost, 127.x, ::1), OPENAI_API_KEY otherwise"),
     "allow_insecure_key": ({"action": "store_true"}, "openai: send the key over plain http:// to a host that is "
                            "not this machine (refused otherwise)"),
-    # hf: how a big checkpoint is loaded (evaluation.runners.hf_loading); recorded in the provenance only when given
+    # hf: how a big checkpoint is loaded (omniaudit.runners.hf_loading); recorded in the provenance only when given
     "device_map": ({"type": device_map, "metavar": "MAP"},
                    "hf: where the weights go: auto, balanced or sequential (spread over every visible GPU, then the "
                    "CPU; needs accelerate), cpu, or cuda:N (default: the whole model on one device, a GPU when there "

@@ -55,10 +55,10 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     """
     from contextlib import ExitStack, suppress
 
-    from omniaudit.evaluation.runners.shards import OtherRankReports, launch_world
     from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
     from omniaudit.evaluation.scorecard.runner import CalibrationFailed
     from omniaudit.io import check_out_dir, output_lock
+    from omniaudit.runners.shards import OtherRankReports, launch_world
 
     world = launch_world()  # (rank, N) under `accelerate launch -m omniaudit scorecard` / torchrun, else None
     main_rank = world is None or world[0] == 0

@@ -269,7 +269,7 @@ def test_audit_composition_with_attention_scores_each_model_by_its_own_answers(t
 
 
 def test_scripted_judges_answer_samples_and_ablations(tmp_path):
-    from omniaudit.evaluation.runners import run_judge
+    from omniaudit.runners import run_judge
 
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
     oracle = tmp_path / "oracle.jsonl"
@@ -301,7 +301,7 @@ def test_a_template_id_with_two_names_is_refused(tmp_path):
 
 
 def test_model_runners_refuse_media_they_cannot_send(tmp_path, tiny_models):
-    from omniaudit.evaluation.runners import run_judge
+    from omniaudit.runners import run_judge
 
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=6)
     with pytest.raises(InputError, match="cannot send yet|takes only audio"):

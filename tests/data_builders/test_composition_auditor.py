@@ -65,7 +65,7 @@ def test_out_in_a_missing_folder_and_a_folder_that_cannot_be_made(tmp_path):
 
 
 def test_dialect_reaches_the_runner(tmp_path, monkeypatch):
-    import omniaudit.evaluation.runners as judges
+    import omniaudit.runners as judges
 
     seen = {}
 

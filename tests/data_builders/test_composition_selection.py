@@ -114,7 +114,7 @@ def test_generated_samples_to_selected_benchmark_without_hand_scoring(tmp_path, 
         r["self_audit"] = {"mute_test_passed": k != 4, "blind_test_passed": True}
     generated.write_text("".join(json.dumps(r) + "\n" for r in rows))
     auditor = ScriptedAuditor()
-    import omniaudit.evaluation.runners as judges
+    import omniaudit.runners as judges
 
     monkeypatch.setattr(judges, "make_judge", lambda spec, **kw: auditor)
     audited = tmp_path / "audited.jsonl"

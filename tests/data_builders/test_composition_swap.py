@@ -72,7 +72,7 @@ def test_swap_copies_hold_the_donors_media(swapped):
 
 
 def test_audit_grades_swaps_and_uses_them_to_corroborate_the_modes(swapped, tmp_path):
-    from omniaudit.evaluation.runners import run_judge
+    from omniaudit.runners import run_judge
 
     files = {c: tmp_path / f"{c}.jsonl" for c in ("samples", "ablations")}
     for config, path in files.items():  # wrong while it hears its own audio, right when the audio is gone or swapped

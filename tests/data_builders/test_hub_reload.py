@@ -3,7 +3,7 @@
 import pandas as pd
 
 from omniaudit.data_builders.hub import configs_metadata, load_config, write_hub_dataset
-from omniaudit.evaluation.runners.items import load_items
+from omniaudit.runners.items import load_items
 
 
 def _build(folder, n: int, tag: str):

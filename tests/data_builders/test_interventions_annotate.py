@@ -15,7 +15,7 @@ from omniaudit.data_builders.interventions.annotate import (
     parse_time,
 )
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import Answer
+from omniaudit.runners.items import Answer
 
 
 def gem(v, a, ve="ball hits the floor", ae="thud"):
@@ -107,7 +107,7 @@ class RecordingRunner:
 
 
 def test_annotators_go_through_the_runner_factory_with_video_items(clip_dir, tmp_path, monkeypatch):
-    import omniaudit.evaluation.runners.run as run
+    import omniaudit.runners.run as run
 
     rows = [("c1", gem(1.0, 1.1), '{"visual_time": 1.4}', None), ("c2", gem(2.0, 2.2), "visual_time: 00:02.5", None)]
     runners, calls = {}, []

@@ -20,7 +20,7 @@ from omniaudit.data_builders.interventions import (
 )
 from omniaudit.data_builders.interventions.build import merge_shards, plan_clips, summarize
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import check_modalities, load_items
+from omniaudit.runners.items import check_modalities, load_items
 
 SPEC = SyntheticClipSpec(n_clips=6, width=96, height=64)
 

@@ -127,7 +127,7 @@ def test_judge_and_audit_read_a_paths_dataset(paths_dataset, intervention_datase
         scores[name] = json.loads((tmp_path / f"audit-{name}" / "audit.json").read_text())
     assert scores["paths"]["avg_gap"] == scores["embed"]["avg_gap"] > 0
     # scripted:deaf never opens a clip: the items a real judge reads must be the same clips, with their soundtrack
-    from omniaudit.evaluation.runners import load_items
+    from omniaudit.runners import load_items
 
     paths, embed = load_items(paths_dataset, "diagnostic"), load_items(intervention_dataset, "diagnostic")
     assert [i.id for i in paths] == [i.id for i in embed] and len(paths) == 42

@@ -7,8 +7,8 @@ does not know the question); negated and coordinated mentions name nothing; ambi
 
 import pytest
 
-from omniaudit.evaluation.runners import parse_answer
-from omniaudit.evaluation.runners.reading import question_of
+from omniaudit.runners import parse_answer
+from omniaudit.runners.reading import question_of
 
 AB = ["A", "B"]
 EMO = ["angry", "happy", "neutral", "sad"]
@@ -193,6 +193,6 @@ def test_the_question_echoed_back_names_no_option(kind):
 
 
 def test_parse_answer_stays_importable_where_it_was():
-    from omniaudit.evaluation.runners.items import parse_answer as from_items
+    from omniaudit.runners.items import parse_answer as from_items
 
     assert from_items("B", AB) == "B" and from_items is parse_answer

@@ -10,8 +10,8 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.evaluation.audit_outputs import shown_input
-from omniaudit.evaluation.predictions import FileProvenance
-from omniaudit.evaluation.runners import run_judge
+from omniaudit.predictions import FileProvenance
+from omniaudit.runners import run_judge
 
 PROTOCOL_CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
 

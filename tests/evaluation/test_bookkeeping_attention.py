@@ -34,7 +34,7 @@ def setup(tmp_path_factory):
 def test_a_model_that_cannot_take_the_samples_media_is_refused_before_any_judge_call(setup, tmp_path, monkeypatch,
                                                                                      capsys, kind, message):
     root, models, _, run = setup
-    import omniaudit.evaluation.runners as judges
+    import omniaudit.runners as judges
 
     def no_calls(*args, **kwargs):
         raise AssertionError("a judge was made before the attention model's modalities were checked")

@@ -124,7 +124,7 @@ class _SynonymJudge:
 
 def test_answers_move_only_when_the_grader_says_they_differ(monkeypatch):
     judge = _SynonymJudge()
-    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: judge)
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: judge)
     graded = pd.DataFrame({"id": ["s"], "template_name": "T", "question": "Which animal?", "prediction": "a cat",
                            "correct": False})
     ablated = pd.DataFrame({"sample_id": "s", "ablation": ["text_only", "mute_audio", "drop_image"],

@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from omniaudit.cli import main
-from omniaudit.evaluation.runners.hf import default_system_prompt, join_system
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
-from omniaudit.evaluation.runners.payload import Payloads
+from omniaudit.runners.hf import default_system_prompt, join_system
+from omniaudit.runners.items import JudgeItem, MediaPart
+from omniaudit.runners.payload import Payloads
 from omniaudit.tiny_models import CHAT_TEMPLATE
 
 DEFAULT = "You are a helpful assistant."

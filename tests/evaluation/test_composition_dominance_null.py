@@ -184,7 +184,7 @@ def _write_random(path, samples, inputs, seed: int) -> None:
 
 def test_end_to_end_random_and_audio_dominant(default_build, tmp_path):
     """Through the runner (scripted:audio-dominant, two runs as the scorecard asks) and run_composition_audit."""
-    from omniaudit.evaluation.runners import run_judge
+    from omniaudit.runners import run_judge
 
     dataset, samples, ablations, inputs = default_build
     _write_random(tmp_path / "random.jsonl", samples, inputs, seed=7)

@@ -343,7 +343,7 @@ def test_grading_asks_the_judge_for_near_misses_and_counts_their_unread_verdicts
         def answer(self, items, progress=None):
             return ['{"correct": false}', "Yes... or maybe no", "Ja", "Non, ce n'est pas le même animal."][:len(items)]
 
-    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: Judge())
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: Judge())
     samples = pd.DataFrame({"id": list("abcdef"), "template_name": "T", "category": "IC", "tier": 2,
                             "question": "How many?", "answer": ["5", "2.5", "vitamin A", "3 kg", "three", "1,000"]})
     predictions = pd.DataFrame({"id": list("abcdef"), "prediction": ["-5", "2/5", "vitamin", "3 g", "3", "1000"]})

@@ -16,7 +16,7 @@ from omniaudit.data_builders.composition.build import ANSWER_INSTRUCTION, EVALUA
 from omniaudit.errors import InputError
 from omniaudit.evaluation.composition.audit import read_runs, run_specs
 from omniaudit.evaluation.composition.grading import normalize
-from omniaudit.evaluation.runners.items import check_modalities, load_items
+from omniaudit.runners.items import check_modalities, load_items
 
 BASE = {"template_id": "T", "template_name": "T", "category": "IC", "evidence_modality": "image",
         "generation_confidence": 3, "auditor_decision": "ACCEPT"}
@@ -130,7 +130,7 @@ def test_a_free_form_item_is_answered_not_scored_against_options(synthetic_datas
     wrong_guesses = [r for r in rows if r["raw"] in vocabulary[r["id"]] - {gold[r["id"]]}]
     assert not wrong_guesses and {r["raw"] for r in rows} & {"I don't know."}
     with pytest.raises(InputError, match="picks an option, but item '.*' is free-form"):
-        from omniaudit.evaluation.runners import run_judge
+        from omniaudit.runners import run_judge
 
         run_judge(synthetic_dataset, "samples", "scripted:always-a", tmp_path / "a.jsonl")
 

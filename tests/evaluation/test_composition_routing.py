@@ -73,7 +73,7 @@ def setup(tmp_path_factory):
 
 def test_attention_models_are_checked_before_any_judge_call(setup, tmp_path, monkeypatch, capsys):
     root, model, _, run = setup
-    import omniaudit.evaluation.runners as judges
+    import omniaudit.runners as judges
 
     def no_calls(*args, **kwargs):
         raise AssertionError("a judge was made before the attention model was checked")

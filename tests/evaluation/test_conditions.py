@@ -12,7 +12,7 @@ import pytest
 from omniaudit.cli import main
 from omniaudit.data_builders.hub import load_config
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import load_items
+from omniaudit.runners.items import load_items
 
 
 @pytest.fixture(scope="module")

@@ -10,10 +10,10 @@ from chat_server import ChatServer, first_option
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.items import JudgeItem, Sampling
-from omniaudit.evaluation.runners.payload import Payloads, answer_schema
-from omniaudit.evaluation.runners.run import AnswerFormatWarning, RefusedItems, make_judge, prediction_row
+from omniaudit.runners import run_judge
+from omniaudit.runners.items import JudgeItem, Sampling
+from omniaudit.runners.payload import Payloads, answer_schema
+from omniaudit.runners.run import AnswerFormatWarning, RefusedItems, make_judge, prediction_row
 
 CLOSED = {"audio/1": "angry", "image/1": "yes", "pair/1/AB": "A", "pair/1/BA": "A"}  # the fake server's picks
 FREE_FORM = ("video/sync", "video/sound", "video/silent", "text/1")

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from omniaudit.cli import main
-from omniaudit.evaluation.runners.items import load_items
+from omniaudit.runners.items import load_items
 
 
 def _noise(item) -> str:
@@ -68,8 +68,8 @@ def test_protocol_judge_modes_say_not_answering(kind, protocol_dataset, tmp_path
 
 
 def test_noise_is_no_answer_but_short_answers_are():
-    from omniaudit.evaluation.answer_language import unreadable
-    from omniaudit.evaluation.runners.run import usable
+    from omniaudit.answer_language import unreadable
+    from omniaudit.runners.run import usable
 
     noise = ["\ufffdis hi\x01 s\ufffd pitz", "xq zzk pwt", "???", "bcd fgh jkl mno"]
     answers = ["TV", "5", "红色", "red", "Four red squares.", "rhythm and blues", "sí, dos", "hmm", "I see 3 dogs",

@@ -10,10 +10,10 @@ from chat_server import ChatServer
 
 from omniaudit.cli import common
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
-from omniaudit.evaluation.runners.openai_compat import DialectWarning, OpenAIJudge
-from omniaudit.evaluation.runners.payload import DIALECTS, Payloads
-from omniaudit.evaluation.runners.run import check_runner_options, make_judge
+from omniaudit.runners.items import JudgeItem, MediaPart
+from omniaudit.runners.openai_compat import DialectWarning, OpenAIJudge
+from omniaudit.runners.payload import DIALECTS, Payloads
+from omniaudit.runners.run import check_runner_options, make_judge
 
 
 def _item(id, *parts):

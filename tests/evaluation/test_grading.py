@@ -99,7 +99,7 @@ JUDGE_TEXTS = ["There is no difference: both name a rabbit.",  # b: Yes (the old
 
 
 def test_grade_reads_verdicts_and_counts_the_unparsed(monkeypatch):
-    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: _Judge(JUDGE_TEXTS))
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: _Judge(JUDGE_TEXTS))
     graded = grade(SAMPLES, PREDICTIONS, "fake:judge")
     assert graded["judge_says"].tolist() == [None, "Yes", None, "No"]
     assert graded["correct"].tolist() == [True, True, False, False]  # unparsed counts as wrong
@@ -114,7 +114,7 @@ def test_composition_audit_reports_unparsed_verdicts(tmp_path, monkeypatch, caps
     out = build_composition_dataset(tmp_path / "ds_verdicts", n_synthetic=6)  # (datasets caches by folder name)
     ids = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id"])["id"].tolist()
     texts = ["Both name the same colour.\nYes", "Perhaps.", "No - wait, Yes", "No"] * len(ids)
-    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: _Judge(texts))
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: _Judge(texts))
     run = tmp_path / "run.jsonl"
     run.write_text("".join(json.dumps({"id": i, "prediction": "something else"}) + "\n" for i in ids))
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", f"r1={run}", f"r2={run}", "--judge",
@@ -195,7 +195,7 @@ def test_composition_audit_flags_a_judge_that_says_yes_to_everything(tmp_path, m
 
     out = build_composition_dataset(tmp_path / "ds_yes", n_synthetic=6)
     ids = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id"])["id"].tolist()
-    monkeypatch.setattr("omniaudit.evaluation.runners.make_judge", lambda spec, **kw: _Judge(["Yes."] * 100))
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: _Judge(["Yes."] * 100))
     run = tmp_path / "run.jsonl"
     run.write_text("".join(json.dumps({"id": i, "prediction": "something else"}) + "\n" for i in ids))
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", f"r1={run}", "--judge",

@@ -10,10 +10,10 @@ import torch
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import hf_loading, run_judge
-from omniaudit.evaluation.runners.hf import HFJudge
-from omniaudit.evaluation.runners.items import JudgeItem
-from omniaudit.evaluation.runners.run import check_runner_options, input_settings, make_judge, release_models
+from omniaudit.runners import hf_loading, run_judge
+from omniaudit.runners.hf import HFJudge
+from omniaudit.runners.items import JudgeItem
+from omniaudit.runners.run import check_runner_options, input_settings, make_judge, release_models
 
 TEXT = ["skeleton", "descriptors", "true", "wrong", "no_frame"]  # blueprint conditions a text-only model takes
 ITEMS = [JudgeItem("q0", "Which emotion does the speaker express?", ["sad", "sadness", "happy"]),
@@ -47,7 +47,7 @@ def test_a_model_loads_in_the_dtype_asked_and_answers(tiny_models, dtype):
 
 
 def test_device_map_cpu_and_attention_kernels(tiny_models, monkeypatch):
-    from omniaudit.evaluation.runners import hf as hf_module
+    from omniaudit.runners import hf as hf_module
 
     given = []
     monkeypatch.setattr(hf_module, "from_pretrained_kwargs",

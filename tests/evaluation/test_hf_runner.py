@@ -17,11 +17,11 @@ import torch
 from media_clips import noise_audio, write_clip
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import hf as hf_module
-from omniaudit.evaluation.runners.hf import HFJudge
-from omniaudit.evaluation.runners.hf_media import MediaCache
-from omniaudit.evaluation.runners.hf_scoring import nucleus, score_options
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
+from omniaudit.runners import hf as hf_module
+from omniaudit.runners.hf import HFJudge
+from omniaudit.runners.hf_media import MediaCache
+from omniaudit.runners.hf_scoring import nucleus, score_options
+from omniaudit.runners.items import JudgeItem, MediaPart
 
 
 @pytest.fixture(scope="session")
@@ -224,7 +224,7 @@ def _flac(wave: np.ndarray) -> bytes:
 
 
 def test_a_video_longer_than_the_sampled_window_warns_once(models, media):
-    from omniaudit.evaluation.runners.hf_media import MediaWindowWarning
+    from omniaudit.runners.hf_media import MediaWindowWarning
 
     items = [JudgeItem(f"w{k}", "Describe the video.", [], media=parts(media, "video+audio")) for k in range(2)]
     with pytest.warns(MediaWindowWarning, match="item 'w0': its video \\(video\\) runs past the 1.0 s") as record:
@@ -329,7 +329,7 @@ def test_builders_items_through_run_judge(models, tmp_path):
     composition samples (free-form, image + audio) through ``run_judge``; progress reaches the end."""
     from omniaudit.data_builders.composition import build_composition_dataset
     from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
-    from omniaudit.evaluation.runners import load_items, run_judge
+    from omniaudit.runners import load_items, run_judge
 
     interventions = build_interventions_dataset(tmp_path / "iv", spec=SyntheticClipSpec(n_clips=2, width=96,
                                                                                          height=64))

@@ -269,7 +269,7 @@ class _Judge:
 
 
 def test_llm_extract_sends_no_noise_and_reads_chatty_replies(monkeypatch):
-    import omniaudit.evaluation.runners as runners
+    import omniaudit.runners as runners
 
     judge = _Judge(['{"match": "mismatch"}', "Sure! The answer is: audio delayed.", "hmm, muted or visual_only"])
     monkeypatch.setattr(runners, "make_judge", lambda spec, **_: judge)

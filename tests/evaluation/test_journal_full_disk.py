@@ -7,7 +7,7 @@ import pathlib
 
 import pytest
 
-from omniaudit.evaluation.runners import run, run_judge
+from omniaudit.runners import run, run_judge
 
 
 class _FullDisk:

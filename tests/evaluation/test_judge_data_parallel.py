@@ -17,13 +17,13 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import check_predictions
-from omniaudit.evaluation.runners import run as run_module
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.items import load_items
-from omniaudit.evaluation.runners.run import CHUNK
-from omniaudit.evaluation.runners.scripted import ScriptedJudge
-from omniaudit.evaluation.runners.shards import _finish, launch_world, limit_positions, merge_predictions, part_path
+from omniaudit.predictions import check_predictions
+from omniaudit.runners import run as run_module
+from omniaudit.runners import run_judge
+from omniaudit.runners.items import load_items
+from omniaudit.runners.run import CHUNK
+from omniaudit.runners.scripted import ScriptedJudge
+from omniaudit.runners.shards import _finish, launch_world, limit_positions, merge_predictions, part_path
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -93,7 +93,7 @@ def test_a_killed_rank_resumes_its_own_part(protocol_dataset, tmp_path):
         import os, signal, sys, time
         from pathlib import Path
         from omniaudit.cli import main
-        from omniaudit.evaluation.runners.scripted import ScriptedJudge
+        from omniaudit.runners.scripted import ScriptedJudge
 
         rank, original, calls = os.environ["RANK"], ScriptedJudge.answer, []
 

@@ -9,7 +9,7 @@ import pytest
 from omniaudit.cli import main
 from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import load_items
+from omniaudit.runners.items import load_items
 
 FAST = ["--n-resamples", "20", "--no-source-classifier", "--no-controls", "--no-length-control"]
 
@@ -101,7 +101,7 @@ def test_out_of_fold_files_merge_into_one_judge_the_audit_scores(built, tmp_path
 
 
 def test_merge_refuses_fold_files_that_do_not_belong_together(built, tmp_path):
-    from omniaudit.evaluation.runners.folds import merge_fold_predictions
+    from omniaudit.runners.folds import merge_fold_predictions
 
     f0 = tmp_path / "f0.jsonl"
     judge(built, f0, "scripted:oracle", "--folds", "0")
@@ -142,7 +142,7 @@ def as_trained_judge(src, out, name: str, sha: str, heldout: int | None):
 
 def test_merge_refuses_a_judge_answering_a_fold_it_trained_on(built, tmp_path, capsys):
     """The review's repro: one judge answering two folds, a file of two folds, a trained judge on another fold."""
-    from omniaudit.evaluation.runners.folds import merge_fold_predictions
+    from omniaudit.runners.folds import merge_fold_predictions
 
     f0, f1, f2 = (tmp_path / f"f{k}.jsonl" for k in range(3))
     judge(built, f0, "scripted:oracle", "--folds", "0")
@@ -170,8 +170,8 @@ def test_merge_refuses_a_judge_answering_a_fold_it_trained_on(built, tmp_path, c
 def test_judge_folds_refuses_a_cross_fitted_model_on_another_fold_before_loading_it(built, tmp_path, capsys):
     """`omniaudit judge --judge hf:cv/fold0 --folds 1`: refused from heldout_selection.json alone (the folder
     holds no model, so getting past the check would fail otherwise); the identity records the fold."""
-    from omniaudit.evaluation.runners.folds import check_judge_folds
-    from omniaudit.evaluation.runners.identity import heldout_fold, local_model_identity
+    from omniaudit.runners.folds import check_judge_folds
+    from omniaudit.runners.identity import heldout_fold, local_model_identity
 
     model = tmp_path / "cv" / "fold0"
     model.mkdir(parents=True)

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import check_predictions
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.items import JudgeItem, load_items
-from omniaudit.evaluation.runners.shards import group_key, limit_positions, merge_predictions
+from omniaudit.predictions import check_predictions
+from omniaudit.runners import run_judge
+from omniaudit.runners.items import JudgeItem, load_items
+from omniaudit.runners.shards import group_key, limit_positions, merge_predictions
 
 ARGS = {"temperature": 1.0, "seed": 5, "runs": 2}
 

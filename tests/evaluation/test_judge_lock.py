@@ -18,10 +18,10 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.run import CHUNK
-from omniaudit.evaluation.runners.scripted import ScriptedJudge
 from omniaudit.locks import lock_path
+from omniaudit.runners import run_judge
+from omniaudit.runners.run import CHUNK
+from omniaudit.runners.scripted import ScriptedJudge
 
 ARGS = {"temperature": 1.0, "seed": 5, "runs": 2}
 
@@ -78,8 +78,8 @@ def test_a_second_run_on_the_same_out_is_refused_at_once(protocol_dataset, tmp_p
 HOLDER = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from omniaudit.evaluation.runners import run_judge
-    from omniaudit.evaluation.runners.scripted import ScriptedJudge
+    from omniaudit.runners import run_judge
+    from omniaudit.runners.scripted import ScriptedJudge
 
     dataset, out, ready = sys.argv[1:4]
     original, calls = ScriptedJudge.answer, []

@@ -14,8 +14,8 @@ from omniaudit.evaluation.protocols.audit import (
     read_judge_predictions,
     rf_normalized,
 )
-from omniaudit.evaluation.runners import parse_answer, run_judge
-from omniaudit.evaluation.runners.run import UnusableRun
+from omniaudit.runners import parse_answer, run_judge
+from omniaudit.runners.run import UnusableRun
 
 FAST = ProtocolAuditConfig(n_resamples=200)
 

@@ -17,7 +17,7 @@ from lmms_eval_samples import task_docs, task_utils
 from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.evaluation.lmms_eval_export import ExportOptions, export_lmms_eval
-from omniaudit.evaluation.runners.items import load_items
+from omniaudit.runners.items import load_items
 
 LMMS_VENV = Path(os.environ.get("OMNIAUDIT_LMMS_VENV", "/work/lmms_venv"))
 

@@ -16,8 +16,8 @@ from omniaudit.evaluation.audit_outputs import audit_metrics
 from omniaudit.evaluation.interventions.audit import load_diagnostic, read_predictions
 from omniaudit.evaluation.lmms_eval import read_log_samples
 from omniaudit.evaluation.lmms_eval_export import ExportOptions, export_lmms_eval
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.items import load_items
+from omniaudit.runners import run_judge
+from omniaudit.runners.items import load_items
 
 # audit -> (planted scripted model, the audit command's flags for the dataset, its fast flags, NAME= per file)
 AUDITS = {"preference": ("verbose", "--data", ["--n-resamples", "30", "--no-source-classifier", "--no-controls"]),

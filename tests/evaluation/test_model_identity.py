@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from omniaudit.evaluation.runners import identity
-from omniaudit.evaluation.runners.identity import local_model_identity
+from omniaudit.runners import identity
+from omniaudit.runners.identity import local_model_identity
 
 
 @pytest.fixture(autouse=True)

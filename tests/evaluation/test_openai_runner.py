@@ -15,11 +15,11 @@ from judge_items import EMOTIONS, b64
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError, ServiceError
-from omniaudit.evaluation.runners import load_items, run_judge
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart, Sampling, to_wav
-from omniaudit.evaluation.runners.openai_compat import OpenAIJudge, option_probs
-from omniaudit.evaluation.runners.payload import Payloads
-from omniaudit.evaluation.runners.shards import group_key, merge_predictions, shard_positions
+from omniaudit.runners import load_items, run_judge
+from omniaudit.runners.items import JudgeItem, MediaPart, Sampling, to_wav
+from omniaudit.runners.openai_compat import OpenAIJudge, option_probs
+from omniaudit.runners.payload import Payloads
+from omniaudit.runners.shards import group_key, merge_predictions, shard_positions
 
 
 def _item(id, *parts, options=(), prompt="Q?", system=None):

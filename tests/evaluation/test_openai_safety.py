@@ -12,10 +12,10 @@ from transformers_server import TransformersServer, missing_modules
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError, ServiceError
-from omniaudit.evaluation.runners import make_judge
-from omniaudit.evaluation.runners.items import Answer, JudgeItem, Sampling
-from omniaudit.evaluation.runners.openai_compat import OpenAIJudge, stable_served
-from omniaudit.evaluation.runners.transport import is_loopback, key_env_for, redact
+from omniaudit.runners import make_judge
+from omniaudit.runners.items import Answer, JudgeItem, Sampling
+from omniaudit.runners.openai_compat import OpenAIJudge, stable_served
+from omniaudit.runners.transport import is_loopback, key_env_for, redact
 
 KEY = "sk-test-0123456789abcdef"
 OTHER_HOST = "http://10.255.255.1:8000/v1"  # never contacted: every test using it is refused before any request
@@ -76,7 +76,7 @@ def test_no_key_over_plain_http_to_another_host(key, monkeypatch, mixed_dataset,
         seen.update(options)
         raise InputError("stopped by the test")
 
-    monkeypatch.setattr("omniaudit.evaluation.runners.run.make_judge", fake_make_judge)
+    monkeypatch.setattr("omniaudit.runners.run.make_judge", fake_make_judge)
     assert main([*args, "--api-key-env", "TEST_KEY", "--allow-insecure-key", "--timeout", "7",
                  "--max-reply-mb", "2"]) == 2
     assert (seen["api_key_env"], seen["allow_insecure_key"], seen["timeout_s"], seen["max_reply_bytes"]) == (

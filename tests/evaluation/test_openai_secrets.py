@@ -13,10 +13,10 @@ import pytest
 from chat_server import ChatServer
 
 from omniaudit.cli import main
-from omniaudit.evaluation.runners.items import JudgeItem
-from omniaudit.evaluation.runners.openai_compat import OpenAIJudge, _completion, option_probs
-from omniaudit.evaluation.runners.transport import scrub
 from omniaudit.evaluation.scorecard.runner import MIN_RESAMPLES
+from omniaudit.runners.items import JudgeItem
+from omniaudit.runners.openai_compat import OpenAIJudge, _completion, option_probs
+from omniaudit.runners.transport import scrub
 
 KEY = "echo-secret-0123456789abc"  # not sk-...: the key's own value is what is hidden
 EVERYWHERE = ("content", "finish_reason", "logprobs", "fingerprint", "models")

@@ -10,8 +10,8 @@ from chat_server import ChatServer
 
 from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
 from omniaudit.evaluation.preference.judge_files import read_judge_file
-from omniaudit.evaluation.runners.reading import agreeing_probs
-from omniaudit.evaluation.runners.run import run_judge
+from omniaudit.runners.reading import agreeing_probs
+from omniaudit.runners.run import run_judge
 
 TEXTS = ["A or B? Neither is accurate.", "B", "Description B is more faithful.", "A"]
 

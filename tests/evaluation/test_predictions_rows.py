@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import check_predictions
-from omniaudit.evaluation.runners.run import run_judge
+from omniaudit.predictions import check_predictions
+from omniaudit.runners.run import run_judge
 
 
 @pytest.fixture(scope="module")

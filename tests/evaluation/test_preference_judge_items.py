@@ -12,8 +12,8 @@ from omniaudit.data_builders.preference import SyntheticSpec, build_preference_d
 from omniaudit.data_builders.preference.read import COLUMNS
 from omniaudit.errors import InputError
 from omniaudit.evaluation.preference.audit import PreferenceAuditConfig, audit_preference
-from omniaudit.evaluation.runners.items import load_items
 from omniaudit.evaluation.stats import decide_with_ties, waf
+from omniaudit.runners.items import load_items
 
 SPEC = SyntheticSpec(n_pairs=120, seed=5)
 FAST = ["--n-resamples", "50", "--no-source-classifier", "--no-controls"]

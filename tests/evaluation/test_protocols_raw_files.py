@@ -11,7 +11,7 @@ from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, audit_protocols, read_judge_predictions
 from omniaudit.evaluation.protocols.report import protocols_report
-from omniaudit.evaluation.runners import run_judge
+from omniaudit.runners import run_judge
 
 LABELS = ["angry", "happy", "sad"]
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
@@ -59,7 +59,7 @@ def test_a_file_with_labels_is_read_as_before(tmp_path):
 def test_the_answer_is_read_with_the_items_question(tmp_path):
     """The reader is given the item's prompt, as ``omniaudit judge`` gives it: a statement in the question's own
     words ("clip A has less background noise") answers it; without the question it names no option."""
-    from omniaudit.evaluation.runners.reading import read_answer
+    from omniaudit.runners.reading import read_answer
 
     prompt = "Listen to both clips. Which clip has cleaner audio, with less background noise?"
     text = "Clip A has less background noise."

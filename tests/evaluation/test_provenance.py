@@ -10,9 +10,9 @@ from chat_server import ChatServer
 from omniaudit.cli import main
 from omniaudit.data_builders.fingerprint import config_fingerprint
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.run import CHUNK
-from omniaudit.evaluation.runners.scripted import ScriptedJudge
+from omniaudit.runners import run_judge
+from omniaudit.runners.run import CHUNK
+from omniaudit.runners.scripted import ScriptedJudge
 
 
 def _rows(path):
@@ -178,7 +178,7 @@ def test_a_local_model_is_identified_by_its_weights(tiny_models, tmp_path):
     """Two folders with the same config and another weight (a fine-tune) are two models; a copy is the same one."""
     from safetensors.numpy import load_file, save_file
 
-    from omniaudit.evaluation.runners.identity import local_model_identity
+    from omniaudit.runners.identity import local_model_identity
 
     base = tiny_models["text"]
     copy, tuned = tmp_path / "copy", tmp_path / "tuned"
@@ -212,7 +212,7 @@ def test_the_card_carries_the_fingerprint_and_edited_files_are_refused(protocol_
 
 def test_a_local_model_is_loaded_once_across_configs(protocol_dataset, tiny_models, tmp_path, monkeypatch):
     """run-protocols judges four configs (and an audit grades several runs) with one model: loaded once."""
-    from omniaudit.evaluation.runners import hf, run
+    from omniaudit.runners import hf, run
 
     run.release_models()
     loads = []

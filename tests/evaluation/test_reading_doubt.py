@@ -4,7 +4,7 @@ and German and French answers are read."""
 
 import pytest
 
-from omniaudit.evaluation.runners.reading import REASONS, Reading, read_answer
+from omniaudit.runners.reading import REASONS, Reading, read_answer
 
 AB = ["A", "B"]
 N12 = ["1", "2"]
@@ -106,8 +106,8 @@ def test_a_two_letter_word_is_a_language_code_only_where_it_stands_alone():
 
 
 def test_unread_rows_record_their_reason_and_the_judge_counts_them():
-    from omniaudit.evaluation.runners.items import JudgeItem, Sampling
-    from omniaudit.evaluation.runners.run import prediction_row
+    from omniaudit.runners.items import JudgeItem, Sampling
+    from omniaudit.runners.run import prediction_row
 
     item = JudgeItem(id="x", prompt="Which clip is cleaner? Answer with A or B.", options=AB, media=[])
     row = prediction_row(item, "It is not the case that A is better.", Sampling(), None)

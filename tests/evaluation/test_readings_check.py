@@ -8,7 +8,7 @@ import pytest
 from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.evaluation.readings import agreement, sample_readings
-from omniaudit.evaluation.runners.reading import read_answer
+from omniaudit.runners.reading import read_answer
 
 REPLIES = ["Answer: A", "B.", "It is not the case that A is better.", "I choose B", "A... wait, no.",
            "Clip A is better", "A or B?", "B is better. Final answer: B."] * 5

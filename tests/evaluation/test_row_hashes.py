@@ -14,12 +14,12 @@ import yaml
 from omniaudit.cli import main
 from omniaudit.data_builders.fingerprint import config_fingerprint
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import check_predictions
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart, doc_hash, doc_hashes, load_items
-from omniaudit.evaluation.runners.run import row_hashes
-from omniaudit.evaluation.runners.scripted import ScriptedJudge
-from omniaudit.evaluation.runners.shards import merge_predictions
+from omniaudit.predictions import check_predictions
+from omniaudit.runners import run_judge
+from omniaudit.runners.items import JudgeItem, MediaPart, doc_hash, doc_hashes, load_items
+from omniaudit.runners.run import row_hashes
+from omniaudit.runners.scripted import ScriptedJudge
+from omniaudit.runners.shards import merge_predictions
 
 HEX = set("0123456789abcdef")
 
@@ -259,8 +259,8 @@ def test_a_servers_rows_hash_its_rendered_request_and_options(mixed_dataset, tmp
 
     from chat_server import ChatServer
 
-    from omniaudit.evaluation.runners.payload import render_messages
     from omniaudit.records import canonical
+    from omniaudit.runners.payload import render_messages
 
     made = {}
     with ChatServer() as server:

@@ -12,8 +12,8 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import plugins
-from omniaudit.evaluation.runners.run import make_judge
+from omniaudit.runners import plugins
+from omniaudit.runners.run import make_judge
 
 ASKED: list[int] = []  # items answered, per call
 VERSION = {"toy": 1}  # the toy model's weights: a new version answers differently

@@ -13,9 +13,9 @@ import pytest
 import omniaudit.cli as cli
 from omniaudit.cli import scorecard as scorecard_cli
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart
-from omniaudit.evaluation.runners.scripted import ScriptedJudge
 from omniaudit.evaluation.scorecard import SHORTCUTS, ScorecardOptions, parse_models, run_scorecard
+from omniaudit.runners.items import JudgeItem, MediaPart
+from omniaudit.runners.scripted import ScriptedJudge
 
 HEADLINE = ["oracle=scripted:oracle", "pos=scripted:position-locked", "label=scripted:label-follower",
             "deaf=scripted:deaf", "verbose=scripted:verbose", "dominant=scripted:audio-dominant"]
@@ -113,7 +113,7 @@ def test_rerun_reuses_datasets_predictions_and_audits(headline, monkeypatch):
     (out / "models/label/reference.jsonl").unlink()
     (out / "scorecard.json").unlink()
 
-    import omniaudit.evaluation.runners.run as run_module
+    import omniaudit.runners.run as run_module
 
     asked = []
     real = run_module.run_judge
@@ -131,8 +131,8 @@ def test_rerun_reuses_datasets_predictions_and_audits(headline, monkeypatch):
 
 def test_modality_skip_before_any_model_call(headline, monkeypatch, tmp_path):
     out, _ = headline
-    import omniaudit.evaluation.runners.run as run_module
     import omniaudit.evaluation.scorecard.runner as runner
+    import omniaudit.runners.run as run_module
 
     text_only = frozenset({"text"})
     monkeypatch.setattr(runner, "model_accepts", lambda spec, options: text_only if spec == "scripted:random"
@@ -153,7 +153,7 @@ def test_modality_skip_before_any_model_call(headline, monkeypatch, tmp_path):
 def test_degenerate_models_are_not_findings(headline, monkeypatch, tmp_path):
     """A constant answer shows position (it is locked) and nothing else; "not answering" is never a finding."""
     out, _ = headline
-    import omniaudit.evaluation.runners.run as run_module
+    import omniaudit.runners.run as run_module
 
     real = run_module.run_judge
 
@@ -366,7 +366,7 @@ def test_a_merge_takes_every_shard_folder_once_and_a_bad_count_is_no_model_s_fau
 def test_a_rerun_with_other_runner_settings_asks_again(headline, monkeypatch, tmp_path):
     """A "not answering" status, and predictions, are this run's only: another --max-tokens (the hint of a cut
     reply) or input setting asks the model again."""
-    import omniaudit.evaluation.runners.run as run_module
+    import omniaudit.runners.run as run_module
 
     out, _ = headline
     asked = []
@@ -391,8 +391,8 @@ def test_a_rerun_with_other_runner_settings_asks_again(headline, monkeypatch, tm
 
 
 def test_input_settings_are_part_of_a_run_s_provenance():
-    from omniaudit.evaluation.predictions import run_provenance
-    from omniaudit.evaluation.runners.run import input_settings
+    from omniaudit.predictions import run_provenance
+    from omniaudit.runners.run import input_settings
 
     assert input_settings("hf:m", {"fps": 1.0}) == {"mode": "logits", "fps": 1.0, "max_frames": 32}
     assert input_settings("openai:m@http://h/v1", {"dialect": "frames"}) == {

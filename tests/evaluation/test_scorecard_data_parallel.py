@@ -34,7 +34,7 @@ def logging_script(tmp_path: Path) -> Path:
     script.write_text(textwrap.dedent(f"""
         import json, os, sys
         from omniaudit.cli import main
-        from omniaudit.evaluation.runners.scripted import ScriptedJudge
+        from omniaudit.runners.scripted import ScriptedJudge
 
         original = ScriptedJudge.answer
 

@@ -16,10 +16,10 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners import run as run_module
-from omniaudit.evaluation.runners import run_judge
 from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
 from omniaudit.evaluation.scorecard.card import calibration
+from omniaudit.runners import run as run_module
+from omniaudit.runners import run_judge
 
 BANNER = "smoke run: at most 10 items per config \u2014 verdicts are not valid"
 REFERENCES = ["--references"]  # the planted models beside the oracle: the calibration a full run would gate on

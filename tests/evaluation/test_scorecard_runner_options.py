@@ -11,8 +11,8 @@ from chat_server import ChatServer
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.run import RefusedItems, UnusableRun, check_usable
 from omniaudit.evaluation.scorecard.runner import CANARY, MIN_RESAMPLES, ScorecardOptions, run_scorecard
+from omniaudit.runners.run import RefusedItems, UnusableRun, check_usable
 
 FAST = ["--audits", "preference", "--n-resamples", str(MIN_RESAMPLES)]
 
@@ -69,7 +69,7 @@ def test_an_unusable_run_carries_its_counts():
 def test_only_a_model_that_cannot_answer_is_not_answering(preference, tmp_path, monkeypatch):
     """UnusableRun and RefusedItems make a model "not answering" (with its parse rate); any other InputError while
     answering is an input or option error: it propagates."""
-    import omniaudit.evaluation.runners.run as run_module
+    import omniaudit.runners.run as run_module
 
     real = run_module.run_judge
     raised: dict[str, Exception] = {}

@@ -16,7 +16,7 @@ from transformers_server import TransformersServer, missing_modules
 
 from omniaudit.cli import main
 from omniaudit.errors import InputError, ServiceError
-from omniaudit.evaluation.runners import run_judge
+from omniaudit.runners import run_judge
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(
     bool(missing_modules()), reason=f"`transformers serve` needs {missing_modules()}: install the [serve] extra")]

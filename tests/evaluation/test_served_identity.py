@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer
 
-import omniaudit.evaluation.runners.run as run_module
+import omniaudit.runners.run as run_module
 from omniaudit.cli import main
-from omniaudit.evaluation.runners import run_judge
-from omniaudit.evaluation.runners.openai_compat import OpenAIJudge
-from omniaudit.evaluation.runners.run import ServedModelWarning
 from omniaudit.evaluation.scorecard.runner import CANARY, MIN_RESAMPLES
+from omniaudit.runners import run_judge
+from omniaudit.runners.openai_compat import OpenAIJudge
+from omniaudit.runners.run import ServedModelWarning
 
 LISTED = [{"id": "m", "object": "model"}]
 FAST = ["--audits", "preference", "--n-resamples", str(MIN_RESAMPLES)]
@@ -144,7 +144,7 @@ def test_a_deployment_switch_during_a_run_is_refused_or_noted_by_every_audit(mix
     import pandas as pd
 
     from omniaudit.errors import InputError
-    from omniaudit.evaluation.predictions import check_predictions
+    from omniaudit.predictions import check_predictions
 
     out = tmp_path / "p.jsonl"
     with ChatServer(models=LISTED, served_model="m", system_fingerprint="fp-1") as server:

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.folds import (
+from omniaudit.runners.folds import (
     check_fold_judge,
     check_fold_record,
     check_judge_folds,

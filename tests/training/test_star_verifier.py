@@ -108,7 +108,7 @@ def test_an_echoed_prompt_or_a_bare_verdict_is_no_verdict_and_never_kept():
     """The review's case: the prompt's instruction once ended "'Answer: A' or 'Answer: B'", so an echoed prompt read
     as verdict B and was kept for every gold-B item. The prompt, its tail (old and new wording) and a verdict with no
     rationale before it give no verdict; the prompt itself names no option."""
-    from omniaudit.evaluation.runners.items import parse_answer
+    from omniaudit.runners.items import parse_answer
     from omniaudit.training.star_verifier import PROMPT, prompts, star_filter, verdict
 
     items = prompts(PAIRS)

@@ -7,12 +7,12 @@ prompt's candidate texts once decided whether "B is more faithful to the voice" 
 ordinal slots (``A``/``B`` or ``1``/``2``, pairwise judging) or a label set (emotions, languages, ...). The rules, in
 order:
 
-* noise (:func:`~omniaudit.evaluation.answer_language.unreadable`) and empty replies name nothing;
+* noise (:func:`~omniaudit.answer_language.unreadable`) and empty replies name nothing;
 * a structured answer is read exactly: a JSON object's ``answer``/``choice``/``verdict``/... field, ``[[B]]``
   (``[[C]]`` is a tie), ``\\boxed{B}``; fields naming different options are a ``conflict``;
 * a language code is a language where the options are languages ("es", "pt-BR", "Language: de");
 * the answer is prepared: Unicode NFKC (full-width ``Ｂ`` is ``B``), markup removed, and a Spanish, Chinese, German or
-  French answer glossed into English phrase by phrase (``omniaudit.evaluation.answer_language``: "Respuesta: B" is
+  French answer glossed into English phrase by phrase (``omniaudit.answer_language``: "Respuesta: B" is
   "answer: B", "答案是A" is "the answer is A", "Ich wähle A" is "I choose A", "le premier" is "the first");
 * ordinal references name a slot where the options are A/B or 1/2: "the first/second one", "the former/latter",
   "Audio 1/2", "clip 2", "Description A", "option (B)", and, for 1/2 sets, a bare 1 or 2 that is not a quantity
@@ -45,7 +45,7 @@ import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from omniaudit.evaluation.answer_language import Gloss, language, prepare, unreadable
+from omniaudit.answer_language import Gloss, language, prepare, unreadable
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _SLOT = r"(?:clip|option|candidate|slot|sample|recording|audio|response|description)"

@@ -93,7 +93,7 @@ def language(text: str) -> str:
     score = {lang: sum(w in lexicon and not any(w in other[0] for o, other in lexicons.items() if o != lang)
                        for w in words) + 2 * len(letters.findall(text))
              for lang, (lexicon, letters) in lexicons.items()}
-    best = max(score, key=score.get)
+    best = max(score, key=score.__getitem__)
     rival = max(v for lang, v in score.items() if lang != best)
     return best if score[best] > max(rival, sum(w in _EN for w in words)) else "en"
 
@@ -111,7 +111,7 @@ class Gloss:
 
     def __call__(self, text: str) -> str:
         def english(m: re.Match) -> str:
-            return f" {self.english[int(m.lastgroup[1:])]} "
+            return f" {self.english[int(str(m.lastgroup)[1:])]} "
 
         text = re.sub(r"[ \t]{2,}", " ", self.pattern.sub(english, text))
         return re.sub(r"[ \t]+(?=[.,;:!?)](?:\s|$))|(?<=\()[ \t]+", "", text).strip()

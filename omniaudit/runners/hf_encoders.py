@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import inspect
 
-from omniaudit.evaluation.runners.hf_media import MediaCache
+from omniaudit.runners.hf_media import MediaCache
 
 
 class AudioEmbeddings:
@@ -62,9 +62,10 @@ class AudioEmbeddings:
         features, lengths = inputs["input_features"], inputs["feature_attention_mask"].sum(-1)
         if len(sources) != features.shape[0]:
             return inputs
-        pieces = [self.cache.get("encoder:audio", (source,), lambda i=i: self._source(features[i : i + 1],
-                                                                                       lengths[i]))
-                  for i, source in enumerate(sources)]
+        def encode(i: int):
+            return lambda: self._source(features[i : i + 1], lengths[i])
+
+        pieces = [self.cache.get("encoder:audio", (source,), encode(i)) for i, source in enumerate(sources)]
         placeholders = inputs["input_ids"] == self.audio_token_id
         audio = torch.cat(pieces)
         if int(placeholders.sum()) != audio.shape[0]:

@@ -84,7 +84,7 @@ def make_plugin_runner(kind: str, rest: str, **options) -> Runner | None:
     missing = [name for name in ("answer", "identity") if not callable(getattr(runner, name, None))]
     if missing:
         raise InputError(f"the runner plugin '{kind}' made a {type(runner).__name__} without {', '.join(missing)}() "
-                         "(see omniaudit.evaluation.runners.plugins)")
+                         "(see omniaudit.runners.plugins)")
     identity = runner.identity()
     if not isinstance(identity, dict) or identity.get("kind") != kind:
         raise InputError(f"the runner plugin '{kind}': identity() must return a dict whose 'kind' is '{kind}'",

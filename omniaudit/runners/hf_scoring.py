@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from omniaudit.evaluation.runners.items import JudgeItem
+from omniaudit.runners.items import JudgeItem
 
 
 def item_seed(seed: int, item: JudgeItem) -> int:

@@ -15,7 +15,7 @@ input it cannot take is refused before any forward pass, naming the item and the
 - Media: videos as frames at ``fps`` (at most ``max_frames``) with their own soundtrack when the item says so,
   images, separate audio parts; each unique source decoded and featurised once (``hf_media.MediaCache``, an LRU
   bounded by ``media_cache_bytes``), and for Qwen2-Audio-style models encoded once (``hf_encoders``).
-- Loading (:mod:`~omniaudit.evaluation.runners.hf_loading`): ``device_map`` (``auto`` / ``balanced`` /
+- Loading (:mod:`~omniaudit.runners.hf_loading`): ``device_map`` (``auto`` / ``balanced`` /
   ``sequential`` / ``cpu`` / ``cuda:N``; default: the whole model on one device), ``dtype``, ``load_in`` (``4bit`` /
   ``8bit``, bitsandbytes on CUDA) and ``attn_implementation``, given to ``from_pretrained``.
 - Sampling (``temperature`` > 0, ``top_p``) draws per item from a generator seeded by (``seed``, item id, order):
@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Any, cast
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.hf_encoders import AudioEmbeddings
-from omniaudit.evaluation.runners.hf_loading import check_loading, from_pretrained_kwargs
-from omniaudit.evaluation.runners.hf_media import (
+from omniaudit.runners.hf_encoders import AudioEmbeddings
+from omniaudit.runners.hf_loading import check_loading, from_pretrained_kwargs
+from omniaudit.runners.hf_media import (
     DEFAULT_CACHE_BYTES,
     MediaCache,
     MediaDecoder,
@@ -46,8 +46,8 @@ from omniaudit.evaluation.runners.hf_media import (
     batch_media,
     install_featurizers,
 )
-from omniaudit.evaluation.runners.hf_scoring import item_seed, pick_option, row_sampler, score_options, softmax
-from omniaudit.evaluation.runners.items import JudgeItem, check_modalities
+from omniaudit.runners.hf_scoring import item_seed, pick_option, row_sampler, score_options, softmax
+from omniaudit.runners.items import JudgeItem, check_modalities
 
 AUTO_CLASSES = ("AutoModelForMultimodalLM", "AutoModelForImageTextToText", "AutoModelForCausalLM")
 PROCESSOR_FILES = "processor_config.json / preprocessor_config.json"
@@ -317,6 +317,7 @@ class HFJudge:
                 for key, idx in groups.items()]
 
     def _prompt(self, item: JudgeItem) -> str:
+        content: str | list[dict[str, str]]
         if self.processor is None:
             content = item.prompt
         else:

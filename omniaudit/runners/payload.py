@@ -17,7 +17,7 @@ as ``image_url`` data URLs; the dialects differ only in how a video is sent:
 
 ``auto`` (:data:`DIALECTS`, never a request's own dialect): the ``openai:`` runner asks the server what it is before
 the first item and picks one of the three
-(:meth:`~omniaudit.evaluation.runners.openai_compat.OpenAIJudge.resolve_dialect`).
+(:meth:`~omniaudit.runners.openai_compat.OpenAIJudge.resolve_dialect`).
 
 Closed items ask for ``logprobs`` / ``top_logprobs`` (unless ``top_logprobs`` is 0) so option probabilities can be read
 from the reply. ``answer_format`` (:data:`ANSWER_FORMATS`) may also constrain a closed item's answer to its options:
@@ -41,7 +41,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart, Sampling, to_wav
+from omniaudit.runners.items import JudgeItem, MediaPart, Sampling, to_wav
 
 SENT_DIALECTS = ("vllm", "openai", "frames")  # the dialects a request is built in
 # what --dialect / make_judge take: "auto" = one of SENT_DIALECTS, chosen by the openai: runner from the server it asks

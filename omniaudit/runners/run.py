@@ -32,9 +32,9 @@ Predictions (JSONL, one row per item and sampled run, run-major in the config's 
 - ``finish_reason`` (``stop``, ``length``, ...; null where the runner does not say) and ``provenance``: the
   dataset build's fingerprint and config, the judge spec (no credentials), the model's identity, the sampling,
   the item selection and the omniaudit version, the same in every row of the run
-  (:mod:`omniaudit.evaluation.predictions`, which every audit checks).
+  (:mod:`omniaudit.predictions`, which every audit checks).
 
-With ``shard=(I, N)`` only shard I of N is judged (:mod:`~omniaudit.evaluation.runners.shards`) and each row also
+With ``shard=(I, N)`` only shard I of N is judged (:mod:`~omniaudit.runners.shards`) and each row also
 carries ``shard``; ``merge_predictions`` joins the N files into the unsharded file, byte for byte. Under a
 multi-process launcher (``accelerate launch -m omniaudit judge``), :func:`~.shards.judge_data_parallel` runs rank r of
 N as shard r/N and merges the parts on the main process. ``limit=N`` (a smoke run) judges only a seeded, stratified
@@ -43,7 +43,7 @@ selection records ``limit`` and ``limit_seed`` beside the selection's full ``ite
 incomplete run (refused unless ``--partial``), and a limited file never merges with a full one.
 
 Runner protocol (``hf:``, ``openai:``, ``scripted:``): ``answer(items, progress=None)`` returns one answer per item,
-in order: a ``str``, or an :class:`~omniaudit.evaluation.runners.items.Answer` (a ``str`` with ``option_probs``); a
+in order: a ``str``, or an :class:`~omniaudit.runners.items.Answer` (a ``str`` with ``option_probs``); a
 runner may instead expose the probabilities as a list attribute ``option_probs`` aligned with its last answers, and
 the answers' paths as a list attribute ``answer_paths`` (else ``free``; see ``answer_path`` above). The
 runner reads its sampling settings from its ``sampling`` attribute (:class:`Sampling`; ``hf:`` from its
@@ -65,17 +65,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
+from omniaudit.answer_language import unreadable
 from omniaudit.errors import InputError
-from omniaudit.evaluation.answer_language import unreadable
-from omniaudit.evaluation.predictions import ROW_HASHES, run_provenance
-from omniaudit.evaluation.runners.identity import runner_identity
-from omniaudit.evaluation.runners.items import JudgeItem, Sampling, doc_hash, load_items
-from omniaudit.evaluation.runners.payload import constrained_option
-from omniaudit.evaluation.runners.reading import agreeing_probs, read_answer
-from omniaudit.evaluation.runners.shards import shard_positions
-from omniaudit.evaluation.runners.transport import redact
 from omniaudit.io import atomic_file, check_out_file, looks_like, output_lock
+from omniaudit.predictions import ROW_HASHES, run_provenance
 from omniaudit.records import canonical
+from omniaudit.runners.identity import runner_identity
+from omniaudit.runners.items import JudgeItem, Sampling, doc_hash, load_items
+from omniaudit.runners.payload import constrained_option
+from omniaudit.runners.reading import agreeing_probs, read_answer
+from omniaudit.runners.shards import shard_positions
+from omniaudit.runners.transport import redact
 
 CHUNK = 64  # items answered between two journal writes
 MIN_USABLE = 0.2  # a run with fewer usable answers than this share writes nothing (--min-usable)
@@ -118,8 +118,8 @@ def check_runner_options(options: dict) -> None:
     model is loaded or asked. (``hf:`` video sampling needs ``max_frames >= 2``: its runner says so.) The ``hf:``
     loading options (``device_map``, ``dtype``, ``load_in``, ``attn_implementation``) are checked for their values and
     for what they need of this machine (a CUDA device for ``load_in``: :func:`~.hf_loading.check_loading`)."""
-    from omniaudit.evaluation.runners.hf_loading import check_loading
-    from omniaudit.evaluation.runners.payload import ANSWER_FORMATS, DIALECTS
+    from omniaudit.runners.hf_loading import check_loading
+    from omniaudit.runners.payload import ANSWER_FORMATS, DIALECTS
 
     for name, (low, high) in INTEGER_OPTIONS.items():
         value = options.get(name, low)
@@ -153,7 +153,7 @@ def input_settings(spec: str, judge_options: dict) -> dict:
     (:func:`~.hf_loading.loading_settings`)."""
     import inspect
 
-    from omniaudit.evaluation.runners.hf_loading import loading_settings
+    from omniaudit.runners.hf_loading import loading_settings
 
     kind = spec.partition(":")[0]
     defaults = inspect.signature(make_judge).parameters
@@ -175,21 +175,21 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     ``openai:MODEL@URL`` only: ``api_key_env`` names the environment variable whose key is sent (default: none to a
     loopback URL, ``OPENAI_API_KEY`` to any other host; ``"none"``: no key); a key over plain ``http://`` to a
     non-loopback host is refused unless ``allow_insecure_key``; ``timeout_s`` bounds each request as a whole and
-    ``max_reply_bytes`` its reply (:mod:`~omniaudit.evaluation.runners.openai_compat`); ``refresh_cache`` asks every
+    ``max_reply_bytes`` its reply (:mod:`~omniaudit.runners.openai_compat`); ``refresh_cache`` asks every
     request again and stores the new replies over the cached ones. A URL carrying credentials or a query string is
     refused; no message echoes a secret of the spec. Every runner option is checked (:func:`check_runner_options`)
     before a runner is made.
 
     ``answer_format`` (``free``, ``choice``, ``json``): how closed items are answered (``openai:``, see
-    :mod:`~omniaudit.evaluation.runners.payload`). ``hf:`` with ``mode="logits"`` scores the options already and takes
+    :mod:`~omniaudit.runners.payload`). ``hf:`` with ``mode="logits"`` scores the options already and takes
     ``choice`` as it is; every other pairing with a runner that cannot constrain is refused before any model loads.
 
     ``hf:`` only: ``device_map`` (``auto`` / ``balanced`` / ``sequential`` / ``cpu`` / ``cuda:N``; default: the whole
     model on one device), ``dtype`` (``auto``: the checkpoint's own; ``bfloat16`` / ``float16`` / ``float32``),
     ``load_in`` (``4bit`` / ``8bit``: bitsandbytes, CUDA only) and ``attn_implementation`` (``eager`` / ``sdpa`` /
-    ``flash_attention_2``) are given to ``from_pretrained`` (:mod:`~omniaudit.evaluation.runners.hf_loading`).
+    ``flash_attention_2``) are given to ``from_pretrained`` (:mod:`~omniaudit.runners.hf_loading`).
     """
-    from omniaudit.evaluation.runners.transport import redact
+    from omniaudit.runners.transport import redact
 
     sampling = sampling or Sampling(seed=seed)
     check_sampling(sampling.temperature, sampling.top_p)
@@ -205,11 +205,11 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                          value=redact(spec))
     check_answer_format(kind, mode, answer_format)
     if kind == "scripted":
-        from omniaudit.evaluation.runners.scripted import ScriptedJudge
+        from omniaudit.runners.scripted import ScriptedJudge
 
         return ScriptedJudge(rest, sampling=sampling)
     if kind == "openai":
-        from omniaudit.evaluation.runners.openai_compat import OpenAIJudge
+        from omniaudit.runners.openai_compat import OpenAIJudge
 
         at = min((i for i in (rest.find("@http://"), rest.find("@https://")) if i > 0), default=-1)
         if at < 0:  # the model is everything before the URL (a URL may hold an "@": it is then refused, redacted)
@@ -226,13 +226,13 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                              attn_implementation=attn_implementation)
         apply_sampling(judge, sampling)
         return judge
-    from omniaudit.evaluation.runners.plugins import make_plugin_runner, plugin_kinds
+    from omniaudit.runners.plugins import make_plugin_runner, plugin_kinds
 
     judge = make_plugin_runner(kind, rest, sampling=sampling, seed=seed)
     if judge is None:
         plugins = "".join(f", {k}:" for k in plugin_kinds())
         raise InputError(f"unknown judge kind; expected hf:, openai:, scripted:{plugins} or a runner plugin's kind "
-                         "(omniaudit.evaluation.runners.plugins)", value=redact(spec))
+                         "(omniaudit.runners.plugins)", value=redact(spec))
     return judge
 
 
@@ -261,7 +261,7 @@ def loaded_model(path: str, **settings):
     """An ``hf:`` runner for ``path`` with these settings, loaded once and kept while the next command of this
     process asks for the same model (``run-protocols`` judges four configs, an audit grades several runs): one
     model is kept at a time, so a different one frees it. :func:`release_models` frees it explicitly."""
-    from omniaudit.evaluation.runners.hf import HFJudge
+    from omniaudit.runners.hf import HFJudge
 
     folder = Path(path)  # a folder rewritten in place (a new checkpoint) is another model
     stamp = tuple(sorted((f.name, f.stat().st_mtime_ns, f.stat().st_size) for f in folder.iterdir() if f.is_file())) \
@@ -401,7 +401,7 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
 
 def usable(row: dict) -> bool:
     """An answer an audit can read: a closed item's named option (or option probabilities); a free-form item's
-    non-empty text that is not a refusal, an error reply or noise (:func:`~omniaudit.evaluation.answer_language.
+    non-empty text that is not a refusal, an error reply or noise (:func:`~omniaudit.answer_language.
     unreadable`). (Truncated text, ``finish_reason: length``, is usable
     when it named an option or said something.)"""
     if row["parsed"] is not None:
@@ -534,7 +534,7 @@ def rendered_request(judge, item: JudgeItem) -> str:
     render = getattr(judge, "render", None)
     if callable(render):
         return render(item)
-    from omniaudit.evaluation.runners.payload import render_messages
+    from omniaudit.runners.payload import render_messages
 
     return render_messages(item)
 
@@ -545,7 +545,7 @@ def row_hashes(judge, item: JudgeItem, settings: dict) -> dict[str, str]:
 
     - ``doc_hash``: the item as the judge saw it (:func:`~.items.doc_hash`: id, order, condition, system, prompt,
       options, gold / reference / specialist labels, the media inputs' columns, kinds and sizes), which an audit
-      recomputes from the dataset (:func:`~omniaudit.evaluation.predictions.check_row_hashes`);
+      recomputes from the dataset (:func:`~omniaudit.predictions.check_row_hashes`);
     - ``prompt_hash``: the canonical JSON of ``{"request": rendered_request(judge, item), "settings": settings}``:
       the rendered request as sent (:func:`rendered_request`) and the runner settings that shape it
       (:func:`request_settings`). No secret, nonce, URL or sampling setting enters it, so it is the same in every run
@@ -625,7 +625,7 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     after ``out`` is written (its path in the counts, ``journal``), so a rerun resumes every answer without asking
     again (a data-parallel rank's part, removed by the main process after the merge). A run whose answers are
     mostly unusable (fewer than ``min_usable``, see :func:`check_usable`) writes nothing and raises UnusableRun.
-    Every row records its provenance (:mod:`omniaudit.evaluation.predictions`). ``dump_prompts`` adds a column
+    Every row records its provenance (:mod:`omniaudit.predictions`). ``dump_prompts`` adds a column
     ``rendered_prompt``: the exact prompt of the item as the runner sends it (its ``render(item)``: ``hf:`` the chat
     template's text, ``openai:`` the JSON messages with media as stand-ins without bytes), as lmms-eval's logged
     samples keep theirs.
@@ -718,7 +718,7 @@ def _select_items(dataset: str | Path, config: str, conditions: list[str] | None
     items = load_items(dataset, config, conditions, formats)
     selection: dict[str, Any] = {"conditions": conditions, "formats": formats, "items": len(items)}
     if limit is not None and limit < len(items):  # a smoke run: a seeded sample (a larger limit changes nothing)
-        from omniaudit.evaluation.runners.shards import limit_positions
+        from omniaudit.runners.shards import limit_positions
 
         sample_seed = 0 if seed is None else seed
         sample = [items[p] for p in limit_positions(items, limit, sample_seed)]

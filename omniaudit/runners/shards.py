@@ -7,7 +7,7 @@ one group. A shard's rows carry ``shard: {index, count, items, position}`` (``it
 count; ``position``: the item's place in it); the merge checks that all N shards of one run are there, each once,
 that together they answer every item of every run once, then orders the rows as the unsharded run does (run, then
 item) and drops the field. The rows' ``doc_hash`` / ``prompt_hash`` must be in every shard's rows or in none, and
-agree for each item (:class:`~omniaudit.evaluation.predictions.RowHashes`): parts made for another version of an
+agree for each item (:class:`~omniaudit.predictions.RowHashes`): parts made for another version of an
 item or another prompt are refused.
 
 The same groups are the units of ``judge --limit N``'s seeded, stratified sample (:func:`limit_positions`), drawn
@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import PROVENANCE, RowHashes
-from omniaudit.evaluation.runners.items import JudgeItem
 from omniaudit.io import check_out_file
+from omniaudit.predictions import PROVENANCE, RowHashes
 from omniaudit.records import canonical, first_difference, value_at
+from omniaudit.runners.items import JudgeItem
 from omniaudit.tables import jsonl_objects
 
 
@@ -123,7 +123,7 @@ def _read_shard(path: Path) -> list[dict]:
 
 def merge_predictions(out: str | Path, shards: Sequence[str | Path]) -> dict:
     """Join the shard files of one sharded judge run into ``out`` (atomically), as the unsharded run writes it."""
-    from omniaudit.evaluation.runners.run import is_predictions_file, write_jsonl
+    from omniaudit.runners.run import is_predictions_file, write_jsonl
 
     out = check_out_file(out, is_predictions_file)
     by_index: dict[int, Path] = {}
@@ -221,7 +221,7 @@ def part_path(out: str | Path, rank: int, world: int) -> Path:
     return out.with_name(f"{out.name}.rank-{rank}-of-{world}")
 
 
-def _process_group(world: int):
+def join_process_group(world: int):
     """accelerate's PartialState for this launch: it joins the process group and puts each GPU process on its own
     device (``LOCAL_RANK``), which ``hf:`` judges load onto. The group's backend is gloo on CPUs and GPUs alike: the
     ranks only exchange a few small objects (their outcomes), and gloo needs no GPU memory of the judge's, no NCCL
@@ -313,7 +313,7 @@ def _start_group(world: int, main: bool):
     """The process group of the launch; a failure to start it (the same on every rank: the environment, the
     packages) is said once, by the main process."""
     try:
-        return _process_group(world)
+        return join_process_group(world)
     except InputError as exc:
         if main:
             raise
@@ -347,8 +347,8 @@ def judge_data_parallel(dataset: str | Path, config: str, spec: str, out: str | 
     import warnings
     from contextlib import ExitStack
 
-    from omniaudit.evaluation.runners.run import MIN_USABLE, is_predictions_file, run_judge
     from omniaudit.io import output_lock
+    from omniaudit.runners.run import MIN_USABLE, is_predictions_file, run_judge
 
     world_info = launch_world()
     if world_info is None:
@@ -419,7 +419,7 @@ def _finish(out: Path, spec: str, world: int, outcomes: list[dict], error: BaseE
     import json
     import warnings
 
-    from omniaudit.evaluation.runners import run as run_module
+    from omniaudit.runners import run as run_module
 
     for k, o in enumerate(outcomes[1:], 1):
         for category, message in o["warnings"]:

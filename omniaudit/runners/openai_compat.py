@@ -2,13 +2,13 @@
 makes runs resumable.
 
 - Requests go to ``<url>/chat/completions`` (httpx, one pooled client, ``concurrency`` requests in flight), with the
-  content parts and dialect of :mod:`~omniaudit.evaluation.runners.payload` and the run's sampling settings
+  content parts and dialect of :mod:`~omniaudit.runners.payload` and the run's sampling settings
   (temperature, top_p, seed).
 - Closed items ask for ``logprobs`` and get option probabilities from them where the server returns them
   (:func:`option_probs`); otherwise the answer text is parsed. Each answer carries the completion's
   ``finish_reason``.
 - ``answer_format`` ``choice`` / ``json`` constrains closed items' replies to their options
-  (:mod:`~omniaudit.evaluation.runners.payload`); :attr:`OpenAIJudge.answer_paths` says, per answer, whether the
+  (:mod:`~omniaudit.runners.payload`); :attr:`OpenAIJudge.answer_paths` says, per answer, whether the
   reply kept the constraint (``constrained``: its option is taken as it stands), did not (``unconstrained``: the
   server ignored it, and the text is read as free text) or none was asked (``free``).
 - ``timeout_s`` bounds each request as a whole (connecting, sending, waiting, reading: a server that trickles its
@@ -47,7 +47,7 @@ text echoed in messages and error answers has ``Bearer ...`` and the key's value
 field kept (a completion's content, finish reason, logprob tokens, ``model`` and ``system_fingerprint``, the
 ``/models`` entry recorded as ``served``) has the key's value replaced by ``***`` where the reply is parsed, before
 the cache, predictions or reports see it.
-These rules and the bounded HTTP exchange live in :mod:`~omniaudit.evaluation.runners.transport`.
+These rules and the bounded HTTP exchange live in :mod:`~omniaudit.runners.transport`.
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from omniaudit.errors import InputError, ServiceError
-from omniaudit.evaluation.runners.items import Answer, JudgeItem, Sampling, check_modalities, parse_answer
-from omniaudit.evaluation.runners.payload import Payloads, conforms, constrained_option
-from omniaudit.evaluation.runners.run import RefusedItems, check_runner_options
-from omniaudit.evaluation.runners.transport import (
+from omniaudit.runners.items import Answer, JudgeItem, Sampling, check_modalities, parse_answer
+from omniaudit.runners.payload import Payloads, conforms, constrained_option
+from omniaudit.runners.run import RefusedItems, check_runner_options
+from omniaudit.runners.transport import (
     Deadline,
     HTTPReply,
     check_server_url,

@@ -11,7 +11,7 @@
 
 plus ``finish_reason`` per row (``stop``, ``length``, ...; null where the runner does not say) and, in the file of
 one shard of a run (``--shard I/N``), ``shard``. The dataset fingerprint is the content hash of the config's Parquet
-files (:mod:`omniaudit.data_builders.fingerprint`); ``model`` is :mod:`~omniaudit.evaluation.runners.identity`.
+files (:mod:`omniaudit.data_builders.fingerprint`); ``model`` is :mod:`~omniaudit.runners.identity`.
 
 :func:`check_predictions` is what every audit does with a file before it reads an answer: one run per file (all rows
 the same provenance), made on this build of this dataset (fingerprint and config), whole (no shard, every item of
@@ -20,7 +20,7 @@ accepted and reported as of unknown provenance. lmms-eval ``--log_samples`` file
 lmms-eval`` wrote are read as predictions files: :func:`check_predictions` turns their rows into predictions rows
 first (:func:`omniaudit.evaluation.lmms_eval.adopt_log_samples`), with a provenance naming the lmms-eval task.
 
-Rows also carry ``doc_hash`` and ``prompt_hash`` (:func:`omniaudit.evaluation.runners.run.row_hashes`): the item as
+Rows also carry ``doc_hash`` and ``prompt_hash`` (:func:`omniaudit.runners.run.row_hashes`): the item as
 the judge saw it and the request it was sent. :func:`check_predictions` refuses a file where some rows carry them and
 others do not, rows of one item that disagree on them, and, with the dataset at hand, a row whose ``doc_hash`` is not
 its item's in the dataset (:func:`check_row_hashes`); files written before the fields existed pass unchecked.
@@ -99,10 +99,16 @@ def _records(raw: pd.DataFrame, column: str) -> list:
     return values
 
 
+def _section(record: dict, key: str) -> dict:
+    """A provenance section (a JSON object), or {} where the record has none."""
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def run_identity(record: dict) -> dict:
     """What must be equal for answers to belong to one judge run: all but the config answered, its build's
     fingerprint and the item selection (a judge's configs or orders may sit in separate files, or in one)."""
-    data = record.get("dataset") if isinstance(record.get("dataset"), dict) else {}
+    data = _section(record, "dataset")
     return {**{k: v for k, v in record.items() if k != "selection"},
             "dataset": {k: v for k, v in data.items() if k not in ("config", "fingerprint")}}
 
@@ -110,7 +116,7 @@ def run_identity(record: dict) -> dict:
 def fold_filter(record: dict) -> list[int] | None:
     """The folds a fold-filtered run answered (``omniaudit judge --folds``: ``fold=K`` in its selection's
     conditions), or None for a run over every fold, a merge of cross-fitted judges included."""
-    selection = record.get("selection") if isinstance(record.get("selection"), dict) else {}
+    selection = _section(record, "selection")
     folds = [c.partition("=")[2] for c in selection.get("conditions") or () if str(c).startswith("fold=")]
     if not folds or selection.get("out_of_fold"):
         return None
@@ -148,7 +154,7 @@ def check_predictions(raw: pd.DataFrame, file: str | Path, dataset: str | Path |
                              file=file, row=rows[i], column=PROVENANCE, value=record)
         groups.setdefault(canonical(record), []).append(i)
     first = records[0]
-    by_config: dict[str, int] = {}
+    by_config: dict[object, int] = {}  # a row's config (None where it names none) -> its first member
     for members in groups.values():
         record = records[members[0]]
         where = first_difference(run_identity(first), run_identity(record))
@@ -270,10 +276,10 @@ _DOC_HASHES: dict[tuple, dict] = {}  # (dataset, config, fingerprint) -> items.d
 
 
 def _dataset_doc_hashes(dataset: str | Path, config: str) -> dict | None:
-    """:func:`~omniaudit.evaluation.runners.items.doc_hashes` of a config at hand (None when its fingerprint cannot be
+    """:func:`~omniaudit.runners.items.doc_hashes` of a config at hand (None when its fingerprint cannot be
     computed: not at hand), computed once per build in this process."""
     from omniaudit.data_builders.fingerprint import fingerprint_of
-    from omniaudit.evaluation.runners.items import doc_hashes
+    from omniaudit.runners.items import doc_hashes
 
     fingerprint = fingerprint_of(dataset, config)
     if fingerprint is None:
@@ -289,10 +295,10 @@ def _dataset_doc_hashes(dataset: str | Path, config: str) -> dict | None:
 def check_row_hashes(raw: pd.DataFrame, file: str | Path, rows: list[int], records: list | None = None,
                      dataset: str | Path | None = None) -> bool:
     """The rows' ``doc_hash`` / ``prompt_hash`` (``omniaudit judge`` writes them, see
-    :func:`~omniaudit.evaluation.runners.run.row_hashes`): every row carries both or none does (:class:`RowHashes`:
+    :func:`~omniaudit.runners.run.row_hashes`): every row carries both or none does (:class:`RowHashes`:
     files written before the fields existed pass unchecked), the rows of one item agree, and, with ``dataset`` at
     hand, each row's ``doc_hash`` is that of its item (config, id, order) in the dataset, recomputed
-    (:func:`~omniaudit.evaluation.runners.items.doc_hashes`): a row whose item has changed is refused, naming the file
+    (:func:`~omniaudit.runners.items.doc_hashes`): a row whose item has changed is refused, naming the file
     and row. A row whose item the dataset lacks is left to the audit's own join. ``prompt_hash`` is not recomputed
     (that needs the runner). ``records``: each row's provenance (its config), where known. Returns whether the rows
     carry the hashes."""
@@ -333,7 +339,7 @@ def _check_rows(raw: pd.DataFrame, record: dict, file: str, rows: list[int]) -> 
     or spliced file would otherwise be audited as the run it claims to be. Checked: the sampling settings
     (``temperature``, ``top_p``; ``seed`` = the run's seed + ``run``), ``run`` within the run's ``runs``, and a
     closed answer's ``parsed`` agreeing with its ``label``."""
-    sampling = record.get("sampling") if isinstance(record.get("sampling"), dict) else {}
+    sampling = _section(record, "sampling")
     runs, base = sampling.get("runs"), sampling.get("seed")
     columns = set(raw.columns)
     for i, row in enumerate(raw.to_dict("records")):
@@ -434,7 +440,7 @@ def check_same_run(provenances: list[FileProvenance], what: str = "these files")
     selections may differ: e.g. a judge's orders or configs in separate files)."""
     known = [p for p in provenances if p.known]
     for other in known[1:]:
-        where = first_difference(run_identity(known[0].record), run_identity(other.record))
+        where = first_difference(run_identity(known[0].record or {}), run_identity(other.record or {}))
         if where:
             raise InputError(f"{what} do not come from one judge run: its {where} is "
                              f"{value_at(other.record, where)!r} here and {value_at(known[0].record, where)!r} in "

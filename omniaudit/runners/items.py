@@ -393,8 +393,8 @@ def to_wav(audio: bytes) -> bytes:
 def parse_answer(raw: str, options: list[str], question: str | None = None) -> str | None:
     """The option a free-form answer names, or None: no option, several, or doubt (a negated, hedged, reversed or
     conflicting choice); ``question`` (the item's prompt, of which only the question sentence is read) lets a
-    statement in its own comparative words answer it. :func:`omniaudit.evaluation.runners.reading.read_answer` also
-    says why; the rules are in :mod:`omniaudit.evaluation.runners.reading`."""
-    from omniaudit.evaluation.runners.reading import parse_answer as read
+    statement in its own comparative words answer it. :func:`omniaudit.runners.reading.read_answer` also
+    says why; the rules are in :mod:`omniaudit.runners.reading`."""
+    from omniaudit.runners.reading import parse_answer as read
 
     return read(raw, options, question)

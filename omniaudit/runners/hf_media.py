@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import JudgeItem, MediaPart, decode
+from omniaudit.runners.items import JudgeItem, MediaPart, decode
 
 DEFAULT_CACHE_BYTES = 2 * 1024**3
 MAX_WINDOW_WARNINGS = 10  # videos named by MediaWindowWarning per run

@@ -15,8 +15,8 @@ import re
 import numpy as np
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.runners.items import JudgeItem, Sampling
-from omniaudit.evaluation.runners.run import RefusedItems
+from omniaudit.runners.items import JudgeItem, Sampling
+from omniaudit.runners.run import RefusedItems
 from omniaudit.shortcuts import BY_NAME, PLANTED  # the planted-shortcut reference models: name -> its one shortcut
 
 ORIGINAL = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random")
@@ -81,7 +81,7 @@ class ScriptedJudge:
 
     def render(self, item: JudgeItem) -> str:
         """The messages the item would be sent as (JSON, media as stand-ins); a scripted judge reads no prompt."""
-        from omniaudit.evaluation.runners.payload import render_messages
+        from omniaudit.runners.payload import render_messages
 
         return render_messages(item)
 

@@ -2,7 +2,7 @@
 
 A cross-fitted judge is K models, model k trained without fold k (``training/sft.py --heldout_fold k``) and run on
 fold k only (``omniaudit judge --folds k``). Each run's provenance records its folds (``fold=K`` in its selection's
-conditions), and an audit refuses such a file alone (:func:`omniaudit.evaluation.predictions.fold_filter`). The
+conditions), and an audit refuses such a file alone (:func:`omniaudit.predictions.fold_filter`). The
 merge checks the files belong together (one dataset build and config, the same sampling, item filters and omniaudit
 version; each file complete for its folds; folds and items disjoint) and that each is one judge on its own held-out
 fold (:func:`check_held_out`: one fold per file, the fold a trained judge's ``heldout_selection.json`` names, and no
@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Any, cast
 
 from omniaudit.errors import InputError
-from omniaudit.evaluation.predictions import PROVENANCE, fold_filter
-from omniaudit.evaluation.runners.identity import SELECTION_FILE, heldout_fold
 from omniaudit.io import check_out_file
+from omniaudit.predictions import PROVENANCE, fold_filter
 from omniaudit.records import canonical, first_difference, value_at
+from omniaudit.runners.identity import SELECTION_FILE, heldout_fold
 from omniaudit.tables import jsonl_objects
 
 SHARED = ("omniaudit", "dataset", "sampling")  # provenance fields every fold's run must share
@@ -202,7 +202,7 @@ def _check_one_fold_each(record: dict, path: Path, judges_seen: dict[tuple[str, 
 
 def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
     """Join the fold-filtered files of cross-fitted judges into ``out`` (atomically); see the module docstring."""
-    from omniaudit.evaluation.runners.run import is_predictions_file, write_jsonl
+    from omniaudit.runners.run import is_predictions_file, write_jsonl
 
     out = check_out_file(out, is_predictions_file)
     files = [Path(f) for f in files]
