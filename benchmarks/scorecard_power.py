@@ -11,7 +11,7 @@ measures and family-wise control:
 
 The baseline in the same run is the nominal rate: 5% false flags, 80% power where the MDE is within the minimum effect.
 Composition's dominance measure is not simulated here (its null is exact per sample:
-``tests/evaluation/test_composition_dominance_null.py``); its MDE is printed from a random model's card.
+``tests/evaluation/composition/test_composition_dominance_null.py``); its MDE is printed from a random model's card.
 
 Last line: ``false_flag_max=<worst policy's rate> power_min=<lowest power at the minimum effect>``.
 

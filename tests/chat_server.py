@@ -1,6 +1,6 @@
 """A local HTTP server speaking the OpenAI chat API, for fault injection and payload checks.
 
-The real-server tests (tests/evaluation/test_serve.py) use ``transformers serve``; this twin does what no real server
+The real-server tests (tests/runners/test_serve.py) use ``transformers serve``; this twin does what no real server
 does on demand: fail, send garbage, ``content: null``, reject ``video_url`` parts, return chosen logprobs, trickle or
 flood its reply, refuse the key (401 / 403), redirect elsewhere, echo the key it got, list chosen models under
 ``/models``, honour or ignore constrained answers. It records every request body and Authorization header it

@@ -25,6 +25,9 @@ os.environ["MPLBACKEND"] = "Agg"
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 
+# the runner tests' items in the item contract (session fixtures, defined with their helpers)
+from judge_items import media, mixed_dataset  # noqa: E402, F401
+
 from omniaudit.data_builders.preference import SyntheticSpec, synthesize  # noqa: E402
 from omniaudit.data_builders.preference.read import COLUMNS  # noqa: E402
 

@@ -1,5 +1,5 @@
 """`transformers serve` (a real OpenAI-compatible server nobody here wrote) on 127.0.0.1 at a free port, on the CPU,
-offline, loading the models named in requests (local folders) on demand. Used by tests/evaluation/test_serve.py and
+offline, loading the models named in requests (local folders) on demand. Used by tests/runners/test_serve.py and
 benchmarks/server_throughput.py."""
 
 from __future__ import annotations

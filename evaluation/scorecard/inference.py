@@ -12,7 +12,7 @@ is computed on the items, never a constant assumed.
 the audits use: with 6-40 clusters it under-covers (it has no small-sample correction and resamples of 6 clusters
 repeat the same few values), while the t(G-1) reference is the standard few-cluster correction (Cameron, Gelbach
 & Miller 2008; Bell & McCaffrey 2002) and is checked by simulation on the defaults' cluster counts
-(``tests/evaluation/test_scorecard_calibration.py``). It is also deterministic: no resampling seed.
+(``tests/evaluation/scorecard/test_scorecard_calibration.py``). It is also deterministic: no resampling seed.
 
 **Family**: every counted measure of every shortcut and stratum of one model is one family. A measure is *flagged*
 when its simultaneous interval (Bonferroni at ``alpha / m``; for a one-sided measure the interval whose lower bound is

@@ -1,4 +1,4 @@
-"""Issue 17: inputs the corpus readers, the protocols manifest and the preference reader accepted silently are now
+"""Inputs the corpus readers, the protocols manifest and the preference reader accepted silently are now
 a clear error or a counted warning (card / build info)."""
 
 from __future__ import annotations

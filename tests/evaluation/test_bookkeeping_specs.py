@@ -1,4 +1,4 @@
-"""Issue 17, bookkeeping: one `[NAME=]FILE` rule everywhere (omniaudit.specs) and `NAME@RUN=FILE` for composition.
+"""Bookkeeping: one `[NAME=]FILE` rule everywhere (omniaudit.specs) and `NAME@RUN=FILE` for composition.
 
 The input that showed it: `audit protocols` refused `sweep/lr=1e-4/omni.reference.jsonl` ("1e-4/omni.reference.jsonl:
 file not found") while the other audits accepted it, and `MODEL/RUN=FILE` made `Qwen/Qwen2.5-Omni-7B` and

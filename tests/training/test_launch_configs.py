@@ -1,4 +1,4 @@
-"""Issue 17: `accelerate launch --config_file accelerate_configs/zero3.yaml --num_processes 1 training/dpo.py
+"""`accelerate launch --config_file accelerate_configs/zero3.yaml --num_processes 1 training/dpo.py
 --config training/recipes/tiny/dpo.yaml` failed after minutes ("ds bf16.enabled=True vs hf bf16 ... False"). Every
 launch config's precision matches the recipes it is for, a CPU ZeRO-3 config runs the tiny recipes, and a mismatch
 is refused before any model is loaded."""

@@ -1,4 +1,4 @@
-"""Issue 17: ``media_column`` checks the rows a dataset holds (not the whole Arrow table under a ``select`` /
+"""``media_column`` checks the rows a dataset holds (not the whole Arrow table under a ``select`` /
 ``filter`` / shuffle), and path-only cells (a ``.jsonl`` source can only give paths) are read from their files."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 17: Omni ODIN on a preference set where one pair's clip is audio only crashed while building its own
+"""Omni ODIN on a preference set where one pair's clip is audio only crashed while building its own
 error message (``'NoneType' object has no attribute 'get'``); the message now names the pair and its clip."""
 
 from __future__ import annotations

@@ -183,7 +183,7 @@ def test_paired_builds_keep_the_paired_rule_and_ood_sets_score_every_source():
 
 
 def test_a_model_that_calls_every_shift_delayed_gets_half_of_them(tmp_path):
-    """Issue 11: yes/no scoring gave this model 100% on Shift; with the direction required it gets 50%."""
+    """Yes/no scoring gave this model 100% on Shift; with the direction required it gets 50%."""
     diag = diagnostic(6, shifts=(2.0, -2.0))
     path = tmp_path / "p.jsonl"
     rows = [{"id": r.id, "response": "The audio is not synchronized: it is delayed." if r.intervention == "shift"

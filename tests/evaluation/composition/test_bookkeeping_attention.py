@@ -1,4 +1,4 @@
-"""Issue 17, bookkeeping: the attention probe checks that a model encodes every modality of the samples it probes,
+"""Bookkeeping: the attention probe checks that a model encodes every modality of the samples it probes,
 before any judge call. The inputs that showed it: a Qwen2-Audio-style model on image samples wrote alpha_image
 (attention to one bare <|IMAGE|> placeholder it never encodes); Qwen2-VL on audio crashed after the grading judge
 had been paid."""

@@ -1,4 +1,4 @@
-"""The rule-based answer extractor on the labelled phrasings (issue 11), and its accuracy report."""
+"""The rule-based answer extractor on the labelled phrasings, and its accuracy report."""
 
 import json
 
@@ -89,7 +89,7 @@ def test_benchmark_prints_accuracy_per_dimension_and_overall(capsys):
     import runpy
     from pathlib import Path
 
-    bench = runpy.run_path(str(Path(__file__).parents[2] / "benchmarks" / "extractor_accuracy.py"))
+    bench = runpy.run_path(str(Path(__file__).parents[3] / "benchmarks" / "extractor_accuracy.py"))
     bench["main"]([])
     lines = capsys.readouterr().out.strip().splitlines()
     assert [ln.split(":")[0] for ln in lines[:3]] == ["sync", "existence", "consistency"]
@@ -130,7 +130,7 @@ def test_llm_extractor_reads_the_offset_the_same_way():
     assert extract_sync("The audio is delayed as well.")["offset_s"] is None
 
 
-# ------------------------------------------------------------------------------------ issue 17: reading answers
+# ------------------------------------------------------------------------------------ reading answers
 NO_FIELDS = {"sync": {"synced": None, "direction": None, "offset_s": None}, "existence": {"audio_state": None},
              "consistency": {"match": None}}
 DEGENERATE = {  # every reader must read these as no answer

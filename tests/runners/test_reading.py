@@ -1,4 +1,4 @@
-"""Issue 17, "Reading answers": how labels were obtained (label sources per judge / model, the LLM extractor's
+"""Reading answers: how labels were obtained (label sources per judge / model, the LLM extractor's
 agreement with the rule reader) in the protocols and interventions audits, and the multilingual reader benchmark."""
 
 import json

@@ -23,7 +23,7 @@ TABLE = [
     ("B is cleaner", AB, None),  # issue: a bare comparative names no choice, by rule (see module docstring)
     ("B is cleaner, so B.", AB, "B"),  # ... unless an explicit choice follows; was None
     ("happy/sad", HS, None),  # issue; was happy
-    # bare answers and cues (kept from tests/evaluation/test_judges.py)
+    # bare answers and cues (kept from tests/evaluation/protocols/test_judges.py)
     ("B", AB, "B"),
     ("A.", AB, "A"),
     ("(B)", AB, "B"),
@@ -99,7 +99,7 @@ def test_parse_answer_table(raw, options, label):
     assert parse_answer(raw, options) == label
 
 
-# ------------------------------------------------------------------------------------ issue 17: reading answers
+# ------------------------------------------------------------------------------------ reading answers
 N12 = ["1", "2"]
 EMO8 = ["neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "surprised"]
 LANGS = ["English", "French", "German", "Japanese", "Spanish", "Mandarin Chinese", "Korean"]

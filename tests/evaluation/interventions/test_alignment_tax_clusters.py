@@ -1,4 +1,4 @@
-"""Issue 17: Video-MME's video id sits in the sample's ``doc`` (lmms-eval ``--log_samples``), not in the metric
+"""Video-MME's video id sits in the sample's ``doc`` (lmms-eval ``--log_samples``), not in the metric
 dict; the alignment-tax CIs must resample videos, not questions."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 17: ``--specialist language=hf:<WhisperForConditionalGeneration>`` (whisper language ID, the protocols
+"""``--specialist language=hf:<WhisperForConditionalGeneration>`` (whisper language ID, the protocols
 paper's specialist family) crashed ("cannot specify both decoder_input_ids and decoder_inputs_embeds"). A tiny
 multilingual Whisper built offline identifies languages from its language-token logits."""
 

@@ -23,7 +23,7 @@ from omniaudit.data_builders.protocols.remedy import (
     deranged_rows,
 )
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 SHARD = Path("sft") / "train-00000-of-00001.parquet"
 
 

@@ -1,4 +1,4 @@
-"""Issue 17, bookkeeping: judge modes (§V-D) need a judge that answers. The inputs that showed it: a judge that
+"""Bookkeeping: judge modes (§V-D) need a judge that answers. The inputs that showed it: a judge that
 parsed 0 of its answers, or always gives one label, was labelled "engaged" (it "follows" no wrong label)."""
 
 import json

@@ -1,4 +1,4 @@
-"""Issue 17, bookkeeping: the reference placement `system` is not confounded by a chat template's default system
+"""Bookkeeping: the reference placement `system` is not confounded by a chat template's default system
 prompt, and `omniaudit judge --dump-prompts` logs the exact prompt of every item.
 
 The input that showed it: Qwen2-Audio's shipped template adds "You are a helpful assistant." when no system message

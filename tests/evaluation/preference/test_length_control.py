@@ -1,4 +1,4 @@
-"""Issue 17: length-controlled win rates are symmetric in the generators and carry a bootstrap CI."""
+"""Length-controlled win rates are symmetric in the generators and carry a bootstrap CI."""
 
 import numpy as np
 import pytest

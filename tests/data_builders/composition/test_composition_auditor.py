@@ -1,4 +1,4 @@
-"""Issue 17: the composition auditor on a NaN / infinite difficulty (crashed after every call), an ``--out`` in a
+"""The composition auditor on a NaN / infinite difficulty (crashed after every call), an ``--out`` in a
 missing folder, and ``--dialect`` passed to the runner as ``omniaudit judge --dialect`` does."""
 
 from __future__ import annotations

@@ -107,7 +107,7 @@ def test_omni_video_url_fails_inside_the_server_on_this_pin(served, mixed_datase
 
 def test_the_tiny_omni_model_answers_every_builder_default_and_each_audit_reads_it(served, protocol_dataset,
                                                                                    tmp_path, capsys):
-    """Issue 10's bar: the tiny Qwen2.5-Omni thinker, locally (`hf:`) and behind `transformers serve` (`openai:`,
+    """The bar: the tiny Qwen2.5-Omni thinker, locally (`hf:`) and behind `transformers serve` (`openai:`,
     videos as frames + soundtrack), answers the embedded default of every builder, and every audit reads the files
     as written."""
     from omniaudit.data_builders.composition import build_composition_dataset
@@ -147,7 +147,7 @@ def test_the_tiny_omni_model_answers_every_builder_default_and_each_audit_reads_
 
 
 def test_the_scorecard_of_a_served_model_is_the_card_of_the_local_one(served, tmp_path, capsys):
-    """Issue 19: the tiny omni thinker through the scorecard locally (`hf:`, greedy generation) and behind
+    """The tiny omni thinker through the scorecard locally (`hf:`, greedy generation) and behind
     `transformers serve` (`openai:`, the same weights) answers text, image and audio items alike and gives the same
     card. (--min-usable 0: a random model's answers are mostly unreadable, yet they must be the same answers.)"""
     from omniaudit.data_builders.composition import build_composition_dataset

@@ -1,4 +1,4 @@
-"""Issue 17, bookkeeping of models and runs in `audit composition`: models named by Hub repo id stay apart
+"""Bookkeeping of models and runs in `audit composition`: models named by Hub repo id stay apart
 (`NAME@RUN=FILE`), accuracy and tables are per model, a bare --attention model never mixes models' correctness, and
 the C3PO decomposition compares answers by graded equivalence against a stability floor."""
 

@@ -84,7 +84,7 @@ def test_two_scripted_annotators_at_the_paper_thresholds(clip_dir, tmp_path):
     assert result.agreement == m.summary() == {
         "rows": 7, "passed_agreement": 2, "rejected": 5,
         "rejected_by_reason": {"discarded": 3, "visual timestamps disagree": 1, "audio timestamps disagree": 1},
-        "ignored_columns": ["reply_gem", "reply_gpt"]}  # the answer columns: not read by the builder (issue 17)
+        "ignored_columns": ["reply_gem", "reply_gpt"]}  # the answer columns: not read by the builder
     # consensus time: the primary's (gem); c5's audio spread 0.45 (2.1 vs human 2.55) is within 0.5
     assert m.clips.set_index("id").loc["c5", ["visual_time", "audio_time"]].tolist() == [2.0, 2.1]
     # stricter tolerances reject c5 too

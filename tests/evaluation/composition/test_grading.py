@@ -57,8 +57,8 @@ VERDICT_TEXTS = [
     ("Yes and no.", None),
     ("Yes/No", None),
     ("Answer with exactly one of: Yes, No.", None),
-    ("No, there is no difference.", "No"),  # issue 17: the explicit verdict stands over the explanation (was None)
-    ("No - wait, Yes", None),  # issue 17: two bare opposite verdicts (was No)
+    ("No, there is no difference.", "No"),  # the explicit verdict stands over the explanation (was None)
+    ("No - wait, Yes", None),  # two bare opposite verdicts (was No)
     ("Yes. No.", None),  # (was No)
     ("Both name a rabbit, but the prediction says two while the answer says one, so they are different.", None),
     ("I cannot determine whether they match.", None),
@@ -130,7 +130,7 @@ def test_composition_audit_reports_unparsed_verdicts(tmp_path, monkeypatch, caps
     assert f"{2 * len(ids)} asked, {2 * per_run} unparsed" in capsys.readouterr().out
 
 
-# ------------------------------------------------------------------------------------ issue 17: reading answers
+# ------------------------------------------------------------------------------------ reading answers
 @pytest.mark.parametrize(("prediction", "answer", "same"), [
     ("ＪＡＰＡＮＥＳＥ", "Japanese", True),
     ("İstanbul", "Istanbul", True),

@@ -1,4 +1,4 @@
-"""Issue 17: ``--conditions`` (``load_items``) selects on the column each config has (interventions: intervention /
+"""``--conditions`` (``load_items``) selects on the column each config has (interventions: intervention /
 dimension; composition: ablation / template_name / ...; protocols: condition or task), and a value the config lacks
 is an error listing the valid values (it used to say "condition in None")."""
 

@@ -1,4 +1,4 @@
-"""Issue 17: an interventions manifest column the builder does not know was silently ignored: ``audio_tme`` (a typo)
+"""An interventions manifest column the builder does not know was silently ignored: ``audio_tme`` (a typo)
 left the sound's time unknown, so no Shift was checked against it. A near miss of a known column and a media-like
 column are errors; other columns are counted in the manifest summary (build info) with a warning."""
 

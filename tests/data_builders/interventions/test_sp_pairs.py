@@ -18,7 +18,7 @@ from omniaudit.data_builders.hub import load_config, load_hub_dataset
 from omniaudit.data_builders.interventions.sp_pairs import SPOptions, build_sp_pairs
 from omniaudit.errors import InputError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def text(messages: list[dict]) -> str:

@@ -1,4 +1,4 @@
-"""Issue 17: what a tie scores. README said a tie scores "the exact expected score of a fair coin"; that holds for
+"""What a tie scores. README said a tie scores "the exact expected score of a fair coin"; that holds for
 accuracy and prior-following (linear in the confusion cells) but not for WAF, which is the WAF of the coin's expected
 confusion: on a one-pair slice a tie scores 66.7, a fair coin 50 in expectation. The computation is kept (seed-free,
 vectorised, O(1/n) from the coin) and the claim corrected; these tests pin both numbers."""

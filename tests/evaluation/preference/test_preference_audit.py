@@ -372,7 +372,7 @@ def test_copies_of_a_pair_are_resampled_as_one_unit():
     assert audit["dataset"]["duplicates"]["exact"] == 3
 
 
-# ------------------------------------------------------------- position bias, Table 3, lengths, consensus (issue 12)
+# ------------------------------------------------------------- position bias, Table 3, lengths, consensus
 def _f1(y, pred):
     from sklearn.metrics import f1_score
 

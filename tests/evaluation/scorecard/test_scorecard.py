@@ -1,4 +1,4 @@
-"""The shortcut scorecard (issue 19): the planted-shortcut reference models are flagged for exactly their shortcut,
+"""The shortcut scorecard: the planted-shortcut reference models are flagged for exactly their shortcut,
 modalities a model cannot take are skipped up front, degenerate models are not findings, a rerun reuses its work."""
 
 from __future__ import annotations
