@@ -5,23 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-ALL_MODALITIES = frozenset({"text", "audio", "image", "video", "video+audio"})
-
 
 def model_accepts(spec: str, runner: dict) -> frozenset[str]:
-    """The input modalities model ``spec`` takes, known before any model call: ``scripted:`` every one (it reads
-    no media), ``openai:`` what its ``--dialect`` can send, ``hf:`` what the loaded model and its processor encode
-    (``HFJudge.accepts``; text always). The ``hf:`` model stays loaded for its runs (``make_judge`` keeps it)."""
+    """The input modalities model ``spec`` takes, known before any model call: ``openai:`` what its ``--dialect``
+    can send, any other runner what it declares (:attr:`~omniaudit.runners.base.Runner.accepts`: ``scripted:`` every
+    kind, ``hf:`` what the loaded model and its processor encode); text always. The ``hf:`` model stays loaded for
+    its runs (``make_judge`` keeps it)."""
+    from omniaudit.runners.base import as_runner
     from omniaudit.runners.payload import ACCEPTS
     from omniaudit.runners.run import make_judge
 
     kind = spec.partition(":")[0]
-    if kind == "scripted":
-        make_judge(spec)  # an unknown name fails here
-        return ALL_MODALITIES
-    if kind == "openai":
+    if kind == "openai":  # known from the dialect, without asking the server
         return frozenset({"text", *ACCEPTS[runner.get("dialect", "vllm")]})
-    return frozenset({"text", *getattr(make_judge(spec, **runner), "accepts", set())})
+    judge = make_judge(spec) if kind == "scripted" else make_judge(spec, **runner)
+    return frozenset({"text", *as_runner(judge).accepts})
 
 
 def dataset_modalities(dataset: str | Path, config: str) -> tuple[str, ...]:

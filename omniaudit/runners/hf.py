@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from omniaudit.errors import InputError
+from omniaudit.runners.base import Runner
 from omniaudit.runners.hf_encoders import AudioEmbeddings
 from omniaudit.runners.hf_loading import check_loading, from_pretrained_kwargs
 from omniaudit.runners.hf_media import (
@@ -47,7 +48,7 @@ from omniaudit.runners.hf_media import (
     install_featurizers,
 )
 from omniaudit.runners.hf_scoring import item_seed, pick_option, row_sampler, score_options, softmax
-from omniaudit.runners.items import JudgeItem, check_modalities
+from omniaudit.runners.items import JudgeItem, Sampling, check_modalities
 
 AUTO_CLASSES = ("AutoModelForMultimodalLM", "AutoModelForImageTextToText", "AutoModelForCausalLM")
 PROCESSOR_FILES = "processor_config.json / preprocessor_config.json"
@@ -99,11 +100,14 @@ def media_towers(config) -> set[str]:
     return {name for name in ("audio", "vision") if getattr(cfg, f"{name}_config", None) is not None}
 
 
-class HFJudge:
+class HFJudge(Runner):
     """``answer(items, progress)`` returns one raw answer text per item (the chosen option for closed items in
     logits mode) and sets ``option_probs``: per item, ``{option: probability}`` (closed items in logits mode) or
-    None (generated answers), and ``answer_paths``: per item, ``option_scores`` or ``free`` (generated).
+    None (generated answers), and ``answer_paths``: per item, ``option_scores`` or ``free`` (generated). ``accepts``
+    is what the loaded model and its processor encode.
     """
+
+    renders = True
 
     def __init__(self, path: str | Path, batch_size: int = 8, mode: str = "logits", max_new_tokens: int = 16,
                  device: str | None = None, min_new_tokens: int = 0, temperature: float = 0.0, top_p: float = 1.0,
@@ -326,6 +330,20 @@ class HFJudge:
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": content}]
         return (self.processor or self.tokenizer).apply_chat_template(messages, tokenize=False,
                                                                       add_generation_prompt=True)
+
+    def identity(self, refresh: bool = False) -> dict:
+        """The local model's identity: every weight tensor hashed (cached by path, size and mtime), the Hub commit
+        where it was loaded from the Hub."""
+        from omniaudit.runners.identity import local_model_identity
+
+        return local_model_identity(self.path)
+
+    def set_sampling(self, sampling: Sampling) -> None:
+        """The run's sampling as the local sampler reads it (a local sampler always needs a seed: run r uses r)."""
+        self.sampling = sampling
+        self.temperature = sampling.temperature
+        self.top_p = 1.0 if sampling.top_p is None else sampling.top_p
+        self.seed = sampling.seed if sampling.seed is not None else sampling.run
 
     def render(self, item: JudgeItem) -> str:
         """The exact text the chat template makes of ``item`` (media as the template's placeholder tokens, before the

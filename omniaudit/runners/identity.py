@@ -144,13 +144,11 @@ def local_model_identity(path: str) -> dict:
 
 
 def runner_identity(judge, spec: str, refresh: bool = False) -> dict:
-    """The identity of a runner made by ``make_judge``: its own ``identity()`` where it has one, else by kind.
+    """The identity of a runner made by ``make_judge`` (:meth:`~omniaudit.runners.base.Runner.identity`).
 
     ``refresh`` asks a server again: `transformers serve` lists a local model under ``/v1/models`` only once a
     request has loaded it, so a run that began with the model unlisted asks once more at its end."""
-    if hasattr(judge, "identity"):
-        return dict(judge.identity(refresh=True) if refresh else judge.identity())
-    kind, _, rest = spec.partition(":")
-    if kind == "hf":
-        return local_model_identity(rest)
-    return {"kind": kind, "model": rest}
+    from omniaudit.runners.base import as_runner
+
+    runner = as_runner(judge)
+    return dict(runner.identity(refresh=True) if refresh else runner.identity())

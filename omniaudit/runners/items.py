@@ -360,7 +360,7 @@ def _format_mask(ds, config: str, dataset, formats: list[str]):
     return np.isin(fmt, list(formats))
 
 
-def check_modalities(items: list[JudgeItem], runner: str, accepts: set[str]) -> None:
+def check_modalities(items: list[JudgeItem], runner: str, accepts: set[str] | frozenset[str]) -> None:
     """Refuse, before any model call, an item with an input the model cannot take: it would be answered blind."""
     for item in items:
         for part in item.media:

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from omniaudit.errors import InputError, ServiceError
+from omniaudit.runners.base import Runner
 from omniaudit.runners.items import Answer, JudgeItem, Sampling, check_modalities, parse_answer
 from omniaudit.runners.payload import Payloads, conforms, constrained_option
 from omniaudit.runners.run import RefusedItems, check_runner_options
@@ -149,7 +150,16 @@ class _Tally:
         return len(self.bad) > fraction * self.seen
 
 
-class OpenAIJudge:
+class OpenAIJudge(Runner):
+    """A model behind an OpenAI-compatible server (vLLM, ``transformers serve``, a hosted API): requests in its
+    ``--dialect``, replies cached by request and served model, ``identity()`` with the served model."""
+
+    renders = True
+    sampling: Sampling
+    requests_sent: int
+    rejected: int
+    not_completions: int
+
     def __init__(self, model: str, url: str, cache_dir: str | Path | None, concurrency: int = 4,
                  max_retries: int = 5, backoff_s: float = 0.5, timeout_s: float = 120.0, max_tokens: int = 32,
                  api_key_env: str | None = None, dialect: str = "vllm", sampling: Sampling | None = None,
@@ -183,6 +193,18 @@ class OpenAIJudge:
         self._lock = threading.Lock()
         self._identity: dict | None = None
         self._identity_lock = threading.Lock()
+
+    @property
+    def where(self) -> str:  # type: ignore[override]  # the server's URL, fixed at construction
+        return self.url
+
+    @property
+    def accepts(self) -> set[str]:  # type: ignore[override]  # what its dialect can send
+        return self.payloads.accepts
+
+    def prepare(self, items: list[JudgeItem]) -> None:
+        """``--dialect auto`` decided on the items, as the run that answered them decided it."""
+        self.resolve_dialect(items)
 
     @property
     def dialect(self) -> str:

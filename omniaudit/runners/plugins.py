@@ -8,7 +8,8 @@ It is registered in code (:func:`register_runner`) or shipped in a package as an
     mylab = "mylab_omniaudit:make_runner"
 
 then ``omniaudit judge --judge mylab:some-model ...`` and ``omniaudit scorecard --model x=mylab:some-model`` use it.
-The runner it returns keeps this contract (:class:`Runner`; checked when it is made, one line naming what is missing):
+The runner it returns is a :class:`~omniaudit.runners.base.Runner` (subclass it and declare what it can do), or any
+object that keeps this contract (adapted once, when it is made; one line names what is missing):
 
 - ``answer(items, progress=None) -> list[str]``: one answer text per :class:`~.items.JudgeItem`, in order; a closed
   item's text is read as every free-text answer is (:func:`~.reading.read_answer`: doubt is never read as an option);
@@ -25,20 +26,13 @@ cannot be replaced.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol, runtime_checkable
 
 from omniaudit.errors import InputError
+from omniaudit.runners.base import Runner, as_runner
 
 GROUP = "omniaudit.runners"
 BUILT_IN = ("hf", "openai", "scripted")
 _REGISTERED: dict[str, Callable] = {}
-
-
-@runtime_checkable
-class Runner(Protocol):
-    def answer(self, items: list, progress=None) -> list[str]: ...
-
-    def identity(self) -> dict: ...
 
 
 def register_runner(kind: str, factory: Callable) -> None:
@@ -89,4 +83,4 @@ def make_plugin_runner(kind: str, rest: str, **options) -> Runner | None:
     if not isinstance(identity, dict) or identity.get("kind") != kind:
         raise InputError(f"the runner plugin '{kind}': identity() must return a dict whose 'kind' is '{kind}'",
                          value=identity)
-    return runner
+    return as_runner(runner)

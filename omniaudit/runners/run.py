@@ -42,12 +42,12 @@ sample of at most N items of the selection, whole groups (:func:`~.shards.limit_
 selection records ``limit`` and ``limit_seed`` beside the selection's full ``items``, so every audit sees an
 incomplete run (refused unless ``--partial``), and a limited file never merges with a full one.
 
-Runner protocol (``hf:``, ``openai:``, ``scripted:``): ``answer(items, progress=None)`` returns one answer per item,
-in order: a ``str``, or an :class:`~omniaudit.runners.items.Answer` (a ``str`` with ``option_probs``); a
-runner may instead expose the probabilities as a list attribute ``option_probs`` aligned with its last answers, and
-the answers' paths as a list attribute ``answer_paths`` (else ``free``; see ``answer_path`` above). The
-runner reads its sampling settings from its ``sampling`` attribute (:class:`Sampling`; ``hf:`` from its
-``temperature`` / ``top_p`` / ``seed``), which ``run_judge`` sets before each run (:func:`apply_sampling`).
+Every runner is a :class:`~omniaudit.runners.base.Runner` (``hf:``, ``openai:``, ``scripted:`` and the plugins):
+``answer(items, progress=None)`` returns one answer per item, in order: a ``str``, or an
+:class:`~omniaudit.runners.items.Answer` (a ``str`` with ``option_probs``); a runner may instead give the
+probabilities as ``option_probs`` aligned with its last answers, and the answers' paths as ``answer_paths`` (else
+``free``; see ``answer_path`` above). What it can do is declared on it (``accepts``, ``renders``, ...), never probed;
+``run_judge`` gives it each run's sampling (``set_sampling``).
 """
 
 from __future__ import annotations
@@ -70,6 +70,7 @@ from omniaudit.errors import InputError
 from omniaudit.io import atomic_file, check_out_file, looks_like, output_lock
 from omniaudit.predictions import ROW_HASHES, run_provenance
 from omniaudit.records import canonical
+from omniaudit.runners.base import Runner, as_runner
 from omniaudit.runners.identity import runner_identity
 from omniaudit.runners.items import JudgeItem, Sampling, doc_hash, load_items
 from omniaudit.runners.payload import constrained_option
@@ -224,7 +225,7 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
         judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
                              max_frames=max_frames, device_map=device_map, dtype=dtype, load_in=load_in,
                              attn_implementation=attn_implementation)
-        apply_sampling(judge, sampling)
+        judge.set_sampling(sampling)
         return judge
     from omniaudit.runners.plugins import make_plugin_runner, plugin_kinds
 
@@ -278,27 +279,16 @@ def release_models() -> None:
     _LOADED.clear()
 
 
-def apply_sampling(judge, sampling: Sampling) -> None:
-    """Give a runner the run's sampling settings: its ``sampling`` attribute (``openai:``, ``scripted:``), and for
-    ``hf:``, which reads ``temperature`` / ``top_p`` / ``seed`` attributes, those (a local sampler always needs a
-    seed: without one, run r uses r)."""
-    judge.sampling = sampling
-    if hasattr(judge, "temperature"):
-        judge.temperature = sampling.temperature
-        judge.top_p = 1.0 if sampling.top_p is None else sampling.top_p
-        judge.seed = sampling.seed if sampling.seed is not None else sampling.run
-
-
-def _answer_path(judge, answers: list, i: int) -> str | None:
+def _answer_path(judge: Runner, answers: list, i: int) -> str | None:
     """The path answer ``i`` took, where the runner says (its ``answer_paths`` aligned with its last answers)."""
-    listed = getattr(judge, "answer_paths", None)
+    listed = judge.answer_paths
     return listed[i] if isinstance(listed, list) and len(listed) == len(answers) else None
 
 
-def _option_probs(judge, answers: list, i: int) -> dict[str, float] | None:
-    probs = getattr(answers[i], "option_probs", None)
+def _option_probs(judge: Runner, answers: list, i: int) -> dict[str, float] | None:
+    probs = getattr(answers[i], "option_probs", None)  # an Answer carries its own; a plain str has none
     if probs is None:
-        listed = getattr(judge, "option_probs", None)
+        listed = judge.option_probs
         if isinstance(listed, list) and len(listed) == len(answers):
             probs = listed[i]
     return {str(k): float(v) for k, v in probs.items()} if probs else None
@@ -526,14 +516,13 @@ def request_settings(spec: str, judge_options: dict) -> dict:
     return {k: v for k, v in input_settings(spec, judge_options).items() if k in INPUT_SETTINGS.get(kind, ())}
 
 
-def rendered_request(judge, item: JudgeItem) -> str:
+def rendered_request(judge: Runner, item: JudgeItem) -> str:
     """The request ``item`` is sent as, as text: the runner's own ``render(item)`` (``hf:`` the chat template's text,
     ``openai:`` and ``scripted:`` the JSON messages with each media input as a stand-in carrying its size and
     SHA-256, :func:`~.payload.render_messages`); a runner without ``render`` gets the runner-independent messages of
     :func:`~.payload.render_messages`."""
-    render = getattr(judge, "render", None)
-    if callable(render):
-        return render(item)
+    if judge.renders:
+        return judge.render(item)
     from omniaudit.runners.payload import render_messages
 
     return render_messages(item)
@@ -577,20 +566,17 @@ def _check_kept_hashes(kept: dict[tuple[int, int], dict], lines: dict[tuple[int,
                          file=journal, row=lines.get(key), column=changed[0])
 
 
-def _served_now(judge, items: list[JudgeItem], positions: list[int], kept: dict[tuple[int, int], dict],
+def _served_now(judge: Runner, items: list[JudgeItem], positions: list[int], kept: dict[tuple[int, int], dict],
                 base: Sampling) -> dict:
     """What a served model says of itself now: one kept item asked again at its run's sampling, past the response
     cache (a row of its :data:`SERVED_FIELDS`)."""
     run, pos = min((k for k in kept if k[1] in positions), default=(0, positions[0]))
-    apply_sampling(judge, base.for_run(run))
-    refresh = getattr(judge, "refresh_cache", None)
-    if refresh is not None:
-        judge.refresh_cache = True
+    judge.set_sampling(base.for_run(run))
+    refresh, judge.refresh_cache = judge.refresh_cache, True
     try:
         answers = judge.answer([items[positions.index(pos)]])
     finally:
-        if refresh is not None:
-            judge.refresh_cache = refresh
+        judge.refresh_cache = refresh
     return served_fields(answers[0]) if answers else {}
 
 
@@ -658,9 +644,9 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     check_limit(limit)
     items, positions, selection, n_run = _select_items(dataset, config, conditions, formats, limit, seed, shard)
     base = Sampling(temperature, top_p, seed)
-    judge = make_judge(spec, sampling=base, **judge_options)
-    if dump_prompts and not callable(getattr(judge, "render", None)):
-        raise InputError(f"{redact(spec)} cannot render its prompts (no render(item) method): run without "
+    judge = as_runner(make_judge(spec, sampling=base, **judge_options))
+    if dump_prompts and not judge.renders:
+        raise InputError(f"{redact(spec)} cannot render its prompts (its runner declares no render): run without "
                          "--dump-prompts")
     sampling = {"temperature": temperature, "top_p": top_p, "seed": seed, "runs": runs,
                 "max_tokens": judge_options.get("max_tokens", 32)}
@@ -742,12 +728,10 @@ def _resumable(journal: Path, out: Path, judge, spec: str, items: list[JudgeItem
         if differ:
             _warn(progress, f"{redact(spec)}: the server's model changed since the answers kept in {journal.name} "
                             f"({differ}): not resumed, every item is asked afresh")
-            if hasattr(judge, "refresh_cache"):
-                judge.refresh_cache = True  # the response cache holds the old model's replies too
+            judge.refresh_cache = True  # the response cache holds the old model's replies too
             return {}
     if kept:
-        if callable(getattr(judge, "resolve_dialect", None)):  # --dialect auto: decided on every item, as the run was
-            judge.resolve_dialect(items)
+        judge.prepare(items)  # e.g. --dialect auto: decided on every item, as the run was
         index = {p: i for i, p in enumerate(positions)}
         kept = {k: row for k, row in kept.items() if k[1] in index}  # (the journal is this shard's: all are)
         _check_kept_hashes(kept, lines, journal, out, lambda pos: hashes(index[pos]))
@@ -758,7 +742,7 @@ def _answer_run(judge, spec: str, items: list[JudgeItem], positions: list[int], 
                 runs: int, kept: dict, log, provenance: dict, hashes: Callable[[int], dict[str, str]],
                 progress) -> None:
     """Answer run ``run``'s items not yet kept, a chunk at a time, each row journaled as it comes."""
-    apply_sampling(judge, run_sampling)
+    judge.set_sampling(run_sampling)
     prefix = "" if runs == 1 else f"run {run + 1}/{runs}: "
     todo = [i for i in range(len(items)) if (run, positions[i]) not in kept]
     for start in range(0, len(todo), CHUNK):
@@ -793,7 +777,7 @@ def _settle_served_model(judge, spec: str, provenance: dict, rows: list[dict], p
 def _warn_ignored_format(judge, spec: str, rows: list[dict], answer_format: str, progress) -> None:
     ignored = sum(r.get("answer_path") == "unconstrained" for r in rows)
     if ignored:
-        where = redact(getattr(judge, "url", spec))
+        where = redact(judge.where or spec)
         _warn(progress, f"the server at {where} ignored --answer-format {answer_format} on {ignored} of "
                         f"{sum(r['parsed'] is not None for r in rows)} closed answers; their text was read as free "
                         "text", AnswerFormatWarning)
@@ -811,8 +795,7 @@ def _run_summary(rows: list[dict], judge, answer_format: str) -> dict:
             "answer_paths": dict(sorted(Counter(r.get("answer_path", "free") for r in closed).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
             "usable": sum(map(usable, rows)),
-            "requests": getattr(judge, "requests_sent", None), "rejected": getattr(judge, "rejected", None),
-            "not_completions": getattr(judge, "not_completions", None)}
+            "requests": judge.requests_sent, "rejected": judge.rejected, "not_completions": judge.not_completions}
 
 
 def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[int, int]], *,
@@ -826,11 +809,11 @@ def answer_again(dataset: str | Path, config: str, spec: str, picks: list[tuple[
     check_sampling(temperature, top_p)
     items = load_items(dataset, config)
     base = Sampling(temperature, top_p, seed)
-    judge = make_judge(spec, sampling=base, **judge_options)
+    judge = as_runner(make_judge(spec, sampling=base, **judge_options))
     rows: dict[tuple[int, int], dict] = {}
     for run in sorted({r for r, _ in picks}):
         sampling = base.for_run(run)
-        apply_sampling(judge, sampling)
+        judge.set_sampling(sampling)
         positions = [p for r, p in picks if r == run]
         answers = judge.answer([items[p] for p in positions])
         if len(answers) != len(positions):

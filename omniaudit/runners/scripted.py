@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from omniaudit.errors import InputError
+from omniaudit.runners.base import Runner
 from omniaudit.runners.items import JudgeItem, Sampling
 from omniaudit.runners.run import RefusedItems
 from omniaudit.shortcuts import BY_NAME, PLANTED  # the planted-shortcut reference models: name -> its one shortcut
@@ -41,7 +42,7 @@ _ABLATIONS = ("mute_", "drop_", "blank_", "swap_", "text_only")  # composition a
 _DISTRACTORS = ("one", "two", "three", "four", "five", "six", "red", "green", "blue")
 
 
-class ScriptedJudge:
+class ScriptedJudge(Runner):
     """``always-a`` / ``always-b`` (first / second option: slot A / B in pairs), ``copy-reference``,
     ``copy-specialist`` (the label the prompt supplies; no label: an unparseable refusal), ``oracle`` (the gold
     answer; "A" where there is none), ``random`` (uniform, seeded per item id, so independent of order and batching;
@@ -68,11 +69,18 @@ class ScriptedJudge:
     names) and, for ``verbose``, the two descriptions in the prompt, as a length-biased judge reads them.
     """
 
+    renders = True
+    accepts = frozenset({"audio", "image", "video", "video+audio"})  # it reads no media: every kind is taken
+    sampling: Sampling
+
     def __init__(self, name: str, seed: int = 0, sampling: Sampling | None = None) -> None:
         if name not in scripted_names():
             raise InputError(f"unknown scripted judge; expected one of {', '.join(scripted_names())}", value=name)
         self.name = name
         self.sampling = sampling or Sampling(seed=seed)
+
+    def identity(self, refresh: bool = False) -> dict:
+        return {"kind": "scripted", "model": self.name}
 
     @property
     def seed(self) -> int:
