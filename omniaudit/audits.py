@@ -51,6 +51,8 @@ class Audit:
     runs: ClassVar[dict[str, int]] = {}  # config -> sampled runs per item (default 1)
     figure: ClassVar[str | None] = None  # the key figure of its folder (the card shows it)
     source: ClassVar[str] = "the audit's predictions"  # what its scorecard measures are computed from (a card trace)
+    sizes: ClassVar[dict[str, dict]] = {}  # the embedded default's build parameters per size (SIZES)
+    summary: ClassVar[str] = "the {name} default"  # what the default holds, formatted with its parameters
     accuracy_note: ClassVar[str | None] = None  # why it pairs no task accuracy, where it has none
 
     def build(self, out: Path, size: str = "default", progress: Any = None) -> Path:
@@ -58,12 +60,13 @@ class Audit:
         raise NotImplementedError
 
     def describe(self, size: str = "default") -> str:
-        """What the embedded default of ``size`` holds (the card says it)."""
-        return f"the {self.name} default ({size})"
+        """What the embedded default of ``size`` holds (the card says it): ``summary`` with its parameters."""
+        return self.summary.format(name=self.name, **self.build_parameters(size)) + (
+            "" if size == "default" else f" ({size})")
 
     def build_parameters(self, size: str = "default") -> dict:
         """The parameters the default of ``size`` is built with (a changed one rebuilds a kept default)."""
-        return {}
+        return dict(self.sizes.get(size, {}))
 
     def audit(self, out: Path, dataset: Path | str, predictions: Mapping[str, Mapping[str, Path]],
               options: AuditOptions) -> AuditResult:

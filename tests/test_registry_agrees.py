@@ -3,7 +3,7 @@ shortcut is measured by audits that list it, and every planted reference exists.
 
 import pytest
 
-from omniaudit.audits import AUDITS, Audit
+from omniaudit.audits import AUDITS, SIZES, Audit
 from omniaudit.cli import build_parser
 from omniaudit.runners.scripted import plant_of, scripted_names
 from omniaudit.shortcuts import PLANTED, REFERENCE_NAMES, SHORTCUTS, TABLE
@@ -21,8 +21,9 @@ def test_every_built_in_audit_implements_the_contract_and_has_its_commands():
     assert set(AUDITS) <= _subcommands(parser, "build") and set(AUDITS) <= _subcommands(parser, "audit")
     for audit in AUDITS.values():
         assert isinstance(audit, Audit), audit
-        for hook in ("build", "audit", "describe", "measures", "metrics", "tables"):
+        for hook in ("build", "audit", "measures", "metrics", "tables"):
             assert getattr(type(audit), hook) is not getattr(Audit, hook), (audit.name, hook)
+        assert audit.sizes.keys() == set(SIZES) and "{" in audit.summary, audit.name  # its default, described
 
 
 @pytest.mark.parametrize("shortcut", TABLE, ids=lambda s: s.name)

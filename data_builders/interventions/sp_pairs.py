@@ -72,7 +72,8 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
     the runner: ``max_tokens``, ``batch_size``, ``fps``, ...) or a runner object (``answer(items, progress)``)."""
     from omniaudit.io import atomic_file
     from omniaudit.runners import Sampling, load_items, run_judge
-    from omniaudit.runners.run import apply_sampling, check_sampling, prediction_row
+    from omniaudit.runners.base import as_runner
+    from omniaudit.runners.run import check_sampling, prediction_row
 
     out = Path(out)
     if isinstance(policy, str):
@@ -83,13 +84,14 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
         raise InputError("the policy must be a runner SPEC (hf:PATH, openai:MODEL@URL, scripted:NAME) or an object "
                          "with answer(items)", value=type(policy).__name__)
     check_sampling(options.temperature, options.top_p, options.runs)
+    runner = as_runner(policy)
     items = load_items(dataset, "diagnostic")
     base = Sampling(options.temperature, options.top_p, options.seed)
     rows = []
     for run in range(options.runs):
         sampling = base.for_run(run)
-        apply_sampling(policy, sampling)
-        answers = policy.answer(items, progress)
+        runner.set_sampling(sampling)
+        answers = runner.answer(items, progress)
         if len(answers) != len(items):
             raise InputError(f"the policy returned {len(answers)} answers for {len(items)} items")
         rows += [prediction_row(item, answer_text(a), sampling, None) for item, a in zip(items, answers, strict=True)]

@@ -31,20 +31,15 @@ class CompositionAudit(Audit):
     runs = {"samples": 2, "ablations": 2}  # greedy runs give the stability floor
     figure = "template_accuracy.png"
     source = "composition/audit.json: failure_decomposition.models.NAME.dominance_test"
+    sizes = PARAMS
+    summary = ("{n_synthetic} synthetic C3PO samples (a drawn image and a spoken instruction) and their bypass "
+               "ablations, answered twice (greedy runs give the stability floor)")
     accuracy_note = "not paired: the composition audit keeps no per-item correctness the card reads"
 
     def build(self, out: Path, size: str = "default", progress=None) -> Path:
         from omniaudit.data_builders.composition import build_composition_dataset
 
         return build_composition_dataset(out, n_synthetic=PARAMS[size]["n_synthetic"])
-
-    def describe(self, size: str = "default") -> str:
-        return (f"{PARAMS[size]['n_synthetic']} synthetic C3PO samples (a drawn image and a spoken instruction) and "
-                "their bypass ablations, answered twice (greedy runs give the stability floor)"
-                + ("" if size == "default" else f" ({size})"))
-
-    def build_parameters(self, size: str = "default") -> dict:
-        return PARAMS[size]
 
     def audit(self, out: Path, dataset: Path | str, predictions: Mapping[str, Mapping[str, Path]],
               options: AuditOptions) -> AuditResult:

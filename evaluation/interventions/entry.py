@@ -33,19 +33,15 @@ class InterventionsAudit(Audit):
                   "deaf": "synchronized, a sound, a match whatever was done to the audio: visual_inference"}
     figure = "failure_modes.png"
     source = "interventions/scored.csv (the audit's per-row correctness)"
+    sizes = PARAMS
+    summary = ("{n_clips} synthetic Thud clips (a visible impact and its sound), each Original + Shift -2/+2 s, Mute "
+               "and Swap")
 
     def build(self, out: Path, size: str = "default", progress=None) -> Path:
         from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
 
         spec = SyntheticClipSpec(n_clips=PARAMS[size]["n_clips"], width=160, height=120, fps=12)
         return build_interventions_dataset(out, spec=spec, progress=progress)
-
-    def describe(self, size: str = "default") -> str:
-        return (f"{PARAMS[size]['n_clips']} synthetic Thud clips (a visible impact and its sound), each Original + "
-                "Shift -2/+2 s, Mute and Swap" + ("" if size == "default" else f" ({size})"))
-
-    def build_parameters(self, size: str = "default") -> dict:
-        return PARAMS[size]
 
     def audit(self, out: Path, dataset: Path | str, predictions: Mapping[str, Mapping[str, Path]],
               options: AuditOptions) -> AuditResult:

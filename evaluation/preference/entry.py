@@ -34,6 +34,9 @@ class PreferenceAudit(Audit):
                   "verbose": "the longer description: style"}
     figure = "waf_full_vs_counter.png"
     source = "preference/predictions.csv (the audit's per-pair table)"
+    sizes = PARAMS
+    summary = ("{n_pairs} synthetic EmoPrefer-style pairs (7 generators, labels following content over the generator "
+               "prior), each judged in both orders")
 
     def build(self, out: Path, size: str = "default", progress=None) -> Path:
         from omniaudit.data_builders.preference import SyntheticSpec, build_preference_dataset
@@ -42,13 +45,6 @@ class PreferenceAudit(Audit):
         # label position bias: the judge's length / generator / slot preferences are then shortcuts, not the label's
         spec = SyntheticSpec(n_pairs=PARAMS[size]["n_pairs"], content_strength=4.0, position_bias=0.0)
         return build_preference_dataset(out, spec=spec)
-
-    def describe(self, size: str = "default") -> str:
-        return (f"{PARAMS[size]['n_pairs']} synthetic EmoPrefer-style pairs (7 generators, labels following content "
-                "over the generator prior), each judged in both orders" + ("" if size == "default" else f" ({size})"))
-
-    def build_parameters(self, size: str = "default") -> dict:
-        return PARAMS[size]
 
     def audit(self, out: Path, dataset: Path | str, predictions: Mapping[str, Mapping[str, Path]],
               options: AuditOptions) -> AuditResult:

@@ -33,6 +33,9 @@ class ProtocolsAudit(Audit):
                   "copy-reference": "the supplied reference: RF 1", "copy-specialist": "the specialist's label",
                   "label-follower": "any supplied label: label_following", "position-locked": "slot A: position"}
     source = "the protocol answers (blueprint, reference, pairwise, cue_conflict .jsonl) with the items"
+    sizes = PARAMS
+    summary = ("espeak-ng speech in 4 languages x 4 voices x 4 emotions ({sentences_per_cell} sentence(s) per cell): "
+               "blueprint, reference, pairwise (up to {max_trials} trials per task) and cue-conflict probes")
 
     def build(self, out: Path, size: str = "default", progress=None) -> Path:
         from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
@@ -41,15 +44,6 @@ class ProtocolsAudit(Audit):
         return build_protocols_dataset(out, options=ProtocolBuildOptions(max_trials=p["max_trials"]),
                                        spec=SpeechSetSpec(sentences_per_cell=p["sentences_per_cell"]),
                                        progress=progress)
-
-    def describe(self, size: str = "default") -> str:
-        p = PARAMS[size]
-        return (f"espeak-ng speech in 4 languages x 4 voices x 4 emotions ({p['sentences_per_cell']} sentence(s) per "
-                f"cell): blueprint, reference, pairwise (up to {p['max_trials']} trials per task) and cue-conflict "
-                "probes" + ("" if size == "default" else f" ({size})"))
-
-    def build_parameters(self, size: str = "default") -> dict:
-        return PARAMS[size]
 
     def audit(self, out: Path, dataset: Path | str, predictions: Mapping[str, Mapping[str, Path]],
               options: AuditOptions) -> AuditResult:

@@ -66,6 +66,11 @@ class PluginRunner(Runner):
     def render(self, item: JudgeItem) -> str:
         return self.inner.render(item) if self.renders else super().render(item)
 
+    def set_sampling(self, sampling: Sampling) -> None:
+        """The run's sampling, also on the adapted object (its ``sampling``, as runners have always been given it)."""
+        self.sampling = sampling
+        self.inner.sampling = sampling
+
     def answer(self, items: list[JudgeItem], progress=None) -> list[Any]:
         return self.inner.answer(items, progress)
 
