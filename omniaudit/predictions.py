@@ -530,3 +530,104 @@ def sampling_settings(frame: pd.DataFrame) -> dict:
         if distinct:
             out[column] = distinct[0] if len(distinct) == 1 else distinct
     return out
+
+
+def merge_sampling(settings: list[dict]) -> dict:
+    """The :func:`sampling_settings` of several files of one run as one: per setting one value, or the distinct
+    values in the same order."""
+    frame = pd.DataFrame([{k: v} for one in settings for k, values in one.items()
+                          for v in (values if isinstance(values, list) else [values])])
+    return sampling_settings(frame) if not frame.empty else {}
+
+
+def sampling_sentence(settings: dict) -> str:
+    """:func:`sampling_settings` for a report: ``temperature 0.7, seed 0/1/2`` (several values joined by /)."""
+    return ", ".join(f"{k} {'/'.join(str(x) for x in v) if isinstance(v, list) else v}" for k, v in settings.items())
+
+
+ANSWER_COLUMNS = ("prediction", "response", "raw")  # a row's free-form answer, first present; raw: `omniaudit judge`
+
+
+@dataclass
+class PredictionFile:
+    """One predictions file, read once by :func:`read_prediction_file` with the checks every audit makes done.
+
+    ``records`` holds every record as read (CSV cells as text) for what only one audit reads (structured fields, a
+    pair's ``p_a1``); ``rows`` is each record's row number for errors (CSV data row, JSONL line); ``ids`` the key
+    column as text; ``runs`` each record's run (text; None without a ``run`` column); ``answers`` the free-form
+    answer ('' where empty; None when the file has no answer column) and ``answer_column`` where it came from;
+    ``sampling`` the settings the file records (:func:`sampling_settings`); ``provenance`` its checked provenance.
+    What an answer means (an option, P(a1), a sync verdict) is the audit's to read.
+    """
+
+    path: Path
+    records: pd.DataFrame
+    rows: list[int]
+    key: str
+    ids: pd.Series
+    runs: list[str] | None
+    answers: list[str] | None
+    answer_column: str | None
+    sampling: dict
+    provenance: FileProvenance
+
+    def run_numbers(self) -> list[int]:
+        """Each record's run as a whole number >= 0 (0 for every row without a ``run`` column); another run value
+        is an error naming its row."""
+        if self.runs is None:
+            return [0] * len(self.records)
+        out = []
+        for row, run in zip(self.rows, self.runs, strict=True):
+            with contextlib.suppress(ValueError):
+                if float(run).is_integer() and float(run) >= 0:
+                    out.append(int(float(run)))
+                    continue
+            raise InputError("expected a run index (0, 1, ...)", file=self.path, row=row, column="run", value=run)
+        return out
+
+    def labels(self) -> list[str | None]:
+        """The ``label`` column, stripped; None where it is empty or ``parsed`` says false (no option was read)."""
+        if "label" not in self.records.columns:
+            return [None] * len(self.records)
+        parsed = self.records["parsed"] if "parsed" in self.records.columns else [True] * len(self.records)
+        return [None if _is_null(label) or str(ok).strip().lower() in ("false", "0") else str(label).strip()
+                for label, ok in zip(self.records["label"], parsed, strict=True)]
+
+
+def read_prediction_file(path: str | Path, dataset: str | Path | None, configs: tuple[str, ...],
+                         partial: bool = False, *, keys: tuple[str, ...] = ("id",),
+                         needs: tuple[str, ...] = (), expected: str = "",
+                         answer_columns: tuple[str, ...] = ANSWER_COLUMNS, known=None,
+                         unknown: str = "id not in the dataset") -> PredictionFile:
+    """Read one predictions file (CSV, TSV, JSONL or Parquet) as every audit does.
+
+    In order: the records are read (:func:`omniaudit.tables.read_records`); the provenance is checked
+    (:func:`check_predictions`: this build of ``dataset``'s ``configs``, a whole run unless ``partial``); the file
+    must have a key column (the first of ``keys`` present) and, when ``needs`` is given, one of those columns, else
+    the error says ``expected`` (what the audit reads, in its words) and lists the file's columns; with ``known``
+    (the dataset's ids), a key outside it is an error naming its row (``unknown`` says what it is); a ``run`` column
+    must name a run on every row. An empty file is an error.
+    """
+    from omniaudit.tables import read_records
+
+    path = Path(path)
+    raw, rows = read_records(path)
+    provenance = check_predictions(raw, path, dataset, configs, partial, rows)
+    key = next((k for k in keys if k in raw.columns), None)
+    if key is None or (needs and not set(needs) & set(raw.columns)):
+        raise InputError(f"{expected or 'expected columns ' + ' and '.join(keys)}; the file has {list(raw.columns)}",
+                         file=path)
+    if raw.empty:
+        raise InputError("no rows", file=path)
+    ids = raw[key].map(lambda v: "" if _is_null(v) else str(v).strip())
+    if known is not None:
+        outside = ~ids.isin(known)
+        if outside.any():
+            i = int(outside.to_numpy().argmax())
+            raise InputError(f"{unknown} ({int(outside.sum())} unknown {key}(s))", file=path, row=rows[i],
+                             column=key, value=raw[key].iloc[i])
+    column = next((c for c in answer_columns if c in raw.columns), None)
+    answers = None if column is None else [v if isinstance(v, str) else "" if _is_null(v) else str(v)
+                                           for v in raw[column].tolist()]
+    return PredictionFile(path, raw, rows, key, ids, run_labels(raw, path, rows), answers, column,
+                          sampling_settings(raw), provenance)

@@ -56,15 +56,15 @@ class ToyAudit(Audit):
 
         from omniaudit.data_builders.hub import load_config
         from omniaudit.io import atomic_dir
-        from omniaudit.predictions import check_predictions
+        from omniaudit.predictions import read_prediction_file
 
         items = load_config(dataset, "items")
         frames = []
         for model, files in predictions.items():
             for file in files.values():
-                raw = pd.read_json(file, lines=True)
-                check_predictions(raw, file, dataset, ("items",), options.partial)
-                frames.append(raw[["id", "label"]].assign(model=model))
+                read = read_prediction_file(file, dataset, ("items",), options.partial, needs=("label",),
+                                            known=items["id"].astype(str))
+                frames.append(pd.DataFrame({"id": read.ids, "label": read.labels(), "model": model}))
         answers = pd.concat(frames).merge(items[["id", "trial", "order", "gold", "guess"]], on="id")
         answers["slot_a"] = (answers["label"] == "A").astype(float)
         answers["guessed"] = (answers["label"] == answers["guess"]).astype(float)

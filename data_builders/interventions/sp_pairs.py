@@ -105,23 +105,17 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
     """One row per (diagnostic row, run) of the predictions file: ``id``, ``run``, ``text`` (the answer), ``verdict``
     (correct / wrong / unparsed / empty / missing), scored exactly as the intervention audit scores answers."""
     from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, answers_correct, read_predictions
-    from omniaudit.predictions import run_labels
-    from omniaudit.tables import read_records
 
     path = Path(predictions)
-    raw, rows = read_records(path)
-    text_column = next((c for c in TEXT_COLUMNS if c in raw.columns), None)
-    if text_column is None:
-        raise InputError(f"the predictions have no answer text ({' or '.join(TEXT_COLUMNS)}), so there is no "
-                         f"response to reject; the file has {list(raw.columns)}", file=path)
     pred = read_predictions(path, diagnostic, options.extractor, **judge_options)
+    if pred.attrs["answer_column"] is None:
+        raise InputError(f"the predictions have no answer text ({' or '.join(TEXT_COLUMNS)}), so there is no "
+                         f"response to reject; the file has only structured fields", file=path)
     if "run" not in pred.columns:
         pred["run"] = "0"
-    runs = run_labels(raw, path, rows) or ["0"] * len(raw)
-    texts = {(str(i), r): t for i, r, t in zip(raw["id"].astype(str), runs, raw[text_column].tolist(), strict=True)}
     merged = pred.merge(diagnostic, on="id", how="left")  # left merge keeps the predictions' (row, run) order
     correct = answers_correct(merged, merged)
-    merged["text"] = [answer_text(_none(texts.get((i, r)))) for i, r in zip(merged["id"], merged["run"], strict=True)]
+    merged["text"] = [answer_text(_none(t)) for t in merged["text"]]
     verdict_field = merged["dimension"].map(VERDICT_FIELD)
     read = np.array([merged.at[k, f] is not None and merged.at[k, f] == merged.at[k, f]
                      for k, f in zip(merged.index, verdict_field, strict=True)], dtype=bool)

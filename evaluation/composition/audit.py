@@ -66,19 +66,17 @@ from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_t
 from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.predictions import (
+    ANSWER_COLUMNS,
     SAMPLING,
-    check_predictions,
     check_same_run,
     provenance_section,
-    run_labels,
+    read_prediction_file,
     run_order,
     sampling_settings,
 )
 from omniaudit.specs import model_or_named_file, parse_named_files, split_model_run
-from omniaudit.tables import fail_at, read_records
 
 SAMPLE_COLUMNS = ["id", "template_name", "category", "tier", "question", "answer"]
-TEXT_COLUMNS = ("prediction", "response", "raw")  # the free-form answer; ``raw`` as ``omniaudit judge`` writes it
 
 
 @dataclass
@@ -164,19 +162,15 @@ def _read_file(path: Path, known: pd.Series, dataset: str | Path | None = None,
                partial: bool = False) -> pd.DataFrame:
     """``id, prediction, run, file, row`` (+ recorded sampling settings) of one predictions file; its provenance
     (checked against ``dataset``) in ``.attrs["provenance"]``."""
-    raw, rows = read_records(path)
-    provenance = check_predictions(raw, path, dataset, ("samples", "ablations"), partial, rows)
-    column = next((c for c in TEXT_COLUMNS if c in raw.columns), None)
-    if "id" not in raw.columns or column is None:
-        raise InputError(f"expected columns id and prediction (or response, or raw as `omniaudit judge` writes); the "
-                         f"file has {list(raw.columns)}", file=path)
-    ids = raw["id"].astype(str)
-    fail_at(~ids.isin(known), "id is not a sample of the dataset (nor an ablation)", path, rows, "id", ids)
-    runs = run_labels(raw, path, rows)
-    answers = [v if isinstance(v, str) else "" if v is None or v != v else str(v) for v in raw[column].tolist()]
-    out = pd.DataFrame({"id": ids, "prediction": answers, "run": runs, "file": str(path), "row": rows})
-    out = pd.concat([out, raw[[c for c in SAMPLING if c in raw.columns]].reset_index(drop=True)], axis=1)
-    out.attrs["provenance"] = provenance
+    read = read_prediction_file(path, dataset, ("samples", "ablations"), partial, needs=ANSWER_COLUMNS, known=known,
+                                unknown="id is not a sample of the dataset (nor an ablation)",
+                                expected="expected columns id and prediction (or response, or raw as `omniaudit "
+                                         "judge` writes)")
+    out = pd.DataFrame({"id": read.ids, "prediction": read.answers, "run": read.runs, "file": str(path),
+                        "row": read.rows})
+    out = pd.concat([out, read.records[[c for c in SAMPLING if c in read.records.columns]].reset_index(drop=True)],
+                    axis=1)
+    out.attrs["provenance"] = read.provenance
     return out
 
 

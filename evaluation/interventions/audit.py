@@ -42,14 +42,8 @@ from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.interventions.extract import extract, llm_extract, unread
 from omniaudit.evaluation.interventions.pairing import ood_sync_rule, scored_rows
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.predictions import (
-    check_predictions,
-    provenance_section,
-    run_labels,
-    run_order,
-    sampling_settings,
-)
-from omniaudit.tables import fail_at, parse_bool, read_records
+from omniaudit.predictions import provenance_section, read_prediction_file, run_order
+from omniaudit.tables import fail_at, parse_bool
 
 INTERVENTION_OF = {"sync": "shift", "existence": "mute", "consistency": "swap"}
 SYNC_ONLY = ("shift_yes_no", "sync_binary", "sync_three_way", "offset_within_tolerance")  # not available without sync
@@ -108,44 +102,38 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     has one row per diagnostic row and run, with ``run`` (text): a (row, run) the file lacks is unanswered. The
     sampling settings the file records (``temperature``, ``top_p``, ``seed``, ...) are in ``.attrs["sampling"]``.
 
+    ``text`` is the free-form answer as given ('' where there is none).
+
     Every prediction id must exist in the dataset (a mismatch names the id) and appear once (per run); dataset rows
-    without a prediction get all fields None and ``answered`` False. The file's provenance is checked first
-    (:func:`~omniaudit.predictions.check_predictions`: this build of ``dataset``, one whole run unless
-    ``partial``) and kept in ``.attrs["provenance"]``.
+    without a prediction get all fields None and ``answered`` False. The file is read and its provenance checked by
+    :func:`~omniaudit.predictions.read_prediction_file` (this build of ``dataset``, one whole run unless
+    ``partial``); the provenance is kept in ``.attrs["provenance"]``.
     """
     path = Path(path)
-    raw, rows = read_records(path)
-    provenance = check_predictions(raw, path, dataset, ("diagnostic",), partial, rows)
-    if "id" not in raw.columns:
-        raise InputError(f"missing column 'id'; the file has {list(raw.columns)}", file=path)
-    text = next((c for c in TEXT_COLUMNS if c in raw.columns), None)
-    if text is None and not set(STRUCTURED) & set(raw.columns):
-        raise InputError(f"expected a 'response' column (or 'raw', as `omniaudit judge` writes it) or structured "
-                         f"fields {STRUCTURED}; the file has {list(raw.columns)}", file=path)
-    ids = raw["id"].astype(str)
     dims = diagnostic.set_index("id")["dimension"]
-    runs = run_labels(raw, path, rows)
-    unknown = ~ids.isin(dims.index)
-    fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s); do the predictions belong to this "
-            "dataset?)", path, rows, "id", ids)
+    read = read_prediction_file(path, dataset, ("diagnostic",), partial, needs=(*TEXT_COLUMNS, *STRUCTURED),
+                                answer_columns=TEXT_COLUMNS, known=dims.index,
+                                unknown="id not in the dataset (do the predictions belong to this dataset?)",
+                                expected=f"expected a 'response' column (or 'raw', as `omniaudit judge` writes "
+                                         f"it) or structured fields {STRUCTURED}, and an 'id' column")
+    ids, runs, rows = read.ids, read.runs, read.rows
     keys = ids if runs is None else ids + "\0" + pd.Series(runs, index=ids.index)
     fail_at(keys.duplicated(), "duplicate id" if runs is None else "duplicate id in the same run", path, rows, "id",
             ids)
     records, unread_rows, rule_read, given = [], [], [], set()
-    for k, (row_no, (_, rec)) in enumerate(zip(rows, raw.iterrows(), strict=True)):
-        dim = dims[str(rec["id"])]
+    for k, (row_no, (_, rec)) in enumerate(zip(rows, read.records.iterrows(), strict=True)):
+        dim = dims[ids.iloc[k]]
         fields = _structured(rec, dim, path, row_no)
         given |= set() if fields is None else {k}
+        response = read.answers[k] if read.answers is not None else ""
         if fields is None:
-            response = rec.get(text) if text else None
-            if not isinstance(response, str):
-                response = "" if response is None or response != response else str(response)
             # an empty answer is unparseable, not a visual-only one; rules first, the extractor only after them
             fields = extract(dim, response) if response.strip() else {}
-            row_key = str(rec["id"]) if runs is None else f"{rec['id']}#run={runs[k]}"
+            row_key = ids.iloc[k] if runs is None else f"{ids.iloc[k]}#run={runs[k]}"
             if response.strip():
                 (unread_rows if unread(fields) else rule_read).append((row_key, dim, response))
-        records.append({"id": str(rec["id"]), **({} if runs is None else {"run": runs[k]}), **fields})
+        records.append({"id": ids.iloc[k], **({} if runs is None else {"run": runs[k]}), "text": response,
+                        **fields})
     extracted, checked = {}, []
     if extractor is not None and (unread_rows or rule_read):
         checked = agreement_sample(rule_read)
@@ -155,7 +143,7 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     records = [{**r, **extracted[key(r)]} if key(r) in filled else r for r in records]
     label_sources = _label_sources([(dims[r["id"]], r, k in given, key(r) in filled)
                                     for k, r in enumerate(records)], checked, extracted)
-    columns = ["id", "synced", "direction", "offset_s", "audio_state", "match"]
+    columns = ["id", "text", "synced", "direction", "offset_s", "audio_state", "match"]
     if runs is None:
         pred = pd.DataFrame(records, columns=columns)
         out = diagnostic[["id"]].merge(pred, on="id", how="left")
@@ -165,8 +153,9 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
         grid = pd.concat([diagnostic[["id"]].assign(run=r) for r in run_order(runs)], ignore_index=True)
         out = grid.merge(pred, on=["id", "run"], how="left")
         out["answered"] = out["answered"].eq(True)
-    out.attrs["sampling"] = sampling_settings(raw)
-    out.attrs["provenance"] = provenance
+    out.attrs["sampling"] = read.sampling
+    out.attrs["provenance"] = read.provenance
+    out.attrs["answer_column"] = read.answer_column
     out.attrs["label_sources"] = label_sources
     return out
 

@@ -35,15 +35,21 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.stats import TIE, decide_with_ties
-from omniaudit.predictions import check_predictions, check_same_run, provenance_lines
+from omniaudit.predictions import (
+    check_same_run,
+    merge_sampling,
+    provenance_lines,
+    read_prediction_file,
+    sampling_sentence,
+)
 from omniaudit.runners.reading import agreeing_probs
 from omniaudit.specs import parse_named_files
-from omniaudit.tables import jsonl_objects
 
 ORDERS = ("ab", "ba")
 SLOTS = ("A", "B")
 ITEM_COLUMNS = ("raw", "parsed")  # the runner's columns: the file holds item predictions of the judge config
-SAMPLING_COLUMNS = ("temperature", "top_p", "seed")
+EXPECTED = ("expected columns name (or id), order and p_a1 or label (pair predictions), or the predictions of "
+            "`omniaudit judge --config judge` (id, order, raw, label, parsed, option_probs)")
 NO_PREFERENCE = 0.5
 
 
@@ -94,20 +100,6 @@ def parse_judge_specs(specs: Sequence[str | Path]) -> list[JudgeSpec]:
     return list(judges.values())
 
 
-def _read_rows(path: Path) -> pd.DataFrame:
-    suffix = path.suffix.lower()
-    if suffix not in (".csv", ".jsonl", ".ndjson"):
-        raise InputError("judge file must be .csv or .jsonl", file=path, value=path.suffix)
-    try:
-        if suffix == ".csv":
-            return pd.read_csv(path, dtype=str, keep_default_na=False)
-        return pd.DataFrame([obj for _, obj in jsonl_objects(path)])  # a line that is no JSON object: its row
-    except InputError:
-        raise
-    except (ValueError, UnicodeDecodeError) as exc:  # pandas' EmptyDataError and ParserError are ValueErrors
-        raise InputError(f"cannot read judge predictions: {type(exc).__name__}: {exc}", file=path) from exc
-
-
 def _missing(value: object) -> bool:
     """An empty cell: None, NaN, or blank text (CSV cells are read as text)."""
     if value is None:
@@ -140,60 +132,43 @@ def _slot_probs(value: object, path: Path, row: int) -> tuple[float, float] | No
     return pa / (pa + pb), pb / (pa + pb)
 
 
-def _run_index(value: object, path: Path, row: int) -> int:
-    try:
-        run = int(str(value).strip()) if not _missing(value) else -1
-    except ValueError:
-        run = -1
-    if run < 0:
-        raise InputError("expected a run index (0, 1, ...)", file=path, row=row, column="run", value=value)
-    return run
-
-
 def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial: bool = False) -> pd.DataFrame:
     """Validated rows ``key, order, run, p_a1, source`` (key = the pair's ``id`` or ``name``, as string; source =
     how P(a1) was read: p_a1, probs, label or unparsed). ``attrs``: ``key`` (id or name), ``items`` (True for the
-    runner's item predictions), ``sampling`` (distinct values of the runner's sampling columns) and ``provenance``
-    (checked against ``dataset``'s ``judge`` config, :func:`~omniaudit.predictions.check_predictions`)."""
+    runner's item predictions), ``sampling`` (:func:`~omniaudit.predictions.sampling_settings`), ``provenance``
+    (checked against ``dataset``'s ``judge`` config) and ``row_numbers`` (each row's line or CSV row, for errors);
+    the file is read by :func:`~omniaudit.predictions.read_prediction_file`, as every audit reads its files."""
     path = Path(path)
-    if not path.is_file():
-        raise InputError("judge file not found", file=path)
-    raw = _read_rows(path)
-    provenance = check_predictions(raw, path, dataset, ("judge",), partial) if not raw.empty else None
+    read = read_prediction_file(path, dataset, ("judge",), partial, keys=("id", "name"),
+                                needs=("p_a1", "label", "option_probs"), answer_columns=("raw",), expected=EXPECTED)
+    raw, key = read.records, read.key
     items = any(c in raw.columns for c in ITEM_COLUMNS)
-    key = "id" if "id" in raw.columns else "name"
-    need = [c for c in (key, "order") if c not in raw.columns]
-    if need or not ({"p_a1", "label", "option_probs"} & set(raw.columns)) or (items and key != "id"):
-        raise InputError("expected columns name (or id), order and p_a1 or label (pair predictions), or the "
-                         "predictions of `omniaudit judge --config judge` (id, order, raw, label, parsed, "
-                         f"option_probs); the file has {list(raw.columns)}", file=path)
-    if raw.empty:
-        raise InputError("no rows", file=path)
+    if "order" not in raw.columns or (items and key != "id"):
+        raise InputError(f"{EXPECTED}; the file has {list(raw.columns)}", file=path)
     n = len(raw)
-    p, source, keys, runs = np.empty(n), np.empty(n, dtype=object), np.empty(n, dtype=object), np.zeros(n, np.int64)
+    p, source, keys = np.empty(n), np.empty(n, dtype=object), np.empty(n, dtype=object)
+    runs = np.asarray(read.run_numbers(), dtype=np.int64)
     orders = raw["order"].map(lambda v: "" if _missing(v) else str(v).strip().lower()).to_numpy()
-    has = {c: c in raw.columns for c in ("p_a1", "label", "option_probs", "run")}
+    has = {c: c in raw.columns for c in ("p_a1", "label", "option_probs")}
     for i, rec in enumerate(raw.to_dict("records")):
-        row, order = i + 1, orders[i]
+        row, order = read.rows[i], orders[i]
         if order not in ORDERS:
             raise InputError("expected order ab or ba", file=path, row=row, column="order", value=rec["order"])
-        keys[i] = str(rec[key]).strip()
+        keys[i] = read.ids.iloc[i]
         if items:  # an item id is <pair id>/<order>
             if not keys[i].lower().endswith(f"/{order}") or len(keys[i]) == len(order) + 1:
                 raise InputError(f"expected an item id of the preference judge config, <pair id>/{order} (this row's "
                                  "order); were these predictions made on another config?", file=path, row=row,
                                  column="id", value=rec[key])
             keys[i] = keys[i][: -len(order) - 1]
-        if has["run"]:
-            runs[i] = _run_index(rec["run"], path, row)
         p[i], source[i] = _p_a1(rec, order, has, items, path, row)
     rows = pd.DataFrame({"key": keys, "order": orders, "run": runs, "p_a1": p, "source": source})
-    _check_one_row_each(rows, items, key, has["run"], path)
+    _check_one_row_each(rows, items, key, read.runs is not None, path, read.rows)
     rows.attrs["key"] = key
     rows.attrs["items"] = items
-    rows.attrs["sampling"] = {c: sorted({None if _missing(v) else v for v in raw[c]}, key=str)
-                              for c in SAMPLING_COLUMNS if c in raw.columns}
-    rows.attrs["provenance"] = provenance
+    rows.attrs["sampling"] = read.sampling
+    rows.attrs["provenance"] = read.provenance
+    rows.attrs["row_numbers"] = read.rows
     return rows
 
 
@@ -227,7 +202,8 @@ def _p_a1(rec: dict, order: str, has: dict[str, bool], items: bool, path: Path, 
                      column="label", value=rec.get("label"))
 
 
-def _check_one_row_each(rows: pd.DataFrame, items: bool, key: str, with_runs: bool, path: Path) -> None:
+def _check_one_row_each(rows: pd.DataFrame, items: bool, key: str, with_runs: bool, path: Path,
+                        row_numbers: list[int]) -> None:
     """One row per (pair, order, run): a repeat is refused, naming its first row and the repeat."""
     repeated = rows.duplicated(["key", "order", "run"])
     if not repeated.any():
@@ -236,8 +212,8 @@ def _check_one_row_each(rows: pd.DataFrame, items: bool, key: str, with_runs: bo
     k, o, r = rows.loc[again, ["key", "order", "run"]]
     first = int(np.flatnonzero((rows["key"] == k) & (rows["order"] == o) & (rows["run"] == r))[0])
     what = f"item '{k}/{o}' has more than one row" if items else f"{key} '{k}' has more than one row for order '{o}'"
-    raise InputError(what + (f" and run {r}" if with_runs else "") + f" (again in row {again + 1})", file=path,
-                     row=first + 1)
+    raise InputError(what + (f" and run {r}" if with_runs else "") + f" (again in row {row_numbers[again]})",
+                     file=path, row=row_numbers[first])
 
 
 def read_judge(spec: JudgeSpec) -> pd.DataFrame:
@@ -245,7 +221,7 @@ def read_judge(spec: JudgeSpec) -> pd.DataFrame:
     frames = []
     for path in spec.files:
         rows = read_judge_file(path, spec.dataset, spec.partial)
-        frames.append(rows.assign(file=str(path), row=np.arange(1, len(rows) + 1)))
+        frames.append(rows.assign(file=str(path), row=rows.attrs["row_numbers"]))
     provenance = [f.attrs["provenance"] for f in frames]
     check_same_run(provenance, f"the files of judge '{spec.name}'")
     keys = {f.attrs["key"] for f in frames}
@@ -261,11 +237,7 @@ def read_judge(spec: JudgeSpec) -> pd.DataFrame:
                          f"(also in {again.file}, row {again.row})", file=first.file, row=int(first.row))
     rows.attrs["key"] = frames[0].attrs["key"]
     rows.attrs["items"] = any(f.attrs["items"] for f in frames)
-    sampling: dict[str, set] = {}
-    for f in frames:
-        for col, values in f.attrs["sampling"].items():
-            sampling.setdefault(col, set()).update(values)
-    rows.attrs["sampling"] = {c: sorted(v, key=str) for c, v in sampling.items()}
+    rows.attrs["sampling"] = merge_sampling([f.attrs["sampling"] for f in frames])
     rows.attrs["provenance"] = provenance
     return rows
 
@@ -298,8 +270,7 @@ def reading_meta(rows: pd.DataFrame) -> dict:
         parts.append(f"{k['min']}{'-' + str(k['max']) if k['max'] > k['min'] else ''} runs per item and order, "
                      "averaged (mean P(a1); for labels the share of runs choosing a1, a majority vote)")
     if meta.get("sampling"):
-        parts.append("sampling " + ", ".join(f"{c} {'/'.join('default' if x is None else str(x) for x in v)}"
-                                             for c, v in meta["sampling"].items()))
+        parts.append("sampling " + sampling_sentence(meta["sampling"]))
     provenance = rows.attrs.get("provenance", [])
     if rows.attrs["items"] and provenance:
         parts.append(" ".join(line.removeprefix("- ") for line in provenance_lines(provenance)))

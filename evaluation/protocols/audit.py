@@ -26,7 +26,6 @@ Tables II-V, each with its CI, n and parse rate (:mod:`~omniaudit.evaluation.pro
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,16 +40,14 @@ from omniaudit.evaluation.protocols.modes import MIN_PARSE_RATE, MIN_STABILITY_N
 from omniaudit.evaluation.protocols.spread import rf_spread
 from omniaudit.evaluation.protocols.tables import paper_tables
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.predictions import check_predictions, check_same_run, provenance_section
+from omniaudit.predictions import SAMPLING, check_same_run, provenance_section, read_prediction_file, sampling_settings
 from omniaudit.specs import parse_named_files
-from omniaudit.tables import fail_at, read_records
 
 CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
 META = ["id", "attribute", "task", "condition", "placement", "clip_id", "trial", "order", "format", "options", "k",
         "gold", "cue"]
 COPY_CONDITIONS = ("wrong", "no_frame", "wrong_audio")  # blueprint conditions that show the wrong label
 GROUP = ["config", "attribute", "task", "condition", "placement", "format"]  # a judge answers whole groups
-SAMPLING = ("temperature", "top_p", "seed")
 
 
 @dataclass(frozen=True)
@@ -148,7 +145,7 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
         if extractor:
             pred = _extract_labels(pred, options, extractor, **extractor_options)
         frame = pred[["id", "label", "run"]].reset_index(drop=True)
-        frame.attrs["sampling"] = {c: sorted({json.dumps(v) for v in pred[c]}) for c in SAMPLING if c in pred}
+        frame.attrs["sampling"] = sampling_settings(pred)
         frame.attrs["extracted"] = int(pred["extracted"].sum()) if "extracted" in pred else 0
         frame.attrs["label_sources"] = _source_counts(pred)
         frame.attrs["provenance"] = provenance
@@ -237,47 +234,40 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
     Without a ``label`` column (another harness's ``id`` + ``raw``) each answer is read here, as ``omniaudit judge``
     reads it (:func:`~omniaudit.runners.reading.read_answer` on the item's options and ``prompts``);
     ``read_by_audit`` marks those rows."""
-    raw, rows = read_records(path)
-    provenance = check_predictions(raw, path, dataset, CONFIGS, partial, rows)
-    if "id" not in raw.columns or not {"label", "raw"} & set(raw.columns):
-        raise InputError(f"expected columns id and label, or id and the answer text in raw (a predictions file from "
-                         f"`omniaudit judge` has id, order, raw, label, parsed); the file has {list(raw.columns)}",
-                         file=path)
-    ids = raw["id"].astype(str)
-    unknown = ~ids.isin(options.index)
-    fail_at(unknown, f"id not in the dataset ({int(unknown.sum())} unknown id(s))", path, rows, "id", ids)
-    read_here = "label" not in raw.columns
+    read = read_prediction_file(path, dataset, CONFIGS, partial, needs=("label", "raw"), answer_columns=("raw",),
+                                known=options.index, unknown="id not in the dataset",
+                                expected="expected columns id and label, or id and the answer text in raw (a "
+                                         "predictions file from `omniaudit judge` has id, order, raw, label, parsed)")
+    ids, read_here = read.ids, "label" not in read.records.columns
     if read_here:  # the answers are read here, by the runner's reader (its question sentence from the prompt)
         from omniaudit.runners.reading import read_answer
 
-        raw = raw.assign(label=[read_answer(text, list(options[item]),
-                                            None if prompts is None else _text(prompts.get(item))).option
-                                for item, text in zip(ids, raw["raw"], strict=True)])
-        raw = raw.drop(columns=["parsed"], errors="ignore")  # a reading of the label this file does not have
-    runs = pd.to_numeric(raw["run"], errors="coerce") if "run" in raw.columns else pd.Series(0, index=raw.index)
-    if "run" in raw.columns:
-        fail_at(runs.isna() | (runs < 0) | (runs % 1 != 0), "expected a run index (0, 1, ...)", path, rows, "run",
-                raw["run"])
-    labels = []
-    parsed = raw["parsed"] if "parsed" in raw.columns else pd.Series(True, index=raw.index)
-    for row, item, label, ok in zip(rows, ids, raw["label"], parsed, strict=True):
-        if label is None or label != label or str(label).strip() == "" or str(ok).strip().lower() in ("false", "0"):
-            labels.append(None)
-            continue
-        by_case = {o.casefold(): o for o in options[item]}  # labels match whatever their case
-        if str(label).strip().casefold() not in by_case:
-            raise InputError(f"label is not one of the item's options {list(options[item])}", file=path, row=row,
-                             column="label", value=label)
-        labels.append(by_case[str(label).strip().casefold()])
-    out = pd.DataFrame({"id": ids, "label": labels, "run": runs.astype(int), "file": str(path),
-                        "raw": raw["raw"] if "raw" in raw.columns else None, "read_by_audit": read_here})
-    probs = raw["option_probs"] if "option_probs" in raw.columns else [None] * len(out)
+        labels = [read_answer(text, list(options[item]), None if prompts is None else _text(prompts.get(item))).option
+                  for item, text in zip(ids, read.answers, strict=True)]
+    else:
+        labels = [_option(label, options[item], path, row)
+                  for row, item, label in zip(read.rows, ids, read.labels(), strict=True)]
+    out = pd.DataFrame({"id": ids, "label": labels, "run": read.run_numbers(), "file": str(path),
+                        "raw": read.records["raw"] if "raw" in read.records.columns else None,
+                        "read_by_audit": read_here})
+    probs = read.records["option_probs"] if "option_probs" in read.records.columns else [None] * len(out)
     out["source"] = [_label_source(r, lab, p) for r, lab, p in zip(out["raw"], labels, probs, strict=True)]
     for column in SAMPLING:
-        if column in raw.columns:
-            out[column] = raw[column].to_numpy()
-    out.attrs["provenance"] = provenance
+        if column in read.records.columns:
+            out[column] = read.records[column].to_numpy()
+    out.attrs["provenance"] = read.provenance
     return out
+
+
+def _option(label: str | None, options: list[str], path: Path, row: int) -> str | None:
+    """The item's option a label names (whatever its case); None stays None; another label is an error."""
+    if label is None:
+        return None
+    by_case = {o.casefold(): o for o in options}
+    if label.casefold() not in by_case:
+        raise InputError(f"label is not one of the item's options {list(options)}", file=path, row=row,
+                         column="label", value=label)
+    return by_case[label.casefold()]
 
 
 def _text(value: object) -> str | None:

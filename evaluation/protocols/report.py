@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from omniaudit.evaluation.protocols.tables import BLUEPRINT, CUES, PLACEMENTS
 from omniaudit.evaluation.report import fmt, markdown_table, shown_path
-from omniaudit.predictions import label_sources_sentence
+from omniaudit.predictions import label_sources_sentence, sampling_sentence
 
 CELL_NOTE = ("Each cell: rate [95% CI; n items, parse rate of those items]; CIs resample clips. Unparseable "
              "answers count as misses (and as not following).")
@@ -204,7 +204,7 @@ def _stability(result: dict) -> list[str]:
     min_n = next(iter(stability.values())).get("min_n", MIN_STABILITY_N)
     for j, st in stability.items():
         sampling = result.get("sampling", {}).get(j, {})
-        settings = ", ".join(f"{k} {'/'.join(v)}" for k, v in sampling.items())
+        settings = sampling_sentence(sampling)
         rows.append([j, str(st["runs"]), settings or "—", f"{st.get('adequate', '—')} / {st.get('too_few', 0)}",
                      fmt(st["max_range"]["value"], 3), st["max_range"]["cell"] or "—",
                      fmt(st["max_abs_shift"]["value"], 3), st["max_abs_shift"]["cell"] or "—"])

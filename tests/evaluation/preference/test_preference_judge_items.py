@@ -166,7 +166,7 @@ def test_runs_are_averaged_and_unparsed_answers_are_no_preference(tmp_path, pair
     audit, table = _audit(pairs, f"sampled={path}")
     meta = audit["judges"]["sampled"]
     assert meta["runs"] == {"min": 3, "max": 3} and meta["n_unparsed"] == 3
-    assert meta["sampling"]["temperature"] == [0.7] and meta["sampling"]["seed"] == [0, 1, 2]
+    assert meta["sampling"]["temperature"] == 0.7 and meta["sampling"]["seed"] == [0, 1, 2]
     assert "3 runs per item and order, averaged" in meta["note"] and "3 answers named no option" in meta["note"]
     p = table["p_a1__sampled"].to_numpy()
     assert p[0] == pytest.approx((0.5 + 2 / 3) / 2) and p[1:] == pytest.approx(2 / 3)  # majority: a1

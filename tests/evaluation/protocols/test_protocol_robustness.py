@@ -196,7 +196,7 @@ def test_run_protocols_judges_every_config_with_several_judges_and_runs(protocol
     assert res["judges"] == ["always-a", "rnd"] and res["runs"] == {"always-a": 3, "rnd": 3}
     assert res["stability"]["always-a"]["max_range"]["value"] == 0  # a deterministic judge
     assert res["stability"]["rnd"]["max_range"]["value"] > 0
-    assert res["sampling"]["rnd"]["temperature"] == ["0.7"] and res["sampling"]["rnd"]["seed"] == ["5", "6", "7"]
+    assert res["sampling"]["rnd"]["temperature"] == 0.7 and res["sampling"]["rnd"]["seed"] == [5, 6, 7]
     assert res["modes"]["always-a"]["pairwise"]["concat"]["mode"] == "fully locked"
     assert "Run stability" in (out / "audit" / "report.md").read_text()
     assert main(["run-protocols", "--dataset", str(protocol_dataset), "--judges", "scripted:oracle",
