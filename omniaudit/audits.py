@@ -21,6 +21,7 @@ listing imports no heavy library).
 
 from __future__ import annotations
 
+import fnmatch
 import importlib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -54,6 +55,15 @@ class Audit:
     sizes: ClassVar[dict[str, dict]] = {}  # the embedded default's build parameters per size (SIZES)
     summary: ClassVar[str] = "the {name} default"  # what the default holds, formatted with its parameters
     accuracy_note: ClassVar[str | None] = None  # why it pairs no task accuracy, where it has none
+    # the unit of audit.json's estimates, by dotted-path pattern (fnmatch; the first match wins): "proportion"
+    # (0-1), "percent" (0-100, as a paper's tables print them; differences in points too) or another unit as
+    # written ("seconds"); AuditResult.estimates() puts every proportion on the 0-1 scale
+    units: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    def unit_of(self, path: tuple[str, ...]) -> str | None:
+        """The unit of the estimate at ``path`` (see ``units``); None when the audit does not say."""
+        dotted = ".".join(path)
+        return next((unit for pattern, unit in self.units if fnmatch.fnmatchcase(dotted, pattern)), None)
 
     def build(self, out: Path, size: str = "default", progress: Any = None) -> Path:
         """Write the embedded synthetic default of ``size`` into ``out`` (a Hub-layout dataset); returns it."""

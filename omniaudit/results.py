@@ -31,15 +31,22 @@ class AuditOptions:
             self.progress(message)
 
 
+PERCENT = "percent"
+PROPORTION = "proportion"
+
+
 @dataclass(frozen=True)
 class Estimate:
-    """One estimate of an ``audit.json``: where it sits (``path``), its value, its interval and its cluster or item
-    count, as the audit wrote them (each audit keeps its own unit: WAF and gaps in points, rates in 0-1)."""
+    """One estimate of an ``audit.json``: where it sits (``path``), its value, its interval, its cluster or item
+    count and its ``unit``. Proportions (rates, accuracies, WAF and their differences) are on one scale, 0-1, with
+    unit ``"proportion"``, whatever scale the audit writes (``audit.json`` keeps the papers' points for WAF and the
+    Thud accuracies); other units are as written (``"seconds"``); None where the audit does not say."""
 
     path: tuple[str, ...]
     value: float | None
     ci: tuple[float | None, float | None] = (None, None)
     n: int | None = None
+    unit: str | None = None
 
 
 def estimates(tree: object, path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict]]:
@@ -96,14 +103,20 @@ class AuditResult:
         return cls(audit, Path(folder), read_audit(folder))
 
     def estimates(self) -> list[Estimate]:
-        """Every estimate of the result, typed."""
+        """Every estimate of the result, typed, proportions on the 0-1 scale (the audit's ``units`` say which)."""
+        from omniaudit.audits import AUDITS
+
+        audit = AUDITS.get(self.audit)
         out = []
         for path, entry in estimates(self.data):
             ci = entry.get("ci")
             lo, hi = ci if isinstance(ci, list | tuple) and len(ci) == 2 else (None, None)
             n = entry.get("n")
-            out.append(Estimate(path, _number(entry.get("value")), (_number(lo), _number(hi)),
-                                n if isinstance(n, int) and not isinstance(n, bool) else None))
+            unit = audit.unit_of(path) if audit is not None else None
+            scale = 0.01 if unit == PERCENT else 1.0
+            value, lo, hi = (None if x is None else scale * x for x in map(_number, (entry.get("value"), lo, hi)))
+            out.append(Estimate(path, value, (lo, hi), n if isinstance(n, int) and not isinstance(n, bool) else None,
+                                PROPORTION if unit == PERCENT else unit))
         return out
 
     def get(self, dotted: str) -> object:

@@ -31,6 +31,7 @@ class CompositionAudit(Audit):
     runs = {"samples": 2, "ablations": 2}  # greedy runs give the stability floor
     figure = "template_accuracy.png"
     source = "composition/audit.json: failure_decomposition.models.NAME.dominance_test"
+    units = (("ablation_accuracy.*", "percent"), ("*", "proportion"))  # accuracy drops in points
     sizes = PARAMS
     summary = ("{n_synthetic} synthetic C3PO samples (a drawn image and a spoken instruction) and their bypass "
                "ablations, answered twice (greedy runs give the stability floor)")

@@ -33,6 +33,7 @@ class InterventionsAudit(Audit):
                   "deaf": "synchronized, a sound, a match whatever was done to the audio: visual_inference"}
     figure = "failure_modes.png"
     source = "interventions/scored.csv (the audit's per-row correctness)"
+    units = (("coverage.*", "proportion"), ("offset_mae", "seconds"), ("*", "percent"))  # Thud: percent
     sizes = PARAMS
     summary = ("{n_clips} synthetic Thud clips (a visible impact and its sound), each Original + Shift -2/+2 s, Mute "
                "and Swap")

@@ -34,6 +34,7 @@ class PreferenceAudit(Audit):
                   "verbose": "the longer description: style"}
     figure = "waf_full_vs_counter.png"
     source = "preference/predictions.csv (the audit's per-pair table)"
+    units = (("*", "percent"),)  # WAF and its differences in points, as the paper prints them
     sizes = PARAMS
     summary = ("{n_pairs} synthetic EmoPrefer-style pairs (7 generators, labels following content over the generator "
                "prior), each judged in both orders")

@@ -33,6 +33,7 @@ class ProtocolsAudit(Audit):
                   "copy-reference": "the supplied reference: RF 1", "copy-specialist": "the specialist's label",
                   "label-follower": "any supplied label: label_following", "position-locked": "slot A: position"}
     source = "the protocol answers (blueprint, reference, pairwise, cue_conflict .jsonl) with the items"
+    units = (("*", "proportion"),)
     sizes = PARAMS
     summary = ("espeak-ng speech in 4 languages x 4 voices x 4 emotions ({sentences_per_cell} sentence(s) per cell): "
                "blueprint, reference, pairwise (up to {max_trials} trials per task) and cue-conflict probes")

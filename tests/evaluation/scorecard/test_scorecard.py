@@ -86,6 +86,26 @@ def test_card_files_are_self_contained(headline):
         assert (out / href).is_file(), href
 
 
+def test_every_estimate_has_a_unit_and_proportions_share_one_scale(headline):
+    """Typed estimates put every proportion on 0-1, whichever scale its audit.json keeps (points for WAF and the
+    Thud accuracies), and say the unit of the rest."""
+    from omniaudit.results import AuditResult, estimates
+
+    out, _ = headline
+    for folder in sorted(f.parent for f in out.glob("models/*/*/audit.json")):
+        result = AuditResult.read(folder.name, folder)
+        typed = result.estimates()
+        assert typed and all(e.unit in ("proportion", "seconds") for e in typed), folder
+        written = {path: entry for path, entry in estimates(result.data)}
+        for e in typed:
+            if e.unit == "proportion" and e.value is not None:
+                assert -1 <= e.value <= 1 and all(x is None or -1 <= x <= 1 for x in e.ci), (folder, e)
+                in_points = {"preference": True, "interventions": e.path[0] != "coverage",
+                             "composition": e.path[0] == "ablation_accuracy"}.get(folder.name, False)
+                scale = 100 if in_points else 1
+                assert e.value * scale == pytest.approx(written[e.path]["value"])
+
+
 def test_every_audit_json_validates_against_the_shipped_schema(headline):
     jsonschema = pytest.importorskip("jsonschema")
     from omniaudit.evaluation.audit_outputs import read_audit, schema_path
