@@ -19,8 +19,8 @@ object that keeps this contract (adapted once, when it is made; one line names w
 - optional ``accepts``: the input modalities it takes besides text (``{"audio", "image", "video"}``; default none: the
   scorecard skips audits whose items need others), and ``render(item) -> str`` (``--dump-prompts``).
 
-A plugin answers free text only (``--answer-format free``); the built-in kinds ``hf``, ``openai`` and ``scripted``
-cannot be replaced.
+A plugin answers free text only (``--answer-format free``); the built-in kinds ``hf``, ``openai``, ``scripted`` and
+``reward`` cannot be replaced.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from omniaudit.errors import InputError
 from omniaudit.runners.base import Runner, as_runner
 
 GROUP = "omniaudit.runners"
-BUILT_IN = ("hf", "openai", "scripted")
+BUILT_IN = ("hf", "openai", "scripted", "reward")
 _REGISTERED: dict[str, Callable] = {}
 
 

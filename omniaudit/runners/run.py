@@ -202,7 +202,7 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                           "attn_implementation": attn_implementation})
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL or scripted:NAME",
+        raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL, scripted:NAME or reward:FOLDER",
                          value=redact(spec))
     check_answer_format(kind, mode, answer_format)
     if kind == "scripted":
@@ -221,6 +221,10 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                            top_logprobs=top_logprobs, fps=fps, max_frames=max_frames,
                            allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes,
                            refresh_cache=refresh_cache, answer_format=answer_format)
+    if kind == "reward":
+        from omniaudit.runners.reward import RewardJudge
+
+        return RewardJudge(rest, batch_size=batch_size)
     if kind == "hf":
         judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
                              max_frames=max_frames, device_map=device_map, dtype=dtype, load_in=load_in,
@@ -250,6 +254,9 @@ def check_answer_format(kind: str, mode: str, answer_format: str) -> None:
                          "is); constrained answers need a server (openai:)")
     if kind == "scripted":
         raise InputError(f"{flag}: scripted: judges answer by script and cannot constrain their answers; use "
+                         "--answer-format free")
+    if kind == "reward":
+        raise InputError(f"{flag}: reward: judges answer by their rewards (option probabilities) already; use "
                          "--answer-format free")
     raise InputError(f"{flag}: only openai: (and hf: choice) constrain answers; a {kind}: runner answers free text "
                      "(--answer-format free)")
