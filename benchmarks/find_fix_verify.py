@@ -21,12 +21,12 @@ Built shortcuts:
   half of them preferred-first; remedy = dual-order training (both orders of the biased pairs, the answer reversed),
   continued from the biased model for as many steps.
 
-- ``style`` (EmoPrefer section 6): biased = the longer description preferred, each pair in one order with the
-  positions balanced (length pays, the slot does not: the position control's set, trained once); control = the
-  source-balanced pairs with their human labels, one order each (neither length nor a generator's prior pays); remedy
-  = EmoPrefer's dataset-side remedy, the source-balanced pairs in both orders, continued from the biased model for as
-  many steps. (The other half of the paper's remedy, the ODIN reward head, is a reward model the scorecard does not
-  score as a judge: ``training/reward_odin.py`` and its own tests.)
+- ``style`` (EmoPrefer section 6), in reward models, the paper's own setting: biased = a Bradley-Terry reward model
+  (``training/reward_odin.py --n_heads 1 --lambda_dec 0``) on the training build's pairs relabelled so that the
+  longer description is preferred; control = the same on its source-balanced pairs with their human labels (neither
+  length nor a generator's prior pays); remedy = ODIN (three heads, ``lambda = lambda_o = 1``) on the biased pairs,
+  trained from the same base, its content head alone judging. All three are trained for EmoPrefer's schedule (4
+  epochs of the biased pairs at batch 8) and judge the card's pairs through the ``reward:`` runner.
 
 Which description is "preferred" (``--labels``): by default the *longer* one, an order-invariant preference a tiny
 model learns from the text in a few hundred steps. With the synthetic human labels (``--labels human``: the
@@ -45,13 +45,12 @@ the card says so.
   1,500 steps (the tiny model remembers 64 clips instead: it answers the quoted label on 14-22% of the card's
   wrong-label items, as the control does).
 
-Not built: ``visual_inference`` (SFT then DPO on Shift / Mute / Swap pairs with the tiny omni thinker), and ``style``
-is built but not removed in the budget (see ``docs/benchmarks.md``): with labels a text judge cannot fit, the
-data-side remedy makes the judge less sure of the longer description without changing its decisions.
+Not built: ``visual_inference`` (SFT then DPO on Shift / Mute / Swap pairs with the tiny omni thinker).
 
 Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, with ``--baseline biased``.
 
-    python benchmarks/find_fix_verify.py [--shortcuts position,style,label_following] [--steps 600] [--workdir DIR]
+    python benchmarks/find_fix_verify.py [--shortcuts position,style,label_following] [--steps 600]
+        [--reward-steps N] [--workdir DIR]
 
 Last line: ``find_fix_verify: <shortcut>=<biased>/<control>/<remedied status> ... goal met: yes|no``.
 """
@@ -73,6 +72,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PAIRS = 800  # pairs of the training build (its own seed); about 600 binary ones
 TRAIN_SEED = 1
+TRAIN_CLIPS = 24  # clips of the visual_inference training build (the card's default holds 60 others)
 
 
 def training_build(work: Path) -> Path:
@@ -94,16 +94,6 @@ def training_items(work: Path) -> pd.DataFrame:
     from omniaudit.data_builders.hub import load_config
 
     return load_config(training_build(work), "judge")
-
-
-def source_balanced_items(work: Path) -> pd.DataFrame:
-    """The judge items of the training build's source-balanced pairs (within each pairing of generators, each wins
-    as often: a generator's prior does not pay), with their human labels."""
-    from omniaudit.data_builders.hub import load_config
-
-    folder = training_build(work)
-    items = load_config(folder, "judge")
-    return items[items["pair_id"].isin(set(load_config(folder, "source_balanced")["id"]))]
 
 
 def chat(items: pd.DataFrame) -> pd.DataFrame:
@@ -148,15 +138,6 @@ def position_sets(items: pd.DataFrame, seed: int) -> dict[str, pd.DataFrame]:
     pairs = biased["pair_id"].unique()
     return {"biased": chat(biased), "control": chat(one_order_each(items[items["pair_id"].isin(pairs)], seed)),
             "remedy": chat(items[items["pair_id"].isin(pairs)])}
-
-
-def style_sets(length_items: pd.DataFrame, balanced_items: pd.DataFrame, seed: int) -> dict[str, pd.DataFrame]:
-    """biased (the longer description preferred, each pair in one order, positions balanced: length pays, the slot
-    does not; the position control's set), control (the source-balanced pairs with their human labels, one order
-    each, positions balanced: neither length nor a generator's prior pays) and remedy (the source-balanced pairs in
-    both orders, EmoPrefer's dataset-side remedy)."""
-    return {"biased": chat(one_order_each(length_items, seed)), "control": chat(one_order_each(balanced_items, seed)),
-            "remedy": chat(balanced_items)}
 
 
 # Sentences the card's embedded speech set never speaks: the label-following models train on clips the card never holds
@@ -245,20 +226,70 @@ def write_set(folder: Path, table: pd.DataFrame, name: str) -> Path:
     return write_hub_dataset(folder / name, {"sft": {"train": table}}, card)
 
 
-def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, recipe: str = "sft.yaml") -> float:
-    """``accelerate launch training/sft.py`` on one CPU process; returns minutes. A model this benchmark trained
-    into ``out`` before (its minutes recorded beside it) is kept: rerun with another ``--workdir`` to retrain."""
+def reward_pairs(work: Path, labels: str) -> Path:
+    """The pairs a style reward model trains on, as a Hub-layout ``pairs`` config (what ``training/reward_odin.py``
+    reads): ``length``, the training build's binary pairs with the longer description preferred (pairs of equal
+    length dropped), or ``source-balanced``, its source-balanced pairs with their human labels."""
+    from omniaudit.data_builders.hub import configs_metadata, load_config, write_hub_dataset
+
+    folder = work / "data" / f"pairs-{labels}"
+    if (folder / "README.md").is_file():
+        return folder
+    build = training_build(work)
+    if labels == "length":
+        pairs = load_config(build, "pairs")
+        pairs = pairs[pairs["is_binary"].astype(bool) & (pairs["len1"] != pairs["len2"])]
+        pairs = pairs.assign(preference=np.where(pairs["len1"] > pairs["len2"], "a1", "a2"))
+    else:
+        pairs = load_config(build, "source_balanced")
+        pairs = pairs[pairs["preference"].isin(["a1", "a2"])]
+    card = "---\n" + json.dumps({"configs": configs_metadata({"pairs": ["train"]})}) + "\n---\n" + (
+        f"# find_fix_verify: {labels} pairs\n\n{len(pairs)} binary pairs (benchmarks/find_fix_verify.py).\n")
+    return write_hub_dataset(folder, {"pairs": {"train": pairs.reset_index(drop=True)}}, card)
+
+
+def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool) -> float:
+    """``accelerate launch training/reward_odin.py`` on one CPU process (fold 0 held out): a single-head
+    Bradley-Terry reward model, or with ``odin`` the paper's three heads with the decorrelation terms; returns
+    minutes (a model trained into ``out`` before is kept)."""
+    done_file = out / "find_fix_verify.json"
+    if done_file.is_file():
+        return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
+    start = time.perf_counter()
+    heads = ["--n_heads", "3", "--lambda_dec", "1", "--lambda_orth", "1"] if odin else \
+        ["--n_heads", "1", "--lambda_dec", "0"]
+    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
+           str(ROOT / "accelerate_configs" / "cpu.yaml"), str(ROOT / "training" / "reward_odin.py"),
+           "--config", str(ROOT / "training" / "recipes" / "tiny" / "reward_odin.yaml"),
+           "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "pairs",
+           "--max_train_samples", "100000", "--eval_folds", "0", "--output_dir", str(out), "--max_steps", str(steps),
+           "--save_strategy", "no", "--learning_rate", str(lr), "--logging_steps", str(max(1, steps // 5)),
+           "--seed", str(seed), *heads]
+    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
+    if done.returncode != 0:
+        raise SystemExit(f"training failed ({' '.join(cmd)}):\n{done.stderr[-3000:]}")
+    minutes = (time.perf_counter() - start) / 60
+    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr, "odin": odin}),
+                         encoding="utf-8")
+    return minutes
+
+
+def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, recipe: str = "sft.yaml",
+          script: str = "sft.py", config: str = "sft", extra: tuple[str, ...] = ()) -> float:
+    """``accelerate launch training/<script>`` (SFT, or DPO on a ``dpo`` config) on one CPU process; returns
+    minutes. A model this benchmark trained into ``out`` before (its minutes recorded beside it) is kept: rerun with
+    another ``--workdir`` to retrain."""
     done_file = out / "find_fix_verify.json"
     if done_file.is_file():
         return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
-           str(ROOT / "accelerate_configs" / "cpu.yaml"), str(ROOT / "training" / "sft.py"),
+           str(ROOT / "accelerate_configs" / "cpu.yaml"), str(ROOT / "training" / script),
            "--config", str(ROOT / "training" / "recipes" / "tiny" / recipe),
-           "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "sft",
+           "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", config,
            "--output_dir", str(out), "--max_steps", str(steps), "--eval_fraction", "0", "--eval_strategy", "no",
            "--save_strategy", "no", "--learning_rate", str(lr), "--per_device_train_batch_size", "8",
-           "--max_length", "1024", "--logging_steps", str(max(1, steps // 5)), "--seed", str(seed)]
+           "--max_length", "1024", "--logging_steps", str(max(1, steps // 5)), "--seed", str(seed), *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
     if done.returncode != 0:
         raise SystemExit(f"training failed ({' '.join(cmd)}):\n{done.stderr[-3000:]}")
@@ -267,11 +298,12 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, 
     return minutes
 
 
-def scorecard(work: Path, shortcut: str, models: dict[str, Path], audits: str) -> dict:
+def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str) -> dict:
+    """One card of the three models (name -> runner spec), the biased one the baseline."""
     from omniaudit.cli import main as cli
 
     out = work / f"card-{shortcut}"
-    argv = ["scorecard", "--model", *(f"{n}=hf:{p}" for n, p in models.items()), "--baseline", "biased",
+    argv = ["scorecard", "--model", *(f"{n}={spec}" for n, spec in models.items()), "--baseline", "biased",
             "--audits", audits, "--allow-uncalibrated", "--out", str(out), "-q"]
     rc = cli(argv)
     if rc not in (0, None):
@@ -308,8 +340,11 @@ def report(shortcut: str, card: dict, minutes: dict[str, float], margin: float) 
     return f"{shortcut}={status['biased']}/{status['control']}/{change}", ok
 
 
-AUDIT = {"position": "preference", "style": "preference", "label_following": "protocols"}  # the built shortcuts
-MODEL = {"preference": ("tiny-causal-lm", "sft.yaml"), "protocols": ("tiny-omni", "sft_omni.yaml")}  # base, recipe
+REWARD_EPOCHS, REWARD_BATCH = 4, 8  # EmoPrefer appendix B: the reward models' epochs and batch (the tiny recipe's)
+AUDIT = {"position": "preference", "style": "preference", "label_following": "protocols",
+         "visual_inference": "interventions"}  # the built shortcuts
+MODEL = {"preference": ("tiny-causal-lm", "sft.yaml"), "protocols": ("tiny-omni", "sft_omni.yaml"),
+         "interventions": ("tiny-omni", "sft_omni.yaml")}  # base, recipe
 
 
 def training_sets(work: Path, shortcut: str, labels: str, seed: int) -> dict[str, Path]:
@@ -321,15 +356,66 @@ def training_sets(work: Path, shortcut: str, labels: str, seed: int) -> dict[str
         return {role: write_audio_set(work / "data", sets[role], names[role]) for role in names}
     items = training_items(work)
     length = by_length(items) if labels == "length" else items
-    if shortcut == "position":
-        tables = position_sets(length, seed)
-        names = {"biased": f"{labels}-preferred-first", "control": f"{labels}-one-order",
-                 "remedy": f"{labels}-both-orders"}
-    else:
-        tables = style_sets(length, source_balanced_items(work), seed)
-        names = {"biased": f"{labels}-one-order", "control": "source-balanced-one-order",
-                 "remedy": "source-balanced-both-orders"}
+    tables = position_sets(length, seed)
+    names = {"biased": f"{labels}-preferred-first", "control": f"{labels}-one-order",
+             "remedy": f"{labels}-both-orders"}
     return {role: write_set(work / "data", tables[role], names[role]) for role in ("biased", "control", "remedy")}
+
+
+def training_interventions(work: Path) -> Path:
+    """An interventions build of clips the card never holds (its own seed): the ``sft`` config (every variant's
+    question answered truthfully) and the ``dpo`` config (Shift / Mute / Swap and CTP preference pairs)."""
+    from omniaudit.data_builders.interventions import SyntheticClipSpec, build_interventions_dataset
+
+    folder = work / "train-interventions"
+    if not folder.exists():
+        build_interventions_dataset(folder, spec=SyntheticClipSpec(n_clips=TRAIN_CLIPS, width=160, height=120, fps=12,
+                                                                   seed=TRAIN_SEED))
+    return folder
+
+
+def visual_sets(work: Path) -> dict[str, Path]:
+    """biased = the SFT rows of the Original clips only (the sound always matches the picture: answering from the
+    picture always pays, as in the natural videos Thud's models learn from); control = the SFT rows of every variant
+    (Original, Shift, Mute, Swap: only listening pays); remedy = the build's DPO pairs (Thud's SFT-then-DPO)."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from omniaudit.data_builders.hub import configs_metadata, write_hub_dataset
+
+    build = training_interventions(work)
+    rows = pq.read_table(sorted((build / "sft").glob("*.parquet")))
+    out = {"remedy": build}
+    for role, table in (("biased", rows.filter(pc.equal(rows["intervention"], "original"))), ("control", rows)):
+        folder = work / "data" / f"interventions-{role}"
+        if not (folder / "README.md").is_file():
+            card = "---\n" + json.dumps({"configs": configs_metadata({"sft": ["train"]})}) + "\n---\n" + (
+                f"# find_fix_verify: {role}\n\n{table.num_rows} chat records with clips.\n")
+            write_hub_dataset(folder, {"sft": {"train": table}}, card)
+        out[role] = folder
+    return out
+
+
+def visual_inference(work: Path, base: Path, args: argparse.Namespace) -> tuple[str, bool]:
+    """Thud's loop on the tiny omni thinker: biased = SFT on Original clips only; control = SFT on every variant for
+    as many steps; remedy = the biased model, then DPO on the Shift / Mute / Swap / CTP pairs (full weights, so the
+    card loads it as any model)."""
+    sets = visual_sets(work)
+    rows = {k: len(pd.read_parquet(v / ("dpo" if k == "remedy" else "sft"))) for k, v in sets.items()}
+    print(f"visual_inference: training rows {rows}")
+    steps, lr = args.audio_steps, args.audio_lr
+    models = {"biased": work / "omni-original-only", "control": work / "omni-every-variant",
+              "remedied": work / "omni-original-only+dpo"}
+    minutes = {"biased": train(base, sets["biased"], models["biased"], steps, args.seed, lr, "sft_omni.yaml"),
+               "control": train(base, sets["control"], models["control"], steps, args.seed, lr, "sft_omni.yaml")}
+    dpo = train(models["biased"], sets["remedy"], models["remedied"], args.dpo_steps, args.seed, args.dpo_lr,
+                "dpo_omni.yaml", "dpo.py", "dpo", ("--use_peft", "false"))
+    minutes["remedied"] = minutes["biased"] + dpo
+    start = time.perf_counter()
+    card = scorecard(work, "visual_inference", {n: f"hf:{p}" for n, p in models.items()}, "interventions")
+    print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min "
+          f"({work / 'card-visual_inference' / 'scorecard.md'})")
+    return report("visual_inference", card, minutes, args.margin)
 
 
 def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tuple[str, bool]:
@@ -340,7 +426,11 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     name, recipe = MODEL[audit]
     base = work / name
     if not base.exists():
-        (tiny_omni if audit == "protocols" else tiny_causal_lm)(base, seed=args.seed)
+        (tiny_causal_lm if audit == "preference" else tiny_omni)(base, seed=args.seed)
+    if shortcut == "style":
+        return style_with_reward_models(work, base, args)
+    if shortcut == "visual_inference":
+        return visual_inference(work, base, args)
     sets = training_sets(work, shortcut, args.labels, args.seed)
     rows = {k: len(pd.read_parquet(v / "sft")) for k, v in sets.items()}
     print(f"{shortcut}: training rows {rows} (labels: {args.labels if audit == 'preference' else 'supplied'})")
@@ -355,9 +445,33 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     remedy = fit(models["biased"], "remedy", models["remedied"])
     minutes["remedied"] = None if None in (remedy, minutes["biased"]) else minutes["biased"] + remedy
     start = time.perf_counter()
-    card = scorecard(work, shortcut, models, audit)
+    card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit)
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / f'card-{shortcut}' / 'scorecard.md'})")
     return report(shortcut, card, minutes, args.margin)
+
+
+def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -> tuple[str, bool]:
+    """The style shortcut in reward models, EmoPrefer's own setting: biased = a Bradley-Terry reward model on pairs
+    whose longer description is preferred; control = the same on the source-balanced pairs with their human labels;
+    remedy = ODIN on the biased pairs (content, length and prior heads, decorrelated; the content head alone
+    judges), trained from the same base for as many steps. Each judges the card's pairs through ``reward:``."""
+    length, balanced = reward_pairs(work, "length"), reward_pairs(work, "source-balanced")
+    rows = {"biased": len(pd.read_parquet(length / "pairs")), "control": len(pd.read_parquet(balanced / "pairs"))}
+    print(f"style: training pairs {rows} (reward models; fold 0 held out; remedy: ODIN on the biased pairs)")
+    folders = {"biased": work / "reward-bt-length", "control": work / "reward-bt-source-balanced",
+               "remedied": work / "reward-odin-length"}
+    # EmoPrefer's schedule (appendix B: 4 epochs, batch 8) on the biased pairs' training folds, the same steps for all
+    train_pairs = int((pd.read_parquet(length / "pairs")["fold"] != 0).sum())
+    steps, lr = args.reward_steps or REWARD_EPOCHS * -(-train_pairs // REWARD_BATCH), args.reward_lr
+    print(f"style: {steps} steps each ({REWARD_EPOCHS} epochs of {train_pairs} biased training pairs, batch "
+          f"{REWARD_BATCH})" if not args.reward_steps else f"style: {steps} steps each")
+    minutes = {"biased": train_reward(base, length, folders["biased"], steps, args.seed, lr, odin=False),
+               "control": train_reward(base, balanced, folders["control"], steps, args.seed, lr, odin=False),
+               "remedied": train_reward(base, length, folders["remedied"], steps, args.seed, lr, odin=True)}
+    start = time.perf_counter()
+    card = scorecard(work, "style", {n: f"reward:{f}@{base}" for n, f in folders.items()}, "preference")
+    print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / 'card-style' / 'scorecard.md'})")
+    return report("style", card, minutes, args.margin)
 
 
 def main() -> None:
@@ -368,6 +482,12 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=600, help="SFT steps of each text judge (the remedy: as many "
                                                                "again)")
     parser.add_argument("--audio-steps", type=int, default=600, help="SFT steps of each omni model (label_following)")
+    parser.add_argument("--dpo-steps", type=int, default=300, help="DPO steps of the visual_inference remedy")
+    parser.add_argument("--dpo-lr", type=float, default=1e-4, help="DPO learning rate of the visual_inference remedy")
+    parser.add_argument("--reward-steps", type=int, default=None,
+                        help="training steps of each style reward model (default: EmoPrefer's 4 epochs of the biased "
+                             "pairs at batch 8)")
+    parser.add_argument("--reward-lr", type=float, default=1e-3, help="learning rate of the style reward models")
     parser.add_argument("--labels", choices=("human", "length"), default="length",
                         help="what the training labels follow: the synthetic human label (content the text hides, "
                              "a generator prior) or the longer description (learnable from the text)")

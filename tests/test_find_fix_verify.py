@@ -54,17 +54,23 @@ def test_position_sets_bias_balance_and_remedy_the_same_pairs(ffv, items):
     assert ffv.position_sets(items, seed=0)["control"].equals(control)  # seeded
 
 
-def test_style_sets_teach_length_control_it_with_neither_cue_and_remedy_with_balanced_pairs(ffv, items, work):
-    balanced = ffv.source_balanced_items(work)
-    sets = ffv.style_sets(items, balanced, seed=0)
-    biased, control, remedy = sets["biased"], sets["control"], sets["remedy"]
-    assert biased.equals(ffv.position_sets(items, seed=0)["control"])  # one set, trained once for both shortcuts
-    longer = [len(d) for d in (row["messages"][0]["content"].split(f"Description {s}: ")[1].split("\n\n")[0]
-                               for _, row in biased.head(1).iterrows() for s in "AB")]
-    assert biased.iloc[0]["gold"] == ("A" if longer[0] > longer[1] else "B")  # length pays
-    assert set(control["pair_id"]) == set(remedy["pair_id"]) == set(balanced["pair_id"])
-    assert len(remedy) == 2 * len(control) and abs((control["gold"] == "A").mean() - 0.5) <= 1 / len(control)
-    assert set(balanced["pair_id"]) < set(ffv.training_items(work)["pair_id"])  # a subset: winners balanced
+def test_style_reward_pairs_prefer_the_longer_or_keep_the_source_balanced_human_labels(ffv, work):
+    import pandas as pd
+
+    from omniaudit.data_builders.hub import load_config
+
+    length = pd.read_parquet(ffv.reward_pairs(work, "length") / "pairs")
+    assert len(length) > 0 and (length["len1"] != length["len2"]).all()
+    assert (length["preference"] == pd.Series(["a1" if a > b else "a2" for a, b in
+                                               zip(length["len1"], length["len2"], strict=True)])).all()  # length pays
+    balanced = pd.read_parquet(ffv.reward_pairs(work, "source-balanced") / "pairs")
+    source = load_config(ffv.training_build(work), "source_balanced")
+    assert set(balanced["id"]) == set(source.loc[source["preference"].isin(["a1", "a2"]), "id"])
+    human = source.set_index("id")["preference"]
+    assert (balanced["preference"].to_numpy() == human[balanced["id"]].to_numpy()).all()  # the labels kept
+    wins = pd.concat([balanced.assign(g=balanced["model1"], won=balanced["preference"] == "a1"),
+                      balanced.assign(g=balanced["model2"], won=balanced["preference"] == "a2")])
+    assert wins.groupby("g")["won"].mean().between(0.3, 0.7).all()  # no generator's prior pays much
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +111,19 @@ def test_a_tiny_judge_trained_on_biased_pairs_is_flagged_for_position(ffv, tmp_p
     assert biased["status"] == "flagged" and biased["value"] >= 0.9  # "A" learned: the slot decides
     assert set(card["baseline"]["models"]) == {"control", "remedied"}
     assert "position" in card["remedies"] and "biased" in card["remedies"]["position"]["models"]
+
+
+def test_visual_sets_answer_original_clips_only_every_variant_or_pair_the_interventions(ffv, tmp_path, monkeypatch):
+    import pandas as pd
+
+    pytest.importorskip("av")
+    monkeypatch.setattr(ffv, "TRAIN_CLIPS", 3)
+    sets = ffv.visual_sets(tmp_path)
+    biased = pd.read_parquet(sets["biased"] / "sft")
+    control = pd.read_parquet(sets["control"] / "sft")
+    dpo = pd.read_parquet(sets["remedy"] / "dpo")
+    assert set(biased["intervention"]) == {"original"}  # the picture's sound always right
+    assert set(control["intervention"]) == {"original", "shift", "mute", "swap"} and set(biased["id"]) < set(
+        control["id"])
+    assert {"shift", "mute", "swap"} <= set(dpo["kind"]) and (dpo["chosen"].map(str) != dpo["rejected"].map(str)).all()
+    assert biased["video"].map(lambda v: len(v["bytes"]) > 0).all()  # the clips travel with the rows
