@@ -103,7 +103,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, ridge: float = RIDGE, max_iter: i
 
 
 # bootstrap refits of the GLM for the LC win-rate CIs: the audit's --n-resamples, as every other CI (no cap: all
-# resamples' Newton steps run together as dense matrix products, ~1 s for 2,000 resamples of 20,000 pairs)
+# resamples' Newton steps run together as dense matrix products; the time grows with resamples x pairs)
 LC_RESAMPLES = N_RESAMPLES
 LC_CHUNK_ELEMENTS = 1 << 20  # resamples x pairs handled at once (a few float64 matrices of this size)
 
