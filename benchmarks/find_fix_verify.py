@@ -45,7 +45,9 @@ the card says so.
   1,500 steps (the tiny model remembers 64 clips instead: it answers the quoted label on 14-22% of the card's
   wrong-label items, as the control does).
 
-Not built: ``visual_inference`` (SFT then DPO on Shift / Mute / Swap pairs with the tiny omni thinker).
+- ``visual_inference`` (Thud), on the tiny omni thinker: biased = SFT on the training build's Original clips only
+  (the picture's sound is always right); control = SFT on every variant (Original, Shift, Mute, Swap) for as many
+  steps; remedy = the biased model, then DPO on the build's Shift / Mute / Swap / CTP pairs (full weights).
 
 Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, with ``--baseline biased``.
 
@@ -477,8 +479,8 @@ def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -
 def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shortcuts", default="position,style,label_following",
-                        help="comma-separated; built: position, style, label_following")
+    parser.add_argument("--shortcuts", default="position,style,label_following,visual_inference",
+                        help="comma-separated; built: position, style, label_following, visual_inference")
     parser.add_argument("--steps", type=int, default=600, help="SFT steps of each text judge (the remedy: as many "
                                                                "again)")
     parser.add_argument("--audio-steps", type=int, default=600, help="SFT steps of each omni model (label_following)")
