@@ -401,11 +401,20 @@ def mux_audio(out, stream, audio: np.ndarray, start_pts: int) -> None:
         out.mux(packet)
 
 
+# x264 without its SIMD code (plain C): the same frames give the same bytes in every process and on every CPU.
+# Its AVX-512 routines made the mb-tree rate control (with B-frames) follow the heap's earlier contents: now and then
+# a clip came out different in the same process (3-13% of repeated encodes of a test clip, idle or busy machine
+# alike), and its SIMD mb-tree float code is not bit-exact with C, so bytes also varied with the CPU. C costs ~3.5x
+# the encoding time (a 320x240 6 s clip: 0.75 s instead of 0.22 s); the builders encode only synthetic clips, blank
+# videos and concatenations.
+X264_PARAMS = "asm=0"
+
+
 def add_video_stream(out, fps: int, width: int, height: int):
-    """An H.264 stream (yuv420p, crf 23, one encoder thread, so the same frames always give the same bytes)."""
+    """An H.264 stream (yuv420p, crf 23, one encoder thread, no SIMD: the same frames always give the same bytes)."""
     stream = out.add_stream("libx264", rate=fps)
     stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-    stream.options = {"preset": "veryfast", "crf": "23"}
+    stream.options = {"preset": "veryfast", "crf": "23", "x264-params": X264_PARAMS}
     stream.codec_context.thread_count = 1
     return stream
 
