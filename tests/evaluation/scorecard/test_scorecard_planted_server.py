@@ -37,9 +37,11 @@ from omniaudit.evaluation.scorecard.runner import MIN_RESAMPLES
 
 AUDITS = ("preference", "interventions", "protocols", "composition")
 # content-blind guessers: shortcut-free, so a flag among them is a false positive (the family-wise control allows 5%
-# per model). These seeds were checked to give no flag on the small defaults; the calibration of the statistics
-# itself is simulated in test_scorecard_calibration.py, here the point is the plumbing end to end.
-GUESSERS = {f"guess-{seed}": random_guesser(seed) for seed in (1, 2, 3)}
+# per model). These seeds were checked to give no flag on the small defaults (a guess hashes the request, clip bytes
+# included: when x264 went to plain C, seed 3 drew a false visual_inference flag, a 1-in-20 event per model, and was
+# replaced); the calibration of the statistics itself is simulated in test_scorecard_calibration.py, here the point
+# is the plumbing end to end.
+GUESSERS = {f"guess-{seed}": random_guesser(seed) for seed in (1, 2, 4)}
 POLICIES = {**GUESSERS, "concat-lock": concat_lock(11), "label-copy": label_follower(12),
             "no-audio-fixed": no_audio_fixed(13), "longer-corrects-itself": longer_in_self_correcting_prose(14),
             "refuser": refuser}
