@@ -34,7 +34,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 import torch
-from transformers import Trainer, TrainingArguments
+from transformers import Trainer, TrainingArguments, set_seed
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.stats import confusion_weights, decide_with_ties, waf_from_confusion
@@ -204,6 +204,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         held_rows = [r for r in rows if r["fold"] == fold]
         held = datasets.Dataset.from_list(ordered_examples(held_rows, ORDERS))  # always scored in both orders
         train, held = (d.map(tokenize, batched=True, remove_columns=["text", "id", "order"]) for d in (train, held))
+        set_seed(args.seed)  # the classification head and the LoRA are initialised here, before the Trainer seeds
         trainer = Trainer(model=build_model(model_args, tokenizer), args=args, train_dataset=train, eval_dataset=held,
                           data_collator=DataCollatorWithPadding(tokenizer), compute_metrics=eval_metrics)
         # with load_best_model_at_end: the best checkpoint

@@ -36,7 +36,7 @@ from pathlib import Path
 import datasets
 import numpy as np
 import torch
-from transformers import Trainer, TrainingArguments
+from transformers import Trainer, TrainingArguments, set_seed
 
 from omniaudit.errors import InputError
 from omniaudit.training.collators import PER_SEQUENCE, _OmniBase
@@ -323,6 +323,7 @@ def main(data_args: DataArguments, training_args: TrainingArguments, model_args,
         args = fold_arguments(training_args, fold, len(folds))
         train = datasets.Dataset.from_list(records(ds, {fold}, held_out=False, media=media))
         held = datasets.Dataset.from_list(records(ds, {fold}, held_out=True, media=media))
+        set_seed(args.seed)  # the heads and the LoRA are initialised here, before the Trainer seeds
         trainer = OdinTrainer(model=build_model(model_args, odin_args), args=args, train_dataset=train,
                               eval_dataset=held, data_collator=collator, compute_metrics=metrics,
                               lambda_dec=odin_args.lambda_dec, lambda_orth=odin_args.lambda_orth)

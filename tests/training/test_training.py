@@ -85,6 +85,16 @@ def test_every_tiny_recipe_runs_through_accelerate_launch(tiny_root, tmp_path, r
         assert keys and all(".language_model." in k for k in keys), [k for k in keys if "language_model" not in k]
 
 
+@pytest.mark.parametrize("recipe", ["reward_odin", "pairwise_judge"])  # the scripts that build their own heads
+@pytest.mark.slow
+def test_the_same_seed_trains_the_same_weights(tiny_root, tmp_path, recipe):
+    weights = []
+    for run in ("first", "second"):
+        ok(launch(tiny_root, recipe, tmp_path / run, "--max_steps", "2", "--save_strategy", "no"))
+        weights.append({f.name: f.read_bytes() for f in sorted((tmp_path / run).glob("*.safetensors"))})
+    assert weights[0] and weights[0] == weights[1]  # heads and LoRA initialised under the seed, not at random
+
+
 @pytest.mark.slow
 def test_a_run_resumes_from_its_last_checkpoint(tiny_root, tmp_path):
     out = tmp_path / "sft"
