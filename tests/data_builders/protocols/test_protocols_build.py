@@ -387,3 +387,16 @@ def test_the_speech_set_speaks_the_sentences_it_is_given_and_refuses_too_few(tmp
         synthesize_speech_set(tmp_path / "few", SpeechSetSpec(sentences_per_cell=2), sentences=own)
     with pytest.raises(InputError, match="per language"):
         synthesize_speech_set(tmp_path / "en", SpeechSetSpec(sentences_per_cell=1), sentences={"en": ["Hi."]})
+
+
+def test_the_embedded_sentences_allow_up_to_twelve_per_cell_and_keep_the_defaults_first_four():
+    from omniaudit.data_builders.protocols import SpeechSetSpec
+    from omniaudit.data_builders.protocols.speech import MAX_SENTENCES, SENTENCES
+
+    assert {len(s) for s in SENTENCES.values()} == {MAX_SENTENCES}
+    assert all(len(set(s)) == len(s) for s in SENTENCES.values())  # every clip of a cell says something else
+    # the default's clips (4 per cell) are the first four: a larger set only adds clips
+    assert SENTENCES["en"][:2] == ["The train leaves the station at seven.", "Please put the book back on the shelf."]
+    assert SpeechSetSpec(sentences_per_cell=MAX_SENTENCES).sentences_per_cell == MAX_SENTENCES
+    with pytest.raises(InputError, match=f"1..{MAX_SENTENCES}"):
+        SpeechSetSpec(sentences_per_cell=MAX_SENTENCES + 1)
