@@ -24,9 +24,11 @@ Built shortcuts:
 - ``style`` (EmoPrefer section 6), in reward models, the paper's own setting: biased = a Bradley-Terry reward model
   (``training/reward_odin.py --n_heads 1 --lambda_dec 0``) on the training build's pairs relabelled so that the
   longer description is preferred; control = the same on its source-balanced pairs with their human labels (neither
-  length nor a generator's prior pays); remedy = ODIN (three heads, ``lambda = lambda_o = 1``) on the biased pairs,
-  trained from the same base, its content head alone judging. All three are trained for EmoPrefer's schedule (4
-  epochs of the biased pairs at batch 8) and judge the card's pairs through the ``reward:`` runner.
+  length nor a generator's prior pays); remedy = what the card prescribes (``omniaudit remedy style``): ODIN (three
+  heads, ``lambda = lambda_o = 1``) on the build's length-controlled pairs (``--length-control 0.15``, human
+  labels), trained from the same base, its content head alone judging. Each trains for EmoPrefer's schedule (4
+  epochs at batch 8: of the biased pairs for both Bradley-Terry models, of its own pairs for ODIN) and judges the
+  card's pairs through the ``reward:`` runner.
 
 Which description is "preferred" (``--labels``): by default the *longer* one, an order-invariant preference a tiny
 model learns from the text in a few hundred steps. With the synthetic human labels (``--labels human``: the
@@ -43,15 +45,18 @@ the card says so.
   continued from the biased model for as many steps. Measured on the way: answering the label items with the *truth*
   while the label is the truth (copying pays, but so does remembering the clip) teaches no copying in 150, 600 or
   1,500 steps (the tiny model remembers 64 clips instead: it answers the quoted label on 14-22% of the card's
-  wrong-label items, as the control does).
+  wrong-label items, as the control does). Its card holds three times the default's clips (:func:`card_protocols`).
 
-- ``visual_inference`` (Thud), on the tiny omni thinker: biased = SFT on the training build's Original clips only
-  (the picture's sound is always right); control = SFT on every variant (Original, Shift, Mute, Swap) for as many
-  steps; remedy = the biased model, then DPO on the build's Shift / Mute / Swap / CTP pairs (full weights).
+- ``visual_inference`` (Thud), on the tiny omni thinker, run only when asked (``--shortcuts visual_inference``: about
+  an hour on 2 CPU cores, beyond the 30-minute budget of the default run): biased = SFT on the training build's
+  Original clips only (the picture's sound is always right); control = SFT on every variant (Original, Shift, Mute,
+  Swap) for as many steps; remedy = the biased model, then DPO on the build's Shift / Mute / Swap / CTP pairs (full
+  weights).
 
 Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, with ``--baseline biased``.
 
-    python benchmarks/find_fix_verify.py [--shortcuts position,style,label_following] [--steps 600]
+    python benchmarks/find_fix_verify.py [--shortcuts position,style,label_following[,visual_inference]]
+        [--steps 600]
         [--reward-steps N] [--workdir DIR]
 
 Last line: ``find_fix_verify: <shortcut>=<biased>/<control>/<remedied status> ... goal met: yes|no``.
@@ -74,6 +79,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 TRAIN_PAIRS = 800  # pairs of the training build (its own seed); about 600 binary ones
 TRAIN_SEED = 1
+LENGTH_CONTROL = 0.15  # the card's style remedy builds its pairs with --length-control 0.15 (omniaudit remedy style)
 TRAIN_CLIPS = 24  # clips of the visual_inference training build (the card's default holds 60 others)
 
 
@@ -85,7 +91,8 @@ def training_build(work: Path) -> Path:
 
     folder = work / "train-preference"
     if not folder.exists():
-        build_preference_dataset(folder, options=PreferenceBuildOptions(source_balanced=True),
+        build_preference_dataset(folder, options=PreferenceBuildOptions(source_balanced=True,
+                                                                        length_control=LENGTH_CONTROL),
                                  spec=SyntheticSpec(n_pairs=TRAIN_PAIRS, content_strength=4.0, position_bias=0.0,
                                                     seed=TRAIN_SEED))
     return folder
@@ -164,6 +171,26 @@ def training_protocols(work: Path) -> Path:
     return folder
 
 
+CARD_SENTENCES = 12  # per cell of the label_following card: three times the default's clips (see card_protocols)
+
+
+def card_protocols(work: Path) -> Path:
+    """The label_following card's protocols items: the scorecard's embedded default (its options, its voices and
+    sentences) with 12 sentences per cell, not 4: 336 clips, not 112. On the default's clips a model with a small
+    residual pull towards a quoted label (a control's 0.04-0.05) is *inconclusive* on the reference and
+    cue-conflict protocols, which it never trained on: the one-sided bound reaches the 0.10 minimum effect of interest
+    for want of clips, not for an effect (measured: pooled and blueprint clear, those two inconclusive). Three times
+    the clips narrow each bound by about sqrt(3); the measure, its null and its margin are unchanged."""
+    from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
+    from omniaudit.evaluation.protocols.entry import PARAMS
+
+    folder = work / "card-protocols"
+    if not folder.exists():
+        build_protocols_dataset(folder, options=ProtocolBuildOptions(max_trials=PARAMS["default"]["max_trials"]),
+                                spec=SpeechSetSpec(sentences_per_cell=CARD_SENTENCES))
+    return folder
+
+
 def relabelled(row: dict, label: str, tag: str) -> dict:
     """A label row of the remedy set with its quoted supplied label replaced by ``label``."""
     from omniaudit.data_builders.protocols.remedy import quoted
@@ -231,7 +258,8 @@ def write_set(folder: Path, table: pd.DataFrame, name: str) -> Path:
 def reward_pairs(work: Path, labels: str) -> Path:
     """The pairs a style reward model trains on, as a Hub-layout ``pairs`` config (what ``training/reward_odin.py``
     reads): ``length``, the training build's binary pairs with the longer description preferred (pairs of equal
-    length dropped), or ``source-balanced``, its source-balanced pairs with their human labels."""
+    length dropped), ``source-balanced``, its source-balanced pairs with their human labels, or
+    ``length-controlled``, its length-controlled pairs (relative gap under 0.15) with their human labels."""
     from omniaudit.data_builders.hub import configs_metadata, load_config, write_hub_dataset
 
     folder = work / "data" / f"pairs-{labels}"
@@ -243,17 +271,18 @@ def reward_pairs(work: Path, labels: str) -> Path:
         pairs = pairs[pairs["is_binary"].astype(bool) & (pairs["len1"] != pairs["len2"])]
         pairs = pairs.assign(preference=np.where(pairs["len1"] > pairs["len2"], "a1", "a2"))
     else:
-        pairs = load_config(build, "source_balanced")
+        pairs = load_config(build, labels.replace("-", "_"))
         pairs = pairs[pairs["preference"].isin(["a1", "a2"])]
     card = "---\n" + json.dumps({"configs": configs_metadata({"pairs": ["train"]})}) + "\n---\n" + (
         f"# find_fix_verify: {labels} pairs\n\n{len(pairs)} binary pairs (benchmarks/find_fix_verify.py).\n")
     return write_hub_dataset(folder, {"pairs": {"train": pairs.reset_index(drop=True)}}, card)
 
 
-def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool) -> float:
-    """``accelerate launch training/reward_odin.py`` on one CPU process (fold 0 held out): a single-head
-    Bradley-Terry reward model, or with ``odin`` the paper's three heads with the decorrelation terms; returns
-    minutes (a model trained into ``out`` before is kept)."""
+def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool,
+                 batch: int = 8) -> float:
+    """``accelerate launch training/reward_odin.py`` on one CPU process (fold 0 held out), ``batch`` pairs per step:
+    a single-head Bradley-Terry reward model, or with ``odin`` the paper's three heads with the decorrelation terms;
+    returns minutes (a model trained into ``out`` before is kept)."""
     done_file = out / "find_fix_verify.json"
     if done_file.is_file():
         return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
@@ -266,12 +295,13 @@ def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: 
            "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "pairs",
            "--max_train_samples", "100000", "--eval_folds", "0", "--output_dir", str(out), "--max_steps", str(steps),
            "--save_strategy", "no", "--learning_rate", str(lr), "--logging_steps", str(max(1, steps // 5)),
-           "--seed", str(seed), *heads]
+           "--per_device_train_batch_size", str(batch), "--seed", str(seed), *heads]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
     if done.returncode != 0:
         raise SystemExit(f"training failed ({' '.join(cmd)}):\n{done.stderr[-3000:]}")
     minutes = (time.perf_counter() - start) / 60
-    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr, "odin": odin}),
+    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr, "odin": odin,
+                                     "batch": batch}),
                          encoding="utf-8")
     return minutes
 
@@ -300,13 +330,15 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, 
     return minutes
 
 
-def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str) -> dict:
-    """One card of the three models (name -> runner spec), the biased one the baseline."""
+def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str, data: Path | None = None) -> dict:
+    """One card of the three models (name -> runner spec), the biased one the baseline; ``data``: the audit's
+    dataset instead of its embedded default."""
     from omniaudit.cli import main as cli
 
     out = work / f"card-{shortcut}"
     argv = ["scorecard", "--model", *(f"{n}={spec}" for n, spec in models.items()), "--baseline", "biased",
-            "--audits", audits, "--allow-uncalibrated", "--out", str(out), "-q"]
+            "--audits", audits, "--allow-uncalibrated", "--out", str(out), "-q",
+            *(["--data", f"{audits}={data}"] if data else [])]
     rc = cli(argv)
     if rc not in (0, None):
         raise SystemExit(f"scorecard exited {rc}")
@@ -447,7 +479,8 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     remedy = fit(models["biased"], "remedy", models["remedied"])
     minutes["remedied"] = None if None in (remedy, minutes["biased"]) else minutes["biased"] + remedy
     start = time.perf_counter()
-    card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit)
+    data = card_protocols(work) if shortcut == "label_following" else None
+    card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit, data)
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / f'card-{shortcut}' / 'scorecard.md'})")
     return report(shortcut, card, minutes, args.margin)
 
@@ -455,21 +488,26 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
 def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -> tuple[str, bool]:
     """The style shortcut in reward models, EmoPrefer's own setting: biased = a Bradley-Terry reward model on pairs
     whose longer description is preferred; control = the same on the source-balanced pairs with their human labels;
-    remedy = ODIN on the biased pairs (content, length and prior heads, decorrelated; the content head alone
-    judges), trained from the same base for as many steps. Each judges the card's pairs through ``reward:``."""
-    length, balanced = reward_pairs(work, "length"), reward_pairs(work, "source-balanced")
-    rows = {"biased": len(pd.read_parquet(length / "pairs")), "control": len(pd.read_parquet(balanced / "pairs"))}
-    print(f"style: training pairs {rows} (reward models; fold 0 held out; remedy: ODIN on the biased pairs)")
+    remedy = the card's prescription (``omniaudit remedy style``), an ODIN reward (content, length and prior heads,
+    decorrelated; the content head alone judges) on the build's length-controlled pairs, trained from the same base.
+    Each judges the card's pairs through ``reward:``."""
+    sets = {role: reward_pairs(work, kind) for role, kind in
+            (("biased", "length"), ("control", "source-balanced"), ("remedy", "length-controlled"))}
+    train_pairs = {role: int((pd.read_parquet(d / "pairs")["fold"] != 0).sum()) for role, d in sets.items()}
+    print(f"style: training pairs (fold 0 held out) {train_pairs}; reward models, the remedy ODIN")
     folders = {"biased": work / "reward-bt-length", "control": work / "reward-bt-source-balanced",
-               "remedied": work / "reward-odin-length"}
-    # EmoPrefer's schedule (appendix B: 4 epochs, batch 8) on the biased pairs' training folds, the same steps for all
-    train_pairs = int((pd.read_parquet(length / "pairs")["fold"] != 0).sum())
-    steps, lr = args.reward_steps or REWARD_EPOCHS * -(-train_pairs // REWARD_BATCH), args.reward_lr
-    print(f"style: {steps} steps each ({REWARD_EPOCHS} epochs of {train_pairs} biased training pairs, batch "
-          f"{REWARD_BATCH})" if not args.reward_steps else f"style: {steps} steps each")
-    minutes = {"biased": train_reward(base, length, folders["biased"], steps, args.seed, lr, odin=False),
-               "control": train_reward(base, balanced, folders["control"], steps, args.seed, lr, odin=False),
-               "remedied": train_reward(base, length, folders["remedied"], steps, args.seed, lr, odin=True)}
+               "remedied": work / "reward-odin-length-controlled"}
+    # EmoPrefer's schedule (appendix B: 4 epochs at batch 8): of the biased pairs for both Bradley-Terry models, of
+    # its own pairs for ODIN
+    epochs = lambda n: REWARD_EPOCHS * -(-n // REWARD_BATCH)  # noqa: E731
+    steps = args.reward_steps or epochs(train_pairs["biased"])
+    odin_steps = args.reward_steps or epochs(train_pairs["remedy"])
+    print(f"style: Bradley-Terry {steps} steps each, ODIN {odin_steps} ({REWARD_EPOCHS} epochs, batch {REWARD_BATCH})")
+    lr = args.reward_lr
+    minutes = {"biased": train_reward(base, sets["biased"], folders["biased"], steps, args.seed, lr, odin=False),
+               "control": train_reward(base, sets["control"], folders["control"], steps, args.seed, lr, odin=False),
+               "remedied": train_reward(base, sets["remedy"], folders["remedied"], odin_steps, args.seed, lr,
+                                        odin=True)}
     start = time.perf_counter()
     card = scorecard(work, "style", {n: f"reward:{f}@{base}" for n, f in folders.items()}, "preference")
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / 'card-style' / 'scorecard.md'})")
@@ -479,8 +517,9 @@ def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -
 def main() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--shortcuts", default="position,style,label_following,visual_inference",
-                        help="comma-separated; built: position, style, label_following, visual_inference")
+    parser.add_argument("--shortcuts", default="position,style,label_following",
+                        help="comma-separated; built: position, style, label_following, visual_inference (about an "
+                             "hour on 2 CPU cores, so only when named)")
     parser.add_argument("--steps", type=int, default=600, help="SFT steps of each text judge (the remedy: as many "
                                                                "again)")
     parser.add_argument("--audio-steps", type=int, default=600, help="SFT steps of each omni model (label_following)")

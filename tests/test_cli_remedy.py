@@ -121,3 +121,10 @@ def test_label_following_commands_run_end_to_end(capsys, tmp_path, protocol_data
     assert omniaudit(argv[1:]) == 0
     capsys.readouterr()
     assert options(words(train))["dataset_config"] in check_dataset_folder(tmp_path / "data/deranged")
+
+
+def test_the_style_commands_train_on_a_config_their_build_command_writes():
+    build, *train = BY_NAME["style"].remedy.commands
+    writes = {"--source-balanced": "source_balanced", "--length-control": "length_controlled"}
+    written = {config for flag, config in writes.items() if flag in words(build)}
+    assert train and all(options(words(c))["dataset_config"] in written for c in train)

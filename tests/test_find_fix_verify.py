@@ -127,3 +127,21 @@ def test_visual_sets_answer_original_clips_only_every_variant_or_pair_the_interv
         control["id"])
     assert {"shift", "mute", "swap"} <= set(dpo["kind"]) and (dpo["chosen"].map(str) != dpo["rejected"].map(str)).all()
     assert biased["video"].map(lambda v: len(v["bytes"]) > 0).all()  # the clips travel with the rows
+
+
+def test_the_label_following_card_is_the_default_build_with_more_sentences_per_cell(ffv, tmp_path, monkeypatch):
+    import shutil
+
+    import pandas as pd
+
+    from omniaudit.evaluation.protocols.entry import PARAMS
+
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng not installed")
+    monkeypatch.setattr(ffv, "CARD_SENTENCES", 2)  # the benchmark's 12, made small
+    folder = ffv.card_protocols(tmp_path)
+    info = json.loads((folder / "build_info.json").read_text(encoding="utf-8"))
+    assert info["options"]["max_trials"] == PARAMS["default"]["max_trials"] and info["spec"]["sentences_per_cell"] == 2
+    clips = pd.read_parquet(folder / "blueprint")["clip_id"].nunique()
+    # 4 emotions x 4 voices (English) and 4 languages x 4 voices, the neutral English clips shared: 7 x 4 per sentence
+    assert clips == 7 * 4 * 2
