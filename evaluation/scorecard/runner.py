@@ -550,7 +550,7 @@ class Scorecard:
             from omniaudit.runners.identity import runner_identity
             from omniaudit.runners.run import make_judge
 
-            return runner_identity(make_judge(spec, **self.runner(spec)), spec)
+            return runner_identity(make_judge(spec, **self.runner(spec)))
         return local_model_identity(rest) if kind == "hf" else None
 
     def _fingerprint(self, dataset, config: str) -> str | None:

@@ -143,7 +143,7 @@ def local_model_identity(path: str) -> dict:
     return {**identity, "sha256": h.hexdigest()[:32]}
 
 
-def runner_identity(judge, spec: str, refresh: bool = False) -> dict:
+def runner_identity(judge, refresh: bool = False) -> dict:
     """The identity of a runner made by ``make_judge`` (:meth:`~omniaudit.runners.base.Runner.identity`).
 
     ``refresh`` asks a server again: `transformers serve` lists a local model under ``/v1/models`` only once a

@@ -658,7 +658,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
     sampling = {"temperature": temperature, "top_p": top_p, "seed": seed, "runs": runs,
                 "max_tokens": judge_options.get("max_tokens", 32)}
     provenance = run_provenance(dataset, config, fingerprint_of(dataset, config), redact(spec),
-                                runner_identity(judge, spec), sampling, selection, input_settings(spec, judge_options))
+                                runner_identity(judge), sampling, selection, input_settings(spec, judge_options))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     journal = _journal(out, provenance, shard)
@@ -772,7 +772,7 @@ def _settle_served_model(judge, spec: str, provenance: dict, rows: list[dict], p
     warning when it is unlisted or differs from the one asked for."""
     model = provenance["model"]
     if isinstance(model, dict) and "served" in model and model["served"] is None:
-        final = {**provenance, "model": runner_identity(judge, spec, refresh=True)}
+        final = {**provenance, "model": runner_identity(judge, refresh=True)}
         rows = [{**row, "provenance": final} for row in rows]
         model = final["model"]
     note = _served_note(model, rows)
