@@ -216,9 +216,9 @@ def test_decorrelation_drives_the_content_head_off_length(tiny_root, tmp_path):
                   "--logging_steps", "40", "--use_peft", "false", "--learning_rate", "3e-3"))
         rho[lam] = abs(json.loads((out / "odin_metrics.json").read_text())["rho_content_length"])
     assert rho[0] > 0.3, rho  # without decorrelation the content head learns length
-    # with it, far less: the 80-step tiny fits are not run-to-run identical on a busy CPU, and lambda 1 measured
-    # 0.46 against 0.86 once (a factor 1.9), so the bound is a clear cut, not a halving
-    assert rho[1] < 0.75 * rho[0], rho
+    # with it, far less (seeded, so the same every run: 0.008 against 0.94; before the heads were initialised under
+    # the seed the two fits varied from run to run, and lambda 1 once measured 0.46 against 0.86)
+    assert rho[1] < 0.5 * rho[0], rho
     # a full fine-tuning run saves trunk + heads, and load_odin gives back the rewards it predicted
     import datasets
     from transformers import AutoTokenizer
