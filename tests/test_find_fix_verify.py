@@ -71,6 +71,11 @@ def test_style_reward_pairs_prefer_the_longer_or_keep_the_source_balanced_human_
     wins = pd.concat([balanced.assign(g=balanced["model1"], won=balanced["preference"] == "a1"),
                       balanced.assign(g=balanced["model2"], won=balanced["preference"] == "a2")])
     assert wins.groupby("g")["won"].mean().between(0.3, 0.7).all()  # no generator's prior pays much
+    controlled = pd.read_parquet(ffv.reward_pairs(work, "length-controlled") / "pairs")  # the style remedy's pairs
+    gap = (controlled["len1"] - controlled["len2"]).abs() / controlled[["len1", "len2"]].max(axis=1)
+    assert len(controlled) > 0 and (gap < ffv.LENGTH_CONTROL).all()
+    pairs = load_config(ffv.training_build(work), "pairs").set_index("id")["preference"]
+    assert (controlled["preference"].to_numpy() == pairs[controlled["id"]].to_numpy()).all()  # human labels
 
 
 @pytest.fixture(scope="module")
