@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pandas as pd
 import pytest
@@ -91,12 +92,17 @@ def test_wandb_run_config_names_dataset_fingerprint_and_model(chat_dataset, tiny
     import wandb
 
     wandb.finish()
-    config = {}
-    for run in (tmp_path / "wandb").glob("offline-run-*"):
-        for record in wandb_records(next(run.glob("*.wandb"))):
-            kind = record.WhichOneof("record_type")  # the config travels in the run record or after it
-            updates = record.config.update if kind == "config" else record.run.config.update if kind == "run" else []
-            config.update({item.key: json.loads(item.value_json) for item in updates})
+    config: dict = {}
+    for _ in range(40):  # read again for up to 10 s: once, in a full suite, the log lacked the config (cause unknown)
+        for run in (tmp_path / "wandb").glob("offline-run-*"):
+            for record in wandb_records(next(run.glob("*.wandb"))):
+                kind = record.WhichOneof("record_type")  # the config travels in the run record or after it
+                updates = (record.config.update if kind == "config" else record.run.config.update if kind == "run"
+                           else [])
+                config.update({item.key: json.loads(item.value_json) for item in updates})
+        if "dataset_name" in config:
+            break
+        time.sleep(0.25)
     assert config["dataset_name"] == str(data) and config["dataset_config"] == "sft"
     assert config["dataset_fingerprint"] == fingerprint_of(data, "sft") and config["dataset_fingerprint"]
     assert config["model_name_or_path"] == str(tiny_models["text"])
