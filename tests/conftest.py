@@ -87,13 +87,16 @@ def tiny_models(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _no_wandb_run_left_open():
     """A wandb run a test leaves open would swallow the next test's run (the Trainer's callback reuses an open run),
-    so every test ends with none open."""
+    and wandb's process-wide setup keeps the settings (folders) of the first test that used it, so every test ends
+    with no run open and the setup torn down."""
     yield
     import sys
 
     wandb = sys.modules.get("wandb")
     if wandb is not None and getattr(wandb, "run", None) is not None:
         wandb.finish()
+    if wandb is not None:
+        wandb.teardown()
 
 
 @pytest.fixture

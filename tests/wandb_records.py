@@ -30,6 +30,16 @@ def records(path: Path) -> list[bytes]:
     return out
 
 
+def parsed_records(path: Path):
+    """The records of a wandb transaction log, each decoded as wandb's protobuf ``Record``."""
+    from wandb.proto import wandb_internal_pb2 as pb
+
+    for raw in records(path):
+        record = pb.Record()
+        record.ParseFromString(raw)
+        yield record
+
+
 def _nest(target: dict, keys: list[str], value) -> None:
     for key in keys[:-1]:
         target = target.setdefault(key, {})

@@ -8,7 +8,8 @@ import time
 
 import pandas as pd
 import pytest
-from test_training import RECIPES, wandb_records
+from test_training import RECIPES
+from wandb_records import parsed_records
 
 from omniaudit.errors import InputError
 
@@ -95,7 +96,7 @@ def test_wandb_run_config_names_dataset_fingerprint_and_model(chat_dataset, tiny
     config: dict = {}
     for _ in range(40):  # read again for up to 10 s: once, in a full suite, the log lacked the config (cause unknown)
         for run in (tmp_path / "wandb").glob("offline-run-*"):
-            for record in wandb_records(next(run.glob("*.wandb"))):
+            for record in parsed_records(next(run.glob("*.wandb"))):
                 kind = record.WhichOneof("record_type")  # the config travels in the run record or after it
                 updates = (record.config.update if kind == "config" else record.run.config.update if kind == "run"
                            else [])

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from wandb_records import parsed_records
 
 from omniaudit.cli import main as omniaudit
 
@@ -289,29 +290,6 @@ def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path):
     assert result.returncode != 0 and "no chat template" in result.stderr
 
 
-def wandb_records(path: Path):
-    """The records of an offline run's ``.wandb`` file (wandb's LevelDB-style log: a 7-byte header, then 32 KiB
-    blocks of chunks with a 7-byte header each: CRC, little-endian length, type 1 full / 2 first / 3 middle /
-    4 last), decoded as wandb's protobuf ``Record``."""
-    from wandb.proto import wandb_internal_pb2
-
-    data = path.read_bytes()
-    assert data[:4] == b":W&B", path
-    pos, block, pending = 7, 32768, b""
-    while pos + 7 <= len(data):
-        if block - pos % block < 7:  # a block's tail too short for a chunk header is padding
-            pos += block - pos % block
-            continue
-        length, kind = int.from_bytes(data[pos + 4:pos + 6], "little"), data[pos + 6]
-        pending += data[pos + 7:pos + 7 + length]
-        pos += 7 + length
-        if kind in (1, 4):
-            record = wandb_internal_pb2.Record()
-            record.ParseFromString(pending)
-            pending = b""
-            yield record
-
-
 @pytest.mark.slow
 def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
     out = tmp_path / "tracked"
@@ -321,7 +299,7 @@ def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
     runs = {}
     for folder in (tmp_path / "wandb").glob("offline-run-*"):
         name, group, history = None, None, []
-        for record in wandb_records(next(folder.glob("*.wandb"))):
+        for record in parsed_records(next(folder.glob("*.wandb"))):
             if record.WhichOneof("record_type") == "run":
                 name, group = record.run.display_name, record.run.run_group
             elif record.WhichOneof("record_type") == "history":
