@@ -278,11 +278,10 @@ def reward_pairs(work: Path, labels: str) -> Path:
     return write_hub_dataset(folder, {"pairs": {"train": pairs.reset_index(drop=True)}}, card)
 
 
-def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool,
-                 batch: int = 8) -> float:
-    """``accelerate launch training/reward_odin.py`` on one CPU process (fold 0 held out), ``batch`` pairs per step:
-    a single-head Bradley-Terry reward model, or with ``odin`` the paper's three heads with the decorrelation terms;
-    returns minutes (a model trained into ``out`` before is kept)."""
+def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool) -> float:
+    """``accelerate launch training/reward_odin.py`` on one CPU process (fold 0 held out): a single-head
+    Bradley-Terry reward model, or with ``odin`` the paper's three heads with the decorrelation terms; returns
+    minutes (a model trained into ``out`` before is kept)."""
     done_file = out / "find_fix_verify.json"
     if done_file.is_file():
         return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
@@ -295,13 +294,12 @@ def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: 
            "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "pairs",
            "--max_train_samples", "100000", "--eval_folds", "0", "--output_dir", str(out), "--max_steps", str(steps),
            "--save_strategy", "no", "--learning_rate", str(lr), "--logging_steps", str(max(1, steps // 5)),
-           "--per_device_train_batch_size", str(batch), "--seed", str(seed), *heads]
+           "--seed", str(seed), *heads]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
     if done.returncode != 0:
         raise SystemExit(f"training failed ({' '.join(cmd)}):\n{done.stderr[-3000:]}")
     minutes = (time.perf_counter() - start) / 60
-    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr, "odin": odin,
-                                     "batch": batch}),
+    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr, "odin": odin}),
                          encoding="utf-8")
     return minutes
 
