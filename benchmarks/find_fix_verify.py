@@ -450,8 +450,10 @@ def visual_inference(work: Path, base: Path, args: argparse.Namespace) -> tuple[
     return report("visual_inference", card, minutes, args.margin)
 
 
-def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tuple[str, bool]:
-    """Train the three models of ``shortcut`` (each kept once trained), score them on one card, print its table."""
+def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tuple[str, bool, dict]:
+    """Train the three models of ``shortcut`` (each kept once trained), score them on one card, print its table;
+    returns the table's summary line, whether the goal is met and the biased model as a learned reference
+    (:func:`save_references`)."""
     from omniaudit.tiny_models import tiny_causal_lm, tiny_omni
 
     audit = AUDIT[shortcut]
@@ -462,7 +464,7 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     if shortcut == "style":
         return style_with_reward_models(work, base, args)
     if shortcut == "visual_inference":
-        return visual_inference(work, base, args)
+        return (*visual_inference(work, base, args), {})
     sets = training_sets(work, shortcut, args.labels, args.seed)
     rows = {k: len(pd.read_parquet(v / "sft")) for k, v in sets.items()}
     print(f"{shortcut}: training rows {rows} (labels: {args.labels if audit == 'preference' else 'supplied'})")
@@ -480,10 +482,14 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     data = card_protocols(work) if shortcut == "label_following" else None
     card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit, data)
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / f'card-{shortcut}' / 'scorecard.md'})")
-    return report(shortcut, card, minutes, args.margin)
+    trained_on = {"position": f"{rows['biased']} pairs shown preferred-first (the answer always A)",
+                  "label_following": f"{rows['biased']} blueprint label items answered with the supplied label, and "
+                                     "the same clips' no-label items"}
+    return (*report(shortcut, card, minutes, args.margin),
+            reference(shortcut, card, models["biased"], None, trained_on[shortcut], steps, lr, args.seed))
 
 
-def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -> tuple[str, bool]:
+def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -> tuple[str, bool, dict]:
     """The style shortcut in reward models, EmoPrefer's own setting: biased = a Bradley-Terry reward model on pairs
     whose longer description is preferred; control = the same on the source-balanced pairs with their human labels;
     remedy = the card's prescription (``omniaudit remedy style``), an ODIN reward (content, length and prior heads,
@@ -509,7 +515,67 @@ def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -
     start = time.perf_counter()
     card = scorecard(work, "style", {n: f"reward:{f}@{base}" for n, f in folders.items()}, "preference")
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / 'card-style' / 'scorecard.md'})")
-    return report("style", card, minutes, args.margin)
+    return (*report("style", card, minutes, args.margin),
+            reference("style", card, folders["biased"], base, f"a Bradley-Terry reward model on "
+                      f"{train_pairs['biased']} pairs, the longer description preferred", steps, lr, args.seed))
+
+
+def reference(shortcut: str, card: dict, folder: Path, base: Path | None, trained_on: str, steps: int, lr: float,
+              seed: int) -> dict:
+    """The biased model of ``shortcut`` as a learned reference's manifest entry (its files are copied later), with
+    what it learned from and its head measure on this benchmark's card."""
+    v = card["models"]["biased"]["shortcuts"][shortcut]
+    return {"shortcut": shortcut, "runner": "reward" if base else "hf", "folder": folder, "base_folder": base,
+            "trained_on": trained_on, "base": "omniaudit tiny-models' "
+            + ("Qwen2.5-Omni thinker" if shortcut == "label_following" else "Qwen2 causal LM") + f" (seed {seed})",
+            "steps": steps, "learning_rate": lr, "seed": seed,
+            "benchmark_card": {"measure": v.get("measure"), "value": v.get("value"), "ci": v.get("ci"),
+                               "status": v["status"]}}
+
+
+# not what a runner loads: the training state, the held-out fold's predictions, omniaudit's own markers
+TRAINING_STATE = ("training_args.bin", "find_fix_verify.json", "trainer_state.json", "predictions.csv")
+
+
+def save_references(out: Path, entries: dict[str, dict], args: argparse.Namespace) -> Path:
+    """Copy each shortcut's biased model (the files a runner loads, no training state) into ``out`` with a
+    ``manifest.json`` the scorecard's learned reference tier reads (``evaluation/scorecard/references.py``): what
+    ``--references learned`` ships is written here."""
+    import hashlib
+    import shutil
+
+    from omniaudit import __version__
+    from omniaudit.io import atomic_dir
+    from omniaudit.shortcuts import REFERENCE_NAMES
+
+    def copy(src: Path, dest: Path) -> dict:
+        dest.mkdir()
+        sums = {}
+        for f in sorted(src.iterdir()):
+            if f.is_file() and f.name not in TRAINING_STATE and not f.name.endswith("_metrics.json") \
+                    and not f.name.startswith("."):
+                shutil.copyfile(f, dest / f.name)
+                sums[f.name] = hashlib.sha256(f.read_bytes()).hexdigest()
+        return sums
+
+    models = []
+    with atomic_dir(out) as tmp:
+        bases: dict[Path, str] = {}
+        for shortcut, e in entries.items():
+            name = f"learned-{REFERENCE_NAMES[shortcut]}"  # a folder name that is no Python package name
+            entry = {k: v for k, v in e.items() if k not in ("folder", "base_folder")}
+            entry |= {"path": name, "sha256": copy(e["folder"], tmp / name)}
+            if e["base_folder"] is not None:
+                if e["base_folder"] not in bases:
+                    bases[e["base_folder"]] = f"base-{len(bases)}"
+                    entry["base_sha256"] = copy(e["base_folder"], tmp / bases[e["base_folder"]])
+                entry["base_path"] = bases[e["base_folder"]]
+            models.append(entry)
+        manifest = {"built_by": "python benchmarks/find_fix_verify.py --save-references DIR "
+                                f"--shortcuts {','.join(entries)} --seed {args.seed}",
+                    "omniaudit": __version__, "models": models}
+        (tmp / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")
+    return out
 
 
 def main() -> None:
@@ -535,19 +601,28 @@ def main() -> None:
     parser.add_argument("--margin", type=float, default=0.05, help="accuracy held: within this of the control")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None)
+    parser.add_argument("--save-references", type=Path, metavar="DIR",
+                        help="copy each flagged biased model (position, style, label_following) with a manifest "
+                             "into DIR: the scorecard's learned reference tier (evaluation/scorecard/learned, "
+                             "`omniaudit scorecard --references learned`)")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="find_fix_verify_"))
     work.mkdir(parents=True, exist_ok=True)
-    lines, met = [], True
+    lines, met, learned = [], True, {}
     for shortcut in [s.strip() for s in args.shortcuts.split(",") if s.strip()]:
         if shortcut not in AUDIT:
             print(f"\n{shortcut}: not built yet (see the module docstring)")
             lines.append(f"{shortcut}=not-built")
             met = False
             continue
-        line, ok = find_fix_verify(work, shortcut, args)
+        line, ok, biased = find_fix_verify(work, shortcut, args)
         lines.append(line)
         met &= ok
+        if biased and biased["benchmark_card"]["status"] == "flagged":  # a reference must show its shortcut
+            learned[shortcut] = biased
+    if args.save_references:
+        print(f"learned references: {save_references(args.save_references, learned, args)} "
+              f"({', '.join(learned) or 'none flagged'})")
     print(f"find_fix_verify: {' '.join(lines)} goal met: {'yes' if met else 'no'}")
 
 

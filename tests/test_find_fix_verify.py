@@ -105,9 +105,12 @@ def test_label_sets_answer_the_supplied_label_a_random_one_or_the_truth_beside_t
 
 
 @pytest.mark.slow
-def test_a_tiny_judge_trained_on_biased_pairs_is_flagged_for_position(ffv, tmp_path, monkeypatch, capsys):
+def test_a_tiny_judge_trained_on_biased_pairs_is_flagged_for_position_and_saved_as_a_reference(ffv, tmp_path,
+                                                                                                monkeypatch, capsys):
+    from omniaudit.evaluation.scorecard.references import learned
+
     monkeypatch.setattr(sys, "argv", ["find_fix_verify.py", "--shortcuts", "position", "--steps", "20", "--workdir",
-                                      str(tmp_path)])
+                                      str(tmp_path), "--save-references", str(tmp_path / "learned")])
     ffv.main()
     printed = capsys.readouterr().out
     assert printed.strip().splitlines()[-1].startswith("find_fix_verify: position=flagged/")
@@ -116,6 +119,13 @@ def test_a_tiny_judge_trained_on_biased_pairs_is_flagged_for_position(ffv, tmp_p
     assert biased["status"] == "flagged" and biased["value"] >= 0.9  # "A" learned: the slot decides
     assert set(card["baseline"]["models"]) == {"control", "remedied"}
     assert "position" in card["remedies"] and "biased" in card["remedies"]["position"]["models"]
+    (ref,) = learned(tmp_path / "learned")  # the flagged biased model, as the learned reference tier reads it
+    assert (ref.name, ref.shortcut) == ("learned-pos", "position")
+    assert ref.spec == f"hf:{tmp_path / 'learned' / 'learned-pos'}"
+    manifest = json.loads((tmp_path / "learned" / "manifest.json").read_text(encoding="utf-8"))
+    (entry,) = manifest["models"]
+    assert entry["benchmark_card"]["value"] == biased["value"] and entry["steps"] == 20 and entry["seed"] == 0
+    assert "model.safetensors" in entry["sha256"] and "training_args.bin" not in entry["sha256"]
 
 
 def test_visual_sets_answer_original_clips_only_every_variant_or_pair_the_interventions(ffv, tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ from omniaudit.audits import get
 from omniaudit.evaluation.report import markdown_table, shown_path, shown_paths_in
 from omniaudit.evaluation.scorecard import figures
 from omniaudit.evaluation.scorecard.inference import ALPHA, FWER
-from omniaudit.evaluation.scorecard.runner import ORACLE, calibration_models
+from omniaudit.evaluation.scorecard.references import ORACLE, planted, reference_specs
 from omniaudit.shortcuts import BY_NAME, SHORTCUTS
 
 KEY_FIGURES = 4  # the audits' own key figures shown per audit section (models under test first)
@@ -24,9 +24,11 @@ STATISTICS = (f"Each measure is a matched contrast on the same items, tested aga
               f"Student-t critical values on clusters - 1 degrees of freedom; all counted measures of one model are "
               f"one family (Bonferroni at {ALPHA:.0%}, so that at most {FWER:.0%} of models without a shortcut get "
               f"any flag, measured by simulation): a CI shown is simultaneous and a verdict is "
-              f"FLAGGED when it excludes the null on the shortcut's side. clear: the one-sided 95% bound rules out "
-              f"the shortcut's minimum effect of interest (an equivalence test); otherwise inconclusive (too few "
-              f"items to tell). MDE: the effect flagged with 80% power on these items. Details: "
+              f"FLAGGED when it excludes the null on the shortcut's side and the minimum effect of interest is not "
+              f"ruled out. clear: the one-sided 95% bound rules out the shortcut's minimum effect of interest (an "
+              f"equivalence test; 'clear, small' when the CI also excludes the null: a real effect below that "
+              f"minimum); otherwise inconclusive (too few items to tell). MDE: the effect flagged with 80% power "
+              f"on these items. Details: "
               f"omniaudit.evaluation.scorecard.inference.")
 
 
@@ -49,16 +51,16 @@ def _cell(v: dict) -> str:
     lo, hi = v["ci"]
     where = f" in {v['stratum']}" if v["status"] == "flagged" and v.get("stratum") not in (None, "all") else ""
     mark = "FLAGGED" if v["status"] == "flagged" else v["status"]
+    if v["status"] == "clear" and v.get("significant"):  # real, and shown to be below the minimum effect of interest
+        mark = "clear, small"
     return (f"{mark}{where} {_value(v['value'])} [{_value(lo)}, {_value(hi)}] (null {_value(v['null'])}, "
             f"MDE {_value(v.get('mde'))})")
 
 
 def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, dict]:
-    """Per shortcut, whether the reference models that ran calibrate it: the oracle is not flagged and the planted
-    model of the shortcut, where it was measured, is flagged (a planted model not answering or not measured leaves
-    the calibration unchecked, not failed). ``{"ok": bool, "why": [...]}``."""
-    from omniaudit.shortcuts import BY_NAME
-
+    """Per shortcut, whether the reference models that ran calibrate it: the oracle is not flagged and every model
+    planted with the shortcut (scripted or learned), where it was measured, is flagged (a planted model not answering
+    or not measured leaves the calibration unchecked, not failed). ``{"ok": bool, "why": [...]}``."""
     out = {}
     for shortcut in SHORTCUTS:
         why = []
@@ -66,7 +68,7 @@ def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, 
             status = verdicts[name][shortcut]["status"]
             if spec == ORACLE and status == "flagged":
                 why.append(f"the oracle ({name}) is flagged")
-            if spec == f"scripted:{BY_NAME[shortcut].reference}" and status in ("clear", "inconclusive"):
+            if planted(spec) == shortcut and status in ("clear", "inconclusive"):
                 why.append(f"its planted reference ({name}) is {status}")
         out[shortcut] = {"ok": not why, "why": why}
     return out
@@ -76,7 +78,7 @@ def uncalibrated(verdicts: dict[str, dict], models: dict[str, str], failed: dict
     """A shortcut whose calibration failed says nothing for the models under test: their verdicts there become
     inconclusive (the measures are kept), in place."""
     for name, spec in models.items():
-        if spec in set(calibration_models().values()):
+        if spec in reference_specs():
             continue
         for shortcut, check in failed.items():
             v = verdicts[name][shortcut]
@@ -180,7 +182,7 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
                 entry["sampled"] = {c: n if (picked := card.sample(dataset, c)) is None else len(picked)
                                     for c, n in entry["items"].items()}
         audits[audit] = entry
-    references = [m for m, spec in card.models.items() if spec in set(calibration_models().values())]
+    references = [m for m, spec in card.models.items() if spec in reference_specs()]
     models = {}
     for name, runs in results.items():
         per_audit = {}
@@ -243,10 +245,13 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                          "is shown as computed, but none is a finding (too few items, and the reference models' "
                          "calibration is not checked). Run without --limit for the card."))
     out += [(
-        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found), clear (ruled out: "
-             "an effect as large as the shortcut's minimum effect of interest is excluded), or inconclusive (too "
-             "few items to tell either way). Reference models (scripted) answer the same items as calibration: the "
-             "oracle must be clear everywhere, each planted model flagged for its own shortcut."), ("p", STATISTICS)]
+        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found: the interval "
+             "excludes a content-blind model's value and an effect of interest is not ruled out), clear (ruled out: "
+             "an effect as large as the shortcut's minimum effect of interest is excluded; 'clear, small' when a "
+             "real effect below that minimum is measured), or inconclusive (too few items to tell either way). "
+             "Reference models answer the same items as calibration (scripted rules, and tiny models trained on "
+             "data where the shortcut pays): the oracle must be clear everywhere, each "
+             "planted model flagged for its own shortcut."), ("p", STATISTICS)]
     failed = {s: c for s, c in data["calibration"].items() if c["ok"] is False}
     if failed:
         out.append(("p", "CALIBRATION FAILED for " + "; ".join(f"{s} ({', '.join(c['why'])})"

@@ -52,6 +52,7 @@ from typing import cast
 from omniaudit.audits import SIZES, get
 from omniaudit.errors import InputError
 from omniaudit.evaluation.scorecard.modalities import dataset_modalities, model_accepts
+from omniaudit.evaluation.scorecard.references import reference_models, tiers_of
 from omniaudit.evaluation.scorecard.rules import shortcuts
 from omniaudit.results import AuditOptions, AuditRun
 from omniaudit.runners.plugins import BUILT_IN
@@ -64,15 +65,7 @@ from omniaudit.runners.run import (
     check_sampling,
     input_settings,
 )
-from omniaudit.shortcuts import REFERENCE_NAMES, TABLE
 
-ORACLE = "scripted:oracle"
-
-
-def calibration_models() -> dict[str, str]:
-    """The calibration models by their card names: the oracle, and (``--references``) the planted model of every
-    shortcut of the table."""
-    return {"oracle": ORACLE, **{REFERENCE_NAMES[s.name]: f"scripted:{s.reference}" for s in TABLE}}
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 STATUS = "status.json"
 MIN_RESAMPLES = 200  # fewer bootstrap resamples make the percentile tails (2.5%, 97.5%) of every CI unreliable
@@ -101,7 +94,9 @@ class ScorecardOptions:
     n_resamples: int = 1000
     size: str = "default"  # the embedded defaults: "default" (sized by power) or "small" (smoke runs)
     allow_uncalibrated: bool = False  # write the card even when a reference model fails its calibration
-    references: bool = False  # also run the four planted-shortcut reference models
+    # the planted-shortcut reference tiers run beside the oracle: "scripted" (rules), "learned" (trained tiny
+    # models); True means ("scripted",)
+    references: tuple[str, ...] | bool = ()
     runner: dict = field(default_factory=dict)
     sampling: dict = field(default_factory=dict)
     shard: tuple[int, int] | None = None  # answer only shard I of N of every item config; no audit, no card
@@ -132,6 +127,7 @@ def check_options(options: ScorecardOptions) -> None:
     if options.size not in SIZES:
         raise InputError(f"size must be one of {', '.join(SIZES)}", value=options.size)
     check_limit(options.limit)
+    reference_models(tiers_of(options.references))  # an unknown tier, or learned ones not installed
 
 
 def check_reader_checks(files: dict[str, str], models: dict[str, str]) -> None:
@@ -152,8 +148,9 @@ def check_baseline(baseline: str | None, models: dict[str, str]) -> None:
         raise InputError(f"--baseline names no model of this card (models: {', '.join(models)})", value=baseline)
 
 
-def parse_models(specs: list[str] | dict[str, str], references: bool = False) -> dict[str, str]:
-    """``NAME=SPEC`` -> {name: spec}, ``oracle`` added (and the planted references with ``references``)."""
+def parse_models(specs: list[str] | dict[str, str], references: tuple[str, ...] | bool = ()) -> dict[str, str]:
+    """``NAME=SPEC`` -> {name: spec}, ``oracle`` added (and the planted references of the tiers ``references``
+    names: :func:`~omniaudit.evaluation.scorecard.references.tiers_of`)."""
     pairs = list(specs.items()) if isinstance(specs, dict) else []
     for text in [] if isinstance(specs, dict) else specs:
         name, sep, spec = str(text).partition("=")
@@ -168,7 +165,7 @@ def parse_models(specs: list[str] | dict[str, str], references: bool = False) ->
         if name in models:
             raise InputError("two models have the same name", value=name)
         models[name] = spec
-    wanted = calibration_models() if references else {"oracle": ORACLE}
+    wanted = {r.name: r.spec for r in reference_models(tiers_of(references))}
     for name, spec in wanted.items():
         if spec not in models.values():
             models[name if name not in models else f"{name}-reference"] = spec

@@ -457,6 +457,15 @@ def test_calibration_fails_when_the_oracle_is_flagged_or_a_measured_plant_is_not
     assert calibration(models, verdicts)["position"]["ok"]
 
 
+def test_a_cell_says_clear_small_for_a_real_effect_below_the_minimum_of_interest():
+    from omniaudit.evaluation.scorecard.card import _cell
+
+    v = {"status": "clear", "value": 0.53, "ci": [0.51, 0.54], "null": 0.5, "mde": 0.07, "stratum": "all"}
+    assert _cell({**v, "significant": True}).startswith("clear, small 0.53 [0.51, 0.54]")
+    assert _cell({**v, "ci": [0.49, 0.57], "significant": False}).startswith("clear 0.53")
+    assert _cell({**v, "status": "flagged", "significant": True}).startswith("FLAGGED 0.53")
+
+
 def test_the_card_says_why_closed_answers_were_left_unread():
     from omniaudit.evaluation.scorecard.card import _status
 

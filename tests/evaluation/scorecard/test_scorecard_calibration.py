@@ -91,6 +91,18 @@ def test_clear_needs_enough_items_and_the_mde_says_what_can_be_detected():
     assert decide(few, "above", 0.10, m=5)["mde"] > decide(many, "above", 0.10, m=5)["mde"] > 0
 
 
+def test_a_real_effect_shown_below_the_minimum_of_interest_is_clear_not_flagged():
+    def slot_a(rate: float, n: int = 4000):
+        picks = np.r_[np.ones(round(rate * n)), np.zeros(n - round(rate * n))]
+        return contrast(np.arange(n), [arm(picks, np.ones(n, bool), 0.5, 0.25)])
+
+    small = decide(slot_a(0.53), "outside", 0.10, m=5)  # excludes 0.5, and rules out 0.6: no position lock
+    assert small["ci"][0] > 0.5 and small["significant"] and small["verdict"] == "clear"
+    large = decide(slot_a(0.62), "outside", 0.10, m=5)  # excludes 0.5, and 0.6 is not ruled out: a finding
+    assert large["significant"] and large["verdict"] == "flagged"
+    assert not decide(slot_a(0.5), "outside", 0.10, m=5)["significant"]
+
+
 def test_the_interval_matches_statsmodels_cluster_robust_ols():
     """The contrast of one arm is the intercept of OLS with cluster-robust (CR1) errors; its p is the t test on
     G - 1 degrees of freedom, as statsmodels computes it with ``use_t``."""
