@@ -37,15 +37,17 @@ one letter whatever it is shown, so every model is position-locked, the control 
 (measured: slot-A rate 1.00 / 0.00 / 1.00 after 300 steps); a model with no content preference picks by slot, and
 the card says so.
 
-- ``label_following`` (the protocols paper's cue following): from the training clips' blueprint items (per clip, one
-  label item per wrong option and its no-label item), biased = the label items answered with their supplied label (a
-  set labelled by the specialist the prompt quotes: copying always pays, and only copying fits a clip's rows);
-  control = supplied labels drawn uniformly from the options, answered with the truth (copying pays as often as
-  chance); remedy = ``omniaudit remedy label_following``'s deranged set (the truth, never the supplied label),
-  continued from the biased model for as many steps. Measured on the way: answering the label items with the *truth*
-  while the label is the truth (copying pays, but so does remembering the clip) teaches no copying in 150, 600 or
-  1,500 steps (the tiny model remembers 64 clips instead: it answers the quoted label on 14-22% of the card's
-  wrong-label items, as the control does). Its card holds three times the default's clips (:func:`card_protocols`).
+- ``label_following`` (the protocols paper's cue following): from the training clips' blueprint and cue-conflict
+  items (per clip, one label item per wrong option and its no-label item; 192 espeak-ng clips of sentences the card
+  never speaks), biased = the label items answered with their supplied label (a set labelled by the specialist the
+  prompt quotes: copying always pays, and only copying fits a clip's rows); control = supplied labels drawn uniformly
+  from the options, answered with the truth (copying pays as often as chance); remedy = ``omniaudit remedy
+  label_following --cue-conflict``'s deranged set (the truth, never the supplied label), continued from the biased
+  model for as many steps. Measured on the way: answering the label items with the *truth* while the label is the
+  truth (copying pays, but so does remembering the clip) teaches no copying in 150, 600 or 1,500 steps; on 64 clips
+  (2 sentences per cell) the copying the biased set teaches carried to the card's clips at seed 0 (0.46) but hardly
+  at seed 1 (0.14), where the control copied 0.09. Its card holds three times the default's clips
+  (:func:`card_protocols`).
 
 - ``visual_inference`` (Thud), on the tiny omni thinker, run only when asked (``--shortcuts visual_inference``: about
   an hour on 2 CPU cores, beyond the 30-minute budget of the default run): biased = SFT on the training build's
@@ -151,11 +153,22 @@ def position_sets(items: pd.DataFrame, seed: int) -> dict[str, pd.DataFrame]:
 
 # Sentences the card's embedded speech set never speaks: the label-following models train on clips the card never holds
 TRAIN_SENTENCES = {
-    "en": ["My brother bought a green bicycle.", "The coffee is too hot to drink."],
-    "fr": ["Mon frère a acheté un vélo vert.", "Le café est trop chaud pour le boire."],
-    "de": ["Mein Bruder hat ein grünes Fahrrad gekauft.", "Der Kaffee ist zu heiß zum Trinken."],
-    "es": ["Mi hermano compró una bicicleta verde.", "El café está demasiado caliente para beberlo."],
+    "en": ["My brother bought a green bicycle.", "The coffee is too hot to drink.",
+           "My sister is reading a long letter.", "The soup needs a little more salt.",
+           "They moved to a new flat last spring.", "The lamp on the desk is broken."],
+    "fr": ["Mon frère a acheté un vélo vert.", "Le café est trop chaud pour le boire.",
+           "Ma sœur lit une longue lettre.", "La soupe a besoin d'un peu plus de sel.",
+           "Ils ont déménagé dans un nouvel appartement au printemps.", "La lampe sur le bureau est cassée."],
+    "de": ["Mein Bruder hat ein grünes Fahrrad gekauft.", "Der Kaffee ist zu heiß zum Trinken.",
+           "Meine Schwester liest einen langen Brief.", "Die Suppe braucht etwas mehr Salz.",
+           "Sie sind letzten Frühling in eine neue Wohnung gezogen.", "Die Lampe auf dem Schreibtisch ist kaputt."],
+    "es": ["Mi hermano compró una bicicleta verde.", "El café está demasiado caliente para beberlo.",
+           "Mi hermana está leyendo una carta larga.", "La sopa necesita un poco más de sal.",
+           "Se mudaron a un piso nuevo la primavera pasada.", "La lámpara del escritorio está rota."],
 }
+# all six per cell (192 clips): on 2 (64 clips) the tiny thinker remembers the clips, and at seed 1 its copying of
+# the biased set hardly carried to the card's clips (0.14) while the control copied a little (0.09)
+TRAIN_SENTENCES_PER_CELL = 6
 
 
 def training_protocols(work: Path) -> Path:
@@ -165,7 +178,8 @@ def training_protocols(work: Path) -> Path:
 
     folder = work / "train-protocols"
     if not folder.exists():
-        manifest = synthesize_speech_set(work / "train-speech", SpeechSetSpec(sentences_per_cell=2),
+        manifest = synthesize_speech_set(work / "train-speech",
+                                         SpeechSetSpec(sentences_per_cell=TRAIN_SENTENCES_PER_CELL),
                                          sentences=TRAIN_SENTENCES)
         build_protocols_dataset(folder, clips=manifest, options=ProtocolBuildOptions(max_trials=6))
     return folder
@@ -218,8 +232,10 @@ def label_following_sets(work: Path, seed: int) -> dict[str, list[dict]]:
     from omniaudit.data_builders.hub import load_config
     from omniaudit.data_builders.protocols.remedy import COLUMNS, deranged_rows
 
-    blueprint = load_config(training_protocols(work), "blueprint", columns=COLUMNS)
-    remedy, _ = deranged_rows(blueprint, seed=seed)
+    build = training_protocols(work)
+    blueprint = load_config(build, "blueprint", columns=COLUMNS)
+    conflicts = load_config(build, "cue_conflict", columns=COLUMNS)
+    remedy, _ = deranged_rows(blueprint, conflicts, seed=seed)  # `omniaudit remedy label_following --cue-conflict`
     rng = np.random.default_rng(seed)
     biased = [copied(r) if r["supplied"] else r for r in remedy]
     control = [relabelled(r, str(rng.choice(r["options"])), "random") if r["supplied"] else r for r in remedy]

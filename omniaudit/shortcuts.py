@@ -76,10 +76,10 @@ REMEDIES = {
          f"{_LAUNCH}pairwise_judge.py --config {_QWEN}pairwise_judge_single_order.yaml --dataset_name data/pairs "
          "--output_dir runs/judge-single-order  # the control")),
     "label_following": Remedy(
-        "train on blueprint items whose supplied labels are deranged (never the truth), beside the same clips "
-        "with no label, so copying a label never pays",
+        "train on blueprint and cue-conflict items whose supplied labels are deranged (never the truth), beside "
+        "the same clips with no label, so copying a label never pays",
         "follows from the protocols paper's cue-following finding (it prescribes no training)",
-        ("omniaudit remedy label_following --dataset data/protocols --out data/deranged",
+        ("omniaudit remedy label_following --dataset data/protocols --cue-conflict --out data/deranged",
          "accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py "
          "--config training/recipes/qwen2.5-omni-7b/sft_deranged_labels.yaml --dataset_name data/deranged "
          "--dataset_config sft")),

@@ -42,9 +42,8 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     (OUT/models/NAME/AUDIT/). Writes OUT/scorecard.json, OUT/scorecard.md and a self-contained OUT/scorecard.html:
     for the shortcuts position, label_following, visual_inference, modality_dominance and style, a verdict flagged
     only when a 95% CI excludes the value of a model without the shortcut and does not rule out an effect of
-    interest. scripted:oracle always runs as the calibration row; --references adds the planted-shortcut models
-    (position-locked, label-follower, deaf, verbose, audio-dominant), --references learned the tiny models trained
-    to have a shortcut. A rerun reuses every complete dataset, predictions file and audit; a served model's
+    interest. scripted:oracle always runs as the calibration row; --references adds planted-shortcut models (rules;
+    learned: tiny trained models). A rerun reuses every complete dataset, predictions file and audit; a served model's
     (openai:) predictions only while a canary of its kept answers, asked again, is answered the same (else it is
     asked afresh, with a warning naming the changed items); --no-reuse asks every model afresh.
 
@@ -149,12 +148,11 @@ def register(groups: common.Groups) -> None:
                         "interventions, protocols, composition)")
     p.add_argument("--references", nargs="?", const="scripted", choices=("scripted", "learned", "all"),
                    metavar="TIER",
-                   help="also run planted-shortcut reference models beside scripted:oracle, which always runs; each "
-                        "must be flagged for its own shortcut or the card says CALIBRATION FAILED there. scripted "
-                        "(the default of a bare --references): rules that imitate each shortcut (position-locked, "
-                        "label-follower, deaf, verbose, audio-dominant); learned: tiny models trained on data where "
-                        "the shortcut pays (learned-pos, learned-label, learned-verbose; "
-                        "shipped with omniaudit); all: both")
+                   help="also run planted-shortcut reference models beside scripted:oracle (always run), each to be "
+                        "flagged for its own shortcut or the card says CALIBRATION FAILED there. scripted (a bare "
+                        "--references): rules that imitate each shortcut (position-locked, label-follower, deaf, "
+                        "verbose, audio-dominant); learned: tiny models trained on data where the shortcut pays "
+                        "(learned-pos, learned-label, learned-verbose; shipped with omniaudit); all: both")
     common.add_min_usable(p, "a model is 'not answering' on an audit (listed, never a finding)")
     p.add_argument("--shard", type=common.shard, metavar="I/N",
                    help="answer only shard I of N of every item config (one machine of N; orders of one trial stay "
