@@ -95,8 +95,8 @@ class ScorecardOptions:
     size: str = "default"  # the embedded defaults: "default" (sized by power) or "small" (smoke runs)
     allow_uncalibrated: bool = False  # write the card even when a reference model fails its calibration
     # the planted-shortcut reference tiers run beside the oracle: "scripted" (rules), "learned" (trained tiny
-    # models); True means ("scripted",)
-    references: tuple[str, ...] | bool = ()
+    # models), "all"; True means "scripted" (references.tiers_of)
+    references: tuple[str, ...] | str | bool = ()
     runner: dict = field(default_factory=dict)
     sampling: dict = field(default_factory=dict)
     shard: tuple[int, int] | None = None  # answer only shard I of N of every item config; no audit, no card
@@ -148,7 +148,7 @@ def check_baseline(baseline: str | None, models: dict[str, str]) -> None:
         raise InputError(f"--baseline names no model of this card (models: {', '.join(models)})", value=baseline)
 
 
-def parse_models(specs: list[str] | dict[str, str], references: tuple[str, ...] | bool = ()) -> dict[str, str]:
+def parse_models(specs: list[str] | dict[str, str], references: tuple[str, ...] | str | bool = ()) -> dict[str, str]:
     """``NAME=SPEC`` -> {name: spec}, ``oracle`` added (and the planted references of the tiers ``references``
     names: :func:`~omniaudit.evaluation.scorecard.references.tiers_of`)."""
     pairs = list(specs.items()) if isinstance(specs, dict) else []
