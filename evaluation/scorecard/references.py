@@ -35,6 +35,9 @@ class Reference:
     tier: str
 
 
+THE_ORACLE = Reference("oracle", ORACLE, None, "scripted")  # always on a card
+
+
 def tiers_of(value: bool | str | tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
     """``--references`` as the tiers it adds: True or "scripted" -> ("scripted",), "all" -> both, a sequence as is;
     InputError for a tier that does not exist."""
@@ -80,7 +83,7 @@ def learned(folder: Path = LEARNED) -> tuple[Reference, ...]:
 
 def reference_models(tiers: tuple[str, ...] = ()) -> list[Reference]:
     """The oracle, then the references of each tier asked for."""
-    out = _every()[:1]
+    out = [THE_ORACLE]
     if "scripted" in tiers:
         out += scripted()
     if "learned" in tiers:
@@ -91,7 +94,7 @@ def reference_models(tiers: tuple[str, ...] = ()) -> list[Reference]:
 
 
 def _every() -> list[Reference]:
-    return [Reference("oracle", ORACLE, None, "scripted"), *scripted(), *learned()]
+    return [THE_ORACLE, *scripted(), *learned()]
 
 
 def reference_specs() -> set[str]:
