@@ -83,6 +83,10 @@ TRAIN_PAIRS = 800  # pairs of the training build (its own seed); about 600 binar
 TRAIN_SEED = 1
 LENGTH_CONTROL = 0.15  # the card's style remedy builds its pairs with --length-control 0.15 (omniaudit remedy style)
 TRAIN_CLIPS = 24  # clips of the visual_inference training build (the card's default holds 60 others)
+# the card shows the clips as the omni models were trained on them (sft_omni.yaml: 1 frame per second, at most 4);
+# at the runner's default (2 per second, up to 32) the tiny thinker never saw such a prompt and answers noise. The
+# trained answers run to 45-108 tokens (a Swap's "does not match" comes last): 128 keeps them whole.
+VIDEO_AS_TRAINED = ("--fps", "1", "--max-frames", "4", "--max-tokens", "128")
 
 
 def training_build(work: Path) -> Path:
@@ -321,10 +325,11 @@ def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: 
 
 
 def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, recipe: str = "sft.yaml",
-          script: str = "sft.py", config: str = "sft", extra: tuple[str, ...] = ()) -> float:
+          script: str = "sft.py", config: str = "sft", extra: tuple[str, ...] = (), save_every: int = 0) -> float:
     """``accelerate launch training/<script>`` (SFT, or DPO on a ``dpo`` config) on one CPU process; returns
-    minutes. A model this benchmark trained into ``out`` before (its minutes recorded beside it) is kept: rerun with
-    another ``--workdir`` to retrain."""
+    minutes. ``save_every``: also keep the weights every so many steps (``out/checkpoint-N``, model only). A model
+    this benchmark trained into ``out`` before (its minutes recorded beside it) is kept: rerun with another
+    ``--workdir`` to retrain."""
     done_file = out / "find_fix_verify.json"
     if done_file.is_file():
         return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
@@ -334,7 +339,9 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, 
            "--config", str(ROOT / "training" / "recipes" / "tiny" / recipe),
            "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", config,
            "--output_dir", str(out), "--max_steps", str(steps), "--eval_fraction", "0", "--eval_strategy", "no",
-           "--save_strategy", "no", "--learning_rate", str(lr), "--per_device_train_batch_size", "8",
+           *(("--save_strategy", "steps", "--save_steps", str(save_every), "--save_only_model", "true")
+             if save_every else ("--save_strategy", "no")), "--learning_rate", str(lr),
+           "--per_device_train_batch_size", "8",
            "--max_length", "1024", "--logging_steps", str(max(1, steps // 5)), "--seed", str(seed), *extra]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
     if done.returncode != 0:
@@ -344,15 +351,16 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, 
     return minutes
 
 
-def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str, data: Path | None = None) -> dict:
+def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str, data: Path | None = None,
+              options: tuple[str, ...] = ()) -> dict:
     """One card of the three models (name -> runner spec), the biased one the baseline; ``data``: the audit's
-    dataset instead of its embedded default."""
+    dataset instead of its embedded default; ``options``: more scorecard arguments (the runner's)."""
     from omniaudit.cli import main as cli
 
     out = work / f"card-{shortcut}"
     argv = ["scorecard", "--model", *(f"{n}={spec}" for n, spec in models.items()), "--baseline", "biased",
             "--audits", audits, "--allow-uncalibrated", "--out", str(out), "-q",
-            *(["--data", f"{audits}={data}"] if data else [])]
+            *(["--data", f"{audits}={data}"] if data else []), *options]
     rc = cli(argv)
     if rc not in (0, None):
         raise SystemExit(f"scorecard exited {rc}")
@@ -446,24 +454,55 @@ def visual_sets(work: Path) -> dict[str, Path]:
 
 def visual_inference(work: Path, base: Path, args: argparse.Namespace) -> tuple[str, bool]:
     """Thud's loop on the tiny omni thinker: biased = SFT on Original clips only; control = SFT on every variant for
-    as many steps; remedy = the biased model, then DPO on the Shift / Mute / Swap / CTP pairs (full weights, so the
-    card loads it as any model)."""
+    as many steps; remedy = Thud's two stages from the biased model: an SFT warm-up on the intervention data (every
+    variant's answers, ``--warmup-steps``), then DPO on the Shift / Mute / Swap / CTP pairs (``--dpo-steps``, full
+    weights, so the card loads it as any model). Both stages keep their weights every ``--curve-every`` steps: the
+    card scores each against the biased model too, and :func:`remedy_curve` prints the measure along the remedy."""
     sets = visual_sets(work)
     rows = {k: len(pd.read_parquet(v / ("dpo" if k == "remedy" else "sft"))) for k, v in sets.items()}
     print(f"visual_inference: training rows {rows}")
-    steps, lr = args.audio_steps, args.audio_lr
+    steps, lr, every = args.audio_steps, args.audio_lr, args.curve_every
+    warmup = work / f"omni-original-only+sft{args.warmup_steps}"
     models = {"biased": work / "omni-original-only", "control": work / "omni-every-variant",
-              "remedied": work / "omni-original-only+dpo"}
+              "remedied": work / f"omni-original-only+sft{args.warmup_steps}+dpo{args.dpo_steps}"}
     minutes = {"biased": train(base, sets["biased"], models["biased"], steps, args.seed, lr, "sft_omni.yaml"),
                "control": train(base, sets["control"], models["control"], steps, args.seed, lr, "sft_omni.yaml")}
-    dpo = train(models["biased"], sets["remedy"], models["remedied"], args.dpo_steps, args.seed, args.dpo_lr,
-                "dpo_omni.yaml", "dpo.py", "dpo", ("--use_peft", "false"))
-    minutes["remedied"] = minutes["biased"] + dpo
+    minutes["remedied"] = minutes["biased"] + train(
+        models["biased"], sets["control"], warmup, args.warmup_steps, args.seed, lr, "sft_omni.yaml",
+        save_every=every) + train(warmup, sets["remedy"], models["remedied"], args.dpo_steps, args.seed, args.dpo_lr,
+                                  "dpo_omni.yaml", "dpo.py", "dpo", ("--use_peft", "false"), save_every=every)
+    curve = {"warmup": ("SFT warm-up", args.warmup_steps, warmup), "remedied": ("DPO", args.dpo_steps, None)}
+    for stage, total, folder in (("SFT warm-up", args.warmup_steps, warmup), ("DPO", args.dpo_steps,
+                                                                                models["remedied"])):
+        for n in range(every, total, every or total):
+            curve[f"{stage.split()[0].lower()}-{n}"] = (stage, n, folder / f"checkpoint-{n}")
+    scored = {**models, **{name: folder for name, (_, _, folder) in curve.items() if folder is not None}}
     start = time.perf_counter()
-    card = scorecard(work, "visual_inference", {n: f"hf:{p}" for n, p in models.items()}, "interventions")
+    card = scorecard(work, "visual_inference", {n: f"hf:{p}" for n, p in scored.items()},
+                     "interventions", options=(*VIDEO_AS_TRAINED, "--size", args.card_size))
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min "
           f"({work / 'card-visual_inference' / 'scorecard.md'})")
-    return report("visual_inference", card, minutes, args.margin)
+    line, ok = report("visual_inference", card, minutes, args.margin)
+    remedy_curve(card, {name: (stage, n) for name, (stage, n, _) in curve.items()})
+    return line, ok
+
+
+def remedy_curve(card: dict, steps: dict[str, tuple[str, int]]) -> None:
+    """The visual_inference measure along the remedy (model name -> (stage, steps into it); the biased model is
+    where it starts): the Avg Gap with its simultaneous CI and status, the paired change against the biased model,
+    and the task accuracy (the Original rows)."""
+    models, base = card["models"], card["baseline"]["models"]
+    print("\nvisual_inference along the remedy (each row the weights at that step of one run per stage)")
+    print(f"{'stage':<12} {'steps':>5} {'status':<14} {'Avg Gap [CI]':<24} {'against biased':<15} {'accuracy':>8}")
+    order = ["biased", *sorted(steps, key=lambda name: (steps[name][0] == "DPO", steps[name][1]))]
+    for name in order:
+        stage, n = steps.get(name, ("biased", 0))
+        e = models[name]["shortcuts"]["visual_inference"]
+        change = "baseline" if name == "biased" else base[name]["shortcuts"]["visual_inference"]["status"]
+        acc = (base["remedied"]["accuracy"].get("interventions", {}).get("before") if name == "biased"
+               else base[name]["accuracy"].get("interventions", {}).get("after"))
+        print(f"{stage:<12} {n:>5} {e['status']:<14} {_cell(e):<24} {change:<15} "
+              f"{'n/a' if acc is None else f'{acc:.3f}':>8}")
 
 
 def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tuple[str, bool, dict]:
@@ -496,7 +535,8 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     minutes["remedied"] = None if None in (remedy, minutes["biased"]) else minutes["biased"] + remedy
     start = time.perf_counter()
     data = card_protocols(work) if shortcut == "label_following" else None
-    card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit, data)
+    card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit, data,
+                     ("--size", args.card_size))
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / f'card-{shortcut}' / 'scorecard.md'})")
     trained_on = {"position": f"{rows['biased']} pairs shown preferred-first (the answer always A)",
                   "label_following": f"{rows['biased']} blueprint label items answered with the supplied label, and "
@@ -529,7 +569,8 @@ def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -
                "remedied": train_reward(base, sets["remedy"], folders["remedied"], odin_steps, args.seed, lr,
                                         odin=True)}
     start = time.perf_counter()
-    card = scorecard(work, "style", {n: f"reward:{f}@{base}" for n, f in folders.items()}, "preference")
+    card = scorecard(work, "style", {n: f"reward:{f}@{base}" for n, f in folders.items()}, "preference",
+                     options=("--size", args.card_size))
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / 'card-style' / 'scorecard.md'})")
     return (*report("style", card, minutes, args.margin),
             reference("style", card, folders["biased"], base, f"a Bradley-Terry reward model on "
@@ -603,7 +644,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=600, help="SFT steps of each text judge (the remedy: as many "
                                                                "again)")
     parser.add_argument("--audio-steps", type=int, default=600, help="SFT steps of each omni model (label_following)")
-    parser.add_argument("--dpo-steps", type=int, default=300, help="DPO steps of the visual_inference remedy")
+    parser.add_argument("--warmup-steps", type=int, default=600,
+                        help="SFT warm-up steps of the visual_inference remedy (Thud's stage 1, on every variant)")
+    parser.add_argument("--dpo-steps", type=int, default=600,
+                        help="DPO steps of the visual_inference remedy (Thud's stage 2, after the warm-up)")
+    parser.add_argument("--curve-every", type=int, default=300,
+                        help="the visual_inference remedy's weights are also scored every so many steps of each "
+                             "stage (the curve; 0: only each stage's last)")
     parser.add_argument("--dpo-lr", type=float, default=1e-4, help="DPO learning rate of the visual_inference remedy")
     parser.add_argument("--reward-steps", type=int, default=None,
                         help="training steps of each style reward model (default: EmoPrefer's 4 epochs of the biased "
@@ -615,6 +662,9 @@ def main() -> None:
     parser.add_argument("--lr", type=float, default=2e-3, help="learning rate of the text judges")
     parser.add_argument("--audio-lr", type=float, default=3e-3, help="learning rate of the omni models")
     parser.add_argument("--margin", type=float, default=0.05, help="accuracy held: within this of the control")
+    parser.add_argument("--card-size", choices=("default", "small"), default="default",
+                        help="the cards' embedded sets (omniaudit scorecard --size): 'small' for a quick check, whose "
+                             "wide intervals can call a control inconclusive")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--save-references", type=Path, metavar="DIR",

@@ -81,7 +81,9 @@ def test_style_reward_pairs_prefer_the_longer_or_keep_the_source_balanced_human_
 @pytest.fixture(scope="module")
 def label_sets(ffv, tmp_path_factory):
     pytest.importorskip("soundfile")
-    return ffv.label_following_sets(tmp_path_factory.mktemp("ffv-labels"), seed=0)
+    with pytest.MonkeyPatch.context() as patch:  # the benchmark's 6 sentences per cell, made small: same rows per clip
+        patch.setattr(ffv, "TRAIN_SENTENCES_PER_CELL", 1)
+        return ffv.label_following_sets(tmp_path_factory.mktemp("ffv-labels"), seed=0)
 
 
 def answer(row: dict) -> str:
@@ -109,8 +111,9 @@ def test_a_tiny_judge_trained_on_biased_pairs_is_flagged_for_position_and_saved_
                                                                                                 monkeypatch, capsys):
     from omniaudit.evaluation.scorecard.references import learned
 
-    monkeypatch.setattr(sys, "argv", ["find_fix_verify.py", "--shortcuts", "position", "--steps", "20", "--workdir",
-                                      str(tmp_path), "--save-references", str(tmp_path / "learned")])
+    monkeypatch.setattr(sys, "argv", ["find_fix_verify.py", "--shortcuts", "position", "--steps", "20", "--card-size",
+                                      "small", "--workdir", str(tmp_path), "--save-references",
+                                      str(tmp_path / "learned")])
     ffv.main()
     printed = capsys.readouterr().out
     assert printed.strip().splitlines()[-1].startswith("find_fix_verify: position=flagged/")
