@@ -50,10 +50,12 @@ the card says so.
   (:func:`card_protocols`).
 
 - ``visual_inference`` (Thud), on the tiny omni thinker, run only when asked (``--shortcuts visual_inference``: about
-  an hour on 2 CPU cores, beyond the 30-minute budget of the default run): biased = SFT on the training build's
-  Original clips only (the picture's sound is always right); control = SFT on every variant (Original, Shift, Mute,
-  Swap) for as many steps; remedy = the biased model, then DPO on the build's Shift / Mute / Swap / CTP pairs (full
-  weights).
+  30 minutes on 2 CPU cores by itself, beyond the default run's budget): biased = SFT on the training build's
+  Original clips only (the picture's sound is always right: Thud's "SFT w/ OP"); control = SFT on every variant
+  (Original, Shift, Mute, Swap) for as many steps; remedy = Thud's two stages from the biased model, an SFT warm-up
+  on the intervention data (every variant) and then DPO on the build's Shift / Mute / Swap / CTP pairs (full
+  weights). The card scores the weights every ``--curve-every`` steps of both stages and prints the measure along the
+  remedy. The card shows the clips as the models were trained on them (:data:`VIDEO_AS_TRAINED`).
 
 Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, with ``--baseline biased``.
 
