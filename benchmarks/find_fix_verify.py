@@ -490,21 +490,25 @@ def visual_inference(work: Path, base: Path, args: argparse.Namespace) -> tuple[
 
 
 def remedy_curve(card: dict, steps: dict[str, tuple[str, int]]) -> None:
-    """The visual_inference measure along the remedy (model name -> (stage, steps into it); the biased model is
-    where it starts): the Avg Gap with its simultaneous CI and status, the paired change against the biased model,
-    and the task accuracy (the Original rows)."""
+    """The visual_inference measures along the remedy (model name -> (stage, steps into it); the biased model is
+    where it starts): the shortcut's status, the Avg Gap with its simultaneous CI, each dimension's gap, the change
+    against the biased model, and the task accuracy (the Original rows)."""
     models, base = card["models"], card["baseline"]["models"]
     print("\nvisual_inference along the remedy (each row the weights at that step of one run per stage)")
-    print(f"{'stage':<12} {'steps':>5} {'status':<14} {'Avg Gap [CI]':<24} {'against biased':<15} {'accuracy':>8}")
+    print(f"{'stage':<12} {'steps':>5} {'status':<14} {'Avg Gap [CI]':<24} {'Sync/Exist/Consist':<19} "
+          f"{'against biased':<15} {'accuracy':>8}")
     order = ["biased", *sorted(steps, key=lambda name: (steps[name][0] == "DPO", steps[name][1]))]
     for name in order:
         stage, n = steps.get(name, ("biased", 0))
-        e = models[name]["shortcuts"]["visual_inference"]
+        verdict = models[name]["shortcuts"]["visual_inference"]
+        by = {f"{e.get('key')}/{e.get('stratum')}": e for e in verdict["evidence"]}
+        gaps = "/".join("n/a" if by.get(f"dim_gap/{d}", {}).get("value") is None else
+                        f"{by[f'dim_gap/{d}']['value']:.0f}" for d in ("sync", "existence", "consistency"))
         change = "baseline" if name == "biased" else base[name]["shortcuts"]["visual_inference"]["status"]
         acc = (base["remedied"]["accuracy"].get("interventions", {}).get("before") if name == "biased"
                else base[name]["accuracy"].get("interventions", {}).get("after"))
-        print(f"{stage:<12} {n:>5} {e['status']:<14} {_cell(e):<24} {change:<15} "
-              f"{'n/a' if acc is None else f'{acc:.3f}':>8}")
+        print(f"{stage:<12} {n:>5} {verdict['status']:<14} {_cell(by.get('avg_gap/all')):<24} {gaps:<19} "
+              f"{change:<15} {'n/a' if acc is None else f'{acc:.3f}':>8}")
 
 
 def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tuple[str, bool, dict]:

@@ -122,6 +122,11 @@ TABLE: list[Shortcut] = [
              "deaf", "deaf", _PLANTS + "the_picture_s_sound", (
         MeasureSpec("avg_gap", "Avg Gap, Original minus Shift/Mute/Swap accuracy", "interventions", "above", 20.0,
                     unit="points", bounds=(-100.0, 100.0)),
+        # one dimension's gap: eq. 10 averages three, so a gap in one is cancelled by an over-correction in another
+        # (Existence 100 and Consistency -100 average to 0). 60 points in one dimension alone make an Avg Gap of 20.
+        MeasureSpec("dim_gap", "gap of one dimension, Original minus its intervention's accuracy", "interventions",
+                    "above", 60.0, unit="points", strata=("sync", "existence", "consistency"),
+                    bounds=(-100.0, 100.0)),
     ), REMEDIES["visual_inference"]),
     Shortcut("modality_dominance", "one modality decides the failures (C3PO)",
              "audio-dominant", "dominant", _PLANTS + "what_the_audio_says", (

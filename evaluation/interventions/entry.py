@@ -57,24 +57,19 @@ class InterventionsAudit(Audit):
         return AuditResult.read(self.name, run_interventions_audit(out, dataset, files[0], config, options.progress))
 
     def measures(self, run: AuditRun) -> tuple[dict[str, list], dict[str, list[dict]]]:
-        """Avg Gap from the audit's per-row correctness; each dimension's gap and the audio dodge shown."""
+        """Avg Gap and each dimension's gap from the audit's per-row correctness; the audio dodge shown."""
         import pandas as pd
 
         from omniaudit.evaluation.audit_outputs import read_audit
-        from omniaudit.evaluation.scorecard.rules import avg_gap_measure, shown
+        from omniaudit.evaluation.scorecard.rules import gap_measures, shown
 
         audit = read_audit(run.folder)
-        tested = avg_gap_measure(pd.read_csv(cast(Path, run.folder) / "scored.csv"))
-        out = []
-        for d, cell in (audit.get("dimensions") or {}).items():
-            est = {"value": cell.get("gap"), "ci": (cell.get("ci") or {}).get("gap"), "n": cell.get("n_clips")}
-            out.append(shown("interventions", f"{d} gap, Original - {cell.get('intervention')} (points)", est, 0.0,
-                             "above"))
+        tested = gap_measures(pd.read_csv(cast(Path, run.folder) / "scored.csv"))
         dodge = {"value": (audit.get("failure_modes") or {}).get("audio_dodge"),
                  "ci": (audit.get("failure_modes_ci") or {}).get("audio_dodge"),
                  "n": (audit.get("failure_modes_n") or {}).get("audio_dodge")}
-        out.append(shown("interventions", "audio dodge rate", dodge, 0.0, "above"))
-        return {"visual_inference": [tested]}, {"visual_inference": out}
+        return {"visual_inference": tested}, {"visual_inference": [shown("interventions", "audio dodge rate", dodge,
+                                                                          0.0, "above")]}
 
     def accuracy(self, run: AuditRun) -> Contrast | None:
         """Accuracy on the Original clips, each dimension against a uniform guess over its answers."""

@@ -18,9 +18,11 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
   ``audio`` and cue-conflict ``none``, one prompt and one clip). A model that does not read the label, however
   it answers with or without audio, has 0 (a uniform guess: 1/k in both arms). Clusters: clips.
 - ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10) recomputed from the audit's ``scored.csv``: mean over
-  Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows). A uniform guess
-  over each dimension's answers (synchronized / delayed / early; sound / muted; match / mismatch) is right as often on
-  an Original as on its intervention: null 0. Clusters: source clips.
+  Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows); and each
+  dimension's gap on its own (its minimum effect 60 points, what alone makes an Avg Gap of 20: an average can cancel
+  a gap in one dimension with an over-correction in another). A uniform guess over each dimension's answers
+  (synchronized / delayed / early; sound / muted; match / mismatch) is right as often on an Original as on its
+  intervention: null 0. Clusters: source clips.
 - ``modality_dominance`` (composition): per sample, the share of its classified failed runs that one modality decides,
   minus the chance a content-blind model's failure on that very sample is so classified (the audit's
   ``dominance_test``: shared inputs and answer vocabularies make chance agreement look like "not moved"). Counted only
@@ -174,24 +176,32 @@ def cue_measures(df: pd.DataFrame) -> list[Tested]:
 THUD_CHANCE = {"sync": 1 / 3, "existence": 1 / 2, "consistency": 1 / 2}
 
 
-def avg_gap_measure(scored: pd.DataFrame) -> Tested:
-    """Thud's Avg Gap (points) from per-row correctness (``scored.csv``), each dimension's paired rows."""
-    spec = BY_NAME["visual_inference"].measures[0]
+def gap_measures(scored: pd.DataFrame) -> list[Tested]:
+    """Thud's Avg Gap (points) from per-row correctness (``scored.csv``), each dimension's paired rows, then each
+    dimension's own gap (the ``dim_gap`` strata): a gap the average hides, confined to one dimension or cancelled by
+    an over-correction in another, is tested where it is."""
+    avg_spec, dim_spec = BY_NAME["visual_inference"].measures
     paired, orig = scored["paired"].to_numpy(bool), (scored["intervention"] == "original").to_numpy()
     dim = scored["dimension"].to_numpy(object)
     correct = scored["correct"].to_numpy(float) * 100
     read = scored["parsed"].to_numpy(bool) if "parsed" in scored.columns else np.ones(len(scored), bool)
+    clusters = scored["source_id"].astype(str).to_numpy()
     dims = [d for d in THUD_CHANCE if (paired & orig & (dim == d)).any() and (paired & ~orig & (dim == d)).any()
             and (read & paired & (dim == d)).any()]
-    if len(dims) < len(THUD_CHANCE):  # eq. 10 needs all three dimensions, each with answers read
-        return Tested(spec, "all", None, note="the Avg Gap needs read answers on Sync, Existence and Consistency")
-    arms = []
-    for d in dims:
+
+    def arms(d: str, w: float) -> list:
         p0, var0 = THUD_CHANCE[d] * 100, THUD_CHANCE[d] * (1 - THUD_CHANCE[d]) * 100 ** 2
-        arms += [arm(correct, paired & orig & (dim == d), p0, var0, 1 / len(dims), d),
-                 arm(correct, paired & ~orig & (dim == d), p0, var0, -1 / len(dims), d)]
+        return [arm(correct, paired & orig & (dim == d), p0, var0, w, d),
+                arm(correct, paired & ~orig & (dim == d), p0, var0, -w, d)]
+
+    if len(dims) < len(THUD_CHANCE):  # eq. 10 needs all three dimensions, each with answers read; so do its parts
+        note = "the Avg Gap needs read answers on Sync, Existence and Consistency"
+        return [Tested(avg_spec, "all", None, note=note),
+                *(Tested(dim_spec, d, None, note=note) for d in dim_spec.strata)]
     # Wald only: on a handful of clips a large gap would inflate the score SE (the simulation checks its coverage)
-    return Tested(spec, "all", contrast(scored["source_id"].astype(str).to_numpy(), arms, score_floor=False))
+    return [Tested(avg_spec, "all", contrast(clusters, [a for d in dims for a in arms(d, 1 / len(dims))],
+                                             score_floor=False)),
+            *(Tested(dim_spec, d, contrast(clusters, arms(d, 1.0), score_floor=False)) for d in dim_spec.strata)]
 
 
 def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floor: str | None) -> Tested:

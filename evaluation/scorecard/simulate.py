@@ -12,9 +12,10 @@ with :func:`.rules.decide_family`. Shortcut-free policies:
 
 ``plant`` adds a shortcut on top, each as a probability per item: ``slot_a`` (answer the first slot),
 ``lock`` (+ ``format``: a trial answers slot A in both orders), ``follow`` (copy the supplied label), ``deaf``
-(answer an intervened clip as its Original), ``longer`` (pick the longer description), ``prior`` (follow the
-generator prior). :data:`AT_MINIMUM` plants each measure's minimum effect of interest (:mod:`omniaudit.shortcuts`)
-on a uniform base. Composition is not simulated here (its per-sample null has its own simulation test).
+(answer an intervened clip as its Original; + ``dimension``: in that dimension only), ``longer`` (pick the longer
+description), ``prior`` (follow the generator prior). :data:`AT_MINIMUM` plants each measure's minimum effect of
+interest (:mod:`omniaudit.shortcuts`) on a uniform base. Composition is not simulated here (its per-sample null
+has its own simulation test).
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ from omniaudit.evaluation.scorecard.rules import (
     THUD_CHANCE,
     AuditRun,
     Tested,
-    avg_gap_measure,
     cue_measures,
+    gap_measures,
     lock_measures,
     preference_measures,
     preference_table,
@@ -44,7 +45,8 @@ AT_MINIMUM = {"slot_a/all": {"slot_a": 0.2}, "lock/concat": {"lock": 0.3, "forma
               "lock/native": {"lock": 0.3, "format": "native"}, "cue/all": {"follow": 0.4 / 3},
               "cue/blueprint": {"follow": 0.4 / 3},
               "cue/reference": {"follow": 0.4 / 3}, "cue/cue_conflict": {"follow": 0.4 / 3},
-              "avg_gap/all": {"deaf": 0.2}, "longer/all": {"longer": 0.2}, "prior/all": {"prior": 0.2}}
+              "avg_gap/all": {"deaf": 0.2}, **{f"dim_gap/{d}": {"deaf": 0.6, "dimension": d} for d in THUD_CHANCE},
+              "longer/all": {"longer": 0.2}, "prior/all": {"prior": 0.2}}
 
 
 def item_structure(card: str | Path, model: str = "oracle") -> dict[str, pd.DataFrame]:
@@ -116,16 +118,18 @@ def _protocols(df: pd.DataFrame, policy: str, rng, plant: dict) -> tuple[list[Te
     return lock_measures(df), cue_measures(df)
 
 
-def _interventions(scored: pd.DataFrame, rng, plant: dict) -> Tested:
+def _interventions(scored: pd.DataFrame, rng, plant: dict) -> list[Tested]:
     scored = scored.copy()
     p = scored["dimension"].map(THUD_CHANCE).to_numpy(float)
     correct = rng.random(len(scored)) < p
     if "deaf" in plant:  # answered as the Original would be: right there, wrong on its interventions
         orig = (scored["intervention"] == "original").to_numpy()
         hit = rng.random(len(scored)) < plant["deaf"]
+        if "dimension" in plant:  # confined to one dimension
+            hit &= (scored["dimension"] == plant["dimension"]).to_numpy()
         correct = np.where(hit, orig, correct)
     scored["correct"] = correct
-    return avg_gap_measure(scored)
+    return gap_measures(scored)
 
 
 def simulate(structure: dict, policy: str, rng: np.random.Generator,
@@ -141,5 +145,5 @@ def simulate(structure: dict, policy: str, rng: np.random.Generator,
         out["position"] = out.get("position", []) + lock
         out["label_following"] = cue
     if "scored" in structure:
-        out["visual_inference"] = [_interventions(structure["scored"], rng, plant)]
+        out["visual_inference"] = _interventions(structure["scored"], rng, plant)
     return out

@@ -460,7 +460,7 @@ def test_llm_extractor_through_the_judge_runners(tmp_path):
 def test_answers_none_of_which_are_read_are_not_measured_not_a_gap_of_zero(tmp_path):
     """Every answer given but none read (27 of 27 unparsed once headlined Avg Gap 0.0 [0.0, 0.0])."""
     from omniaudit.evaluation.interventions.audit import scored_table
-    from omniaudit.evaluation.scorecard.rules import avg_gap_measure
+    from omniaudit.evaluation.scorecard.rules import gap_measures
 
     diag = diagnostic(3)
     path = tmp_path / "p.jsonl"
@@ -472,4 +472,4 @@ def test_answers_none_of_which_are_read_are_not_measured_not_a_gap_of_zero(tmp_p
     assert all(res["dimensions"][d]["gap"] is None for d in ("sync", "existence", "consistency"))
     scored = scored_table(diag, pred)
     assert not scored["parsed"].any()
-    assert avg_gap_measure(scored).contrast is None  # the scorecard: not measured, never "clear"
+    assert all(t.contrast is None for t in gap_measures(scored))  # the scorecard: not measured, never "clear"

@@ -11,7 +11,7 @@ from scipy import stats as sps
 
 from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
 from omniaudit.evaluation.scorecard.inference import arm, contrast, decide
-from omniaudit.evaluation.scorecard.rules import decide_family
+from omniaudit.evaluation.scorecard.rules import decide_family, gap_measures
 from omniaudit.evaluation.scorecard.simulate import AT_MINIMUM, item_structure, simulate
 
 AUDITS = ("preference", "protocols", "interventions")
@@ -63,6 +63,22 @@ def test_a_lock_confined_to_the_concatenated_format_is_flagged_there(structure):
     assert _flags(records) == ["lock/concat"]
     native = next(e for e in records["position"] if e["stratum"] == "native")
     assert native["verdict"] != "flagged" and native["value"] < 0.5
+
+
+def test_a_gap_the_average_cancels_is_flagged_in_its_dimension(structure):
+    """Muted clips described as sounding (Existence gap 100) and natural pairs called mismatched (Consistency gap
+    -100) average with Sync's 0 to an Avg Gap near 0: the dimension's own gap flags it (found by find_fix_verify's
+    DPO run: 8 / 100 / -60 averaged to 16)."""
+    rng = np.random.default_rng(6)
+    scored = structure["scored"].copy()
+    dim, orig = scored["dimension"], scored["intervention"] == "original"
+    guess = rng.random(len(scored)) < scored["dimension"].map({"sync": 1 / 3}).fillna(0.5)
+    scored["correct"] = np.where(dim == "existence", orig, np.where(dim == "consistency", ~orig, guess))
+    records = decide_family({"visual_inference": gap_measures(scored)})["visual_inference"]
+    by = {f"{e['key']}/{e['stratum']}": e for e in records}
+    assert abs(by["avg_gap/all"]["value"]) < 10 and by["avg_gap/all"]["verdict"] != "flagged"
+    assert by["dim_gap/existence"]["value"] == 100 and by["dim_gap/existence"]["verdict"] == "flagged"
+    assert by["dim_gap/consistency"]["value"] == -100 and by["dim_gap/consistency"]["verdict"] == "clear"
 
 
 def test_planted_effects_are_found_and_the_mde_says_how_often(structure):
