@@ -40,12 +40,15 @@ order:
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable
 from typing import NamedTuple
 
-from omniaudit.answer_language import Gloss, language, prepare, unreadable
+from omniaudit.answer_language import language, prepare, unreadable
+from omniaudit.runners.choice_glosses import ALIASES as _ALIASES
+from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, particles_dropped
+from omniaudit.runners.reasoning import split_reasoning
+from omniaudit.runners.scored_options import json_scores, judged, loads_lenient
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _SLOT = r"(?:clip|option|candidate|slot|sample|recording|audio|response|description)"
@@ -75,95 +78,10 @@ _LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|goi
                r"(?:classify|label|identify|classified|labelled|labeled|identified)(?:\s+(?:it|this|the\s+\w+))?"
                r"\s+as)\s+)")
 _NOT_CLAUSE = r"(?!\s*(?i:which|with|that|whose|who)\b)"  # "A, which hisses, is noisier" does not lead with A
+# the option a self-correction gives instead ("A. Actually no, B.", "Wait - it's B")
+_INSTEAD = (r"(?i:\b(?:actually|wait|no|correction|i\s+mean|or\s+rather|scratch\s+that|make\s+that|on\s+second\s+"
+            r"thoughts?)\b)[^\w\n]*(?:(?i:better|rather|make\s+it|i'?ll\s+(?:say|go\s+with)|it'?s|instead)\s+)?")
 _ITS = r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is)\s+)"  # "..., it's B."
-
-# ------------------------------------------------------------------------------ Spanish and Chinese choice words
-_ES_CHOICE = Gloss([
-    (r"seg[uú]n la etiqueta", "according to the label"), (r"(?:la|el) etiqueta(?: de referencia)?", "the label"),
-    (r"dice", "says"), (r"(?:yo )?oigo|(?:yo )?escucho", "I hear"),
-    (r"(?:la|mi) respuesta(?: final| correcta)? es", "the answer is"), (r"respuesta(?: final| correcta)?", "answer"),
-    (r"(?:mi )?elecci[oó]n(?: final)? es", "my choice is"), (r"elecci[oó]n", "choice"),
-    (r"(?:yo )?(?:elijo|escojo|selecciono|elegir[ií]a|escoger[ií]a|me quedo con|me quedar[ií]a con|opto por|"
-     r"voto por|me decanto por)", "I choose"), (r"prefiero|preferir[ií]a", "I prefer"),
-    (r"si (?:tuviera|tengo) que (?:elegir|escoger|decidir)|si me obligan(?: a elegir)?|obligad[oa] a elegir",
-     "if forced"),
-    (r"(?:es|suena|parece|son|suenan) (?:mucho |claramente |ligeramente |un poco )?mejor(?:es)?", "is better"),
-    (r"mejor", "better"), (r"(?:el|la) primer[oa]?|el primer", "the first"), (r"(?:el|la) segund[oa]", "the second"),
-    (r"primer[oa]?", "first"), (r"segund[oa]", "second"), (r"opci[oó]n", "option"), (r"grabaci[oó]n", "recording"),
-    (r"muestra", "sample"), (r"fragmento|clip", "clip"), (r"descripci[oó]n", "description"),
-    (r"candidat[oa]", "candidate"), (r"audio|pista", "audio"),
-    (r"menos ruido de fondo", "less background noise"), (r"menos ruido", "less noise"),
-    (r"m[aá]s ruido", "more noise"),
-    (r"m[aá]s limpi[oa]s?", "cleaner"), (r"m[aá]s clar[oa]s?", "clearer"), (r"m[aá]s natural(?:es)?", "more natural"),
-    (r"m[aá]s fiel(?:es)?", "more faithful"), (r"la misma persona", "the same person"), (r"suenan?", "sounds"),
-    (r"tiene", "has"), (r"m[aá]s", "more"), (r"menos", "less"), (r"ninguno|ninguna", "neither"), (r"ni", "nor"),
-    (r"ambos|ambas|los dos|las dos", "both"), (r"o", "or"), (r"y", "and"), (r"pero|aunque", "but"),
-    (r"no lo s[eé]|no s[eé]", "I don't know"), (r"no estoy segur[oa]", "I am not sure"), (r"no(?=\s*,)", "no"),
-    (r"no es", "it is not"), (r"no son", "they are not"), (r"no", "not"), (r"es", "it is"),
-    (r"la|el|los|las|lo", "the"), (r"uno", "one"), (r"dos", "two"),
-    (r"que", "than"), (r"igual(?:es)?", "the same"),
-])
-_ZH_CHOICE = Gloss([
-    ("答案是", "the answer is"), ("答案为", "the answer is"), ("答案", "answer"), ("我的选择是", "my choice is"),
-    ("我选择", "I choose"), ("我选", "I choose"), ("选择", "choose"), ("选", "choose"), ("我更喜欢", "I prefer"),
-    ("更喜欢", "prefer"), ("偏好", "prefer"), ("如果必须选", "if forced"), ("如果一定要选", "if forced"),
-    ("非要选的话", "if forced"), ("选项", "option"), ("音频", "audio"), ("录音", "recording"), ("片段", "clip"),
-    ("样本", "sample"), ("描述", "description"), ("候选", "candidate"), ("第一个", "the first"),
-    ("第一段", "the first"), ("第一条", "the first"), ("第一", "the first"), ("第二个", "the second"),
-    ("第二段", "the second"), ("第二条", "the second"), ("第二", "the second"), ("前者", "the former"),
-    ("后者", "the latter"), ("更好", "is better"), ("比较好", "is better"), ("较好", "is better"),
-    ("最好", "is best"), ("更佳", "is better"), ("更优", "is better"), ("更干净", "is cleaner"),
-    ("更清晰", "is clearer"), ("更自然", "is more natural"), ("听起来", "sounds"),
-    ("背景噪音更少", "has less background noise"), ("噪音更少", "has less noise"), ("噪音更小", "has less noise"),
-    ("噪音更多", "has more noise"), ("更忠实", "is more faithful"), ("同一个人", "the same person"),
-    ("或者", "or"), ("或", "or"), ("还是", "or"), ("和", "and"), ("与", "and"), ("跟", "and"), ("都不", "neither"),
-    ("都", "both"), ("两个", "both"), ("不是", "not"), ("不选", "would not choose"), ("不", "not"),
-    ("无法判断", "I cannot tell"), ("不确定", "I am not sure"), ("不知道", "I don't know"),
-    ("说不准", "I cannot tell"), ("参考标签是", "the reference label is "), ("标签是", "the label is "),
-    ("根据标签", "according to the label "), ("我听到的是", "I hear "), ("我听到", "I hear "), ("但", "but "),
-    ("我", "I"), ("是", "is"), ("的", ""), ("了", ""), ("很", ""), ("吧", ""),
-], cjk=True)
-# German and French: the choice words, ordinals and negations the English rules read
-_DE_CHOICE = Gloss([
-    (r"(?:die|meine) (?:endg[uü]ltige |richtige )?antwort (?:ist|lautet)", "the answer is"), (r"antwort", "answer"),
-    (r"meine wahl (?:ist|f[aä]llt auf)", "my choice is"), (r"wahl", "choice"),
-    (r"ich (?:w[aä]hle|nehme|entscheide mich f[uü]r|stimme f[uü]r)", "I choose"), (r"ich bevorzuge", "I prefer"),
-    (r"wenn ich (?:w[aä]hlen|mich entscheiden) m[uü]sste", "if forced"),
-    (r"(?:ist|klingt|wirkt|scheint) (?:deutlich |viel |etwas |klar )?besser", "is better"), (r"besser", "better"),
-    (r"(?:der|die|das|den) erste(?:n|r|s)?", "the first"), (r"(?:der|die|das|den) zweite(?:n|r|s)?", "the second"),
-    (r"erste(?:n|r|s)?", "first"), (r"zweite(?:n|r|s)?", "second"), (r"aufnahme", "recording"),
-    (r"beschreibung", "description"), (r"ausschnitt", "clip"), (r"weder", "neither"), (r"noch", "nor"),
-    (r"beide|beides", "both"), (r"keine(?:r|s|n)?", "neither"), (r"oder", "or"), (r"und", "and"),
-    (r"aber|jedoch", "but"), (r"eigentlich|tats[aä]chlich", "actually"), (r"warte", "wait"),
-    (r"ich wei[sß] (?:es )?nicht", "I don't know"), (r"nicht sicher", "not sure"), (r"nicht", "not"),
-    (r"kein", "no"), (r"laut (?:dem |der )?(?:label|etikett|referenz)", "according to the label"),
-    (r"sagt", "says"), (r"klingt|klingen", "sounds"), (r"nat[uü]rlicher", "more natural"),
-    (r"sauberer", "cleaner"), (r"klarer", "clearer"), (r"deutlich|viel", "much"),
-    (r"(?:das|die) (?:referenz)?(?:label|etikett)", "the label"), (r"ich h[oö]re", "I hear"), (r"ist", "is"),
-    (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"),
-])
-_FR_CHOICE = Gloss([
-    (r"(?:la|ma) r[ée]ponse(?: finale| correcte)? est", "the answer is"), (r"r[ée]ponse", "answer"),
-    (r"mon choix(?: final)? (?:est|se porte sur)", "my choice is"), (r"choix", "choice"),
-    (r"je (?:choisis|choisirais|prends|prendrais|s[ée]lectionne|vote pour)|j' opte pour", "I choose"),
-    (r"je pr[ée]f[èe]re", "I prefer"), (r"si je devais choisir", "if forced"),
-    (r"(?:est|sonne|semble|para[iî]t) (?:nettement |beaucoup |un peu |clairement )?(?:meilleure?|mieux)",
-     "is better"), (r"meilleure?|mieux", "better"),
-    (r"(?:le|la) premi(?:er|[èe]re)", "the first"), (r"(?:le|la) (?:deuxi[èe]me|seconde?)", "the second"),
-    (r"premi(?:er|[èe]re)", "first"), (r"deuxi[èe]me|seconde?", "second"), (r"enregistrement", "recording"),
-    (r"extrait", "clip"), (r"ni l'un ni l'autre|aucune?", "neither"), (r"ni", "nor"), (r"les deux", "both"),
-    (r"ou", "or"), (r"et", "and"), (r"mais|cependant", "but"), (r"en fait", "actually"), (r"attends?", "wait"),
-    (r"je ne sais pas", "I don't know"), (r"pas s[uû]re?", "not sure"), (r"ce n' est pas", "it is not"),
-    (r"n' est pas", "is not"), (r"pas", "not"), (r"ne|n'", ""), (r"c' est", "it is"), (r"dit|indique|affiche", "says"),
-    (r"selon (?:l' |le |la )(?:[ée]tiquette|label|r[ée]f[ée]rence)", "according to the label"),
-    (r"l' [ée]tiquette|le label", "the label"), (r"j' entends", "I hear"), (r"est", "is"), (r"je", "I"),
-    (r"plus propres?", "cleaner"), (r"plus clair(?:e|s|es)?", "clearer"),
-    (r"plus naturel(?:le|s|les)?", "more natural"),
-    (r"moins de bruit de fond", "less background noise"), (r"moins de bruit", "less noise"), (r"avec", "with"),
-    (r"semble|para[iî]t", "seems"), (r"sonne", "sounds"),
-    (r"le|la|les|l'", "the"), (r"de la|du|des", "some"),
-])
-_CHOICE_GLOSSES = {"es": _ES_CHOICE, "zh": _ZH_CHOICE, "de": _DE_CHOICE, "fr": _FR_CHOICE}
 
 # ------------------------------------------------------------------------------------- ordinal slots (A/B, 1/2)
 _SLOT_NOUN = r"(?:one|clip|audio|option|sample|recording|candidate|description|response|track|file|version|choice)"
@@ -199,7 +117,7 @@ def _ordinals(text: str, digits: bool) -> str:
 
 # a statement about one slot whose predicate is the question's own ("clip A has less background noise")
 _VERB = r"(?:is|was|has|had|have|sounds?|seems?|appears?|contains?|gives?|offers?|feels?|comes?\s+across\s+as)"
-_PREDICATE = re.compile(rf"{_LETTER_REF}\s+(?:{_VERB}\s+)?(?P<pred>[^.;!?,\n]*?)(?=\s*(?:[.;!?,\n]|$|"
+_PREDICATE = re.compile(rf"{_LETTER_REF}\s+(?:{_VERB}\s+)?(?P<pred>[^.;!?,\n]*?)(?=\s*(?:[.;:!?,\n]|$|"
                         r"(?i:than|because|since|but|while|whereas|as|though|although)\b))")
 _FILLER = {"is", "was", "the", "a", "an", "much", "slightly", "clearly", "definitely", "noticeably", "overall",
            "very", "far", "bit", "somewhat", "considerably", "significantly", "by", "audio", "clip", "sound", "one",
@@ -234,46 +152,6 @@ def _question_choices(text: str, question: str | None) -> list[tuple[int, int, s
     return found
 
 
-# --------------------------------------------------------------------------------------- label stems and aliases
-_ALIASES = {  # option (lower case) -> other words that name it (English, Spanish, Chinese)
-    "angry": ["anger", "angrily", "mad", "furious", "enojado", "enojada", "enfadado", "enfadada", "ira", "enojo",
-              "rabia", "生气", "愤怒", "恼怒", "wütend", "wut", "zornig", "verärgert", "colère", "en colère", "fâché",
-              "fâchée"],
-    "happy": ["happiness", "joy", "joyful", "cheerful", "glad", "feliz", "alegre", "alegría", "felicidad", "开心",
-              "高兴", "快乐", "喜悦", "glücklich", "fröhlich", "freude", "heureux", "heureuse", "joie", "joyeux"],
-    "sad": ["sadness", "sorrow", "triste", "tristeza", "悲伤", "难过", "伤心", "traurig", "traurigkeit", "trauer",
-            "tristesse"],
-    "fearful": ["fear", "afraid", "scared", "frightened", "miedo", "temeroso", "temerosa", "asustado", "asustada",
-                "恐惧", "害怕", "ängstlich", "angst", "furcht", "peur", "effrayé", "effrayée", "apeuré"],
-    "disgust": ["disgusted", "disgusting", "asco", "disgustado", "disgustada", "asqueado", "asqueada", "厌恶", "恶心",
-                "ekel", "angewidert", "dégoût", "dégoûté", "dégoûtée"],
-    "surprised": ["surprise", "astonished", "sorpresa", "sorprendido", "sorprendida", "惊讶", "惊奇", "吃惊",
-                  "überrascht", "überraschung", "surpris"],
-    "calm": ["calmness", "calmly", "tranquil", "calma", "tranquilo", "tranquila", "calmado", "calmada", "平静",
-             "冷静", "ruhig", "gelassen", "calme"],
-    "neutral": ["neutrality", "neutro", "neutra", "中性", "中立", "neutre"],
-    "english": ["inglés", "ingles", "英语", "英文", "englisch", "anglais"],
-    "french": ["français", "francais", "francés", "frances", "法语", "法文", "französisch"],
-    "german": ["deutsch", "alemán", "aleman", "德语", "德文", "allemand"],
-    "japanese": ["日本語", "japonés", "japones", "日语", "日文", "japanisch", "japonais"],
-    "spanish": ["español", "espanol", "castellano", "castilian", "西班牙语", "西班牙文", "spanisch", "espagnol"],
-    "italian": ["italiano", "意大利语", "italienisch", "italien"],
-    "portuguese": ["português", "portugués", "portugues", "葡萄牙语", "portugiesisch", "portugais"],
-    "russian": ["русский", "ruso", "俄语", "俄文", "russisch", "russe"],
-    "mandarin chinese": ["mandarin", "chinese", "chino", "chino mandarín", "chino mandarin", "mandarín", "中文",
-                         "普通话", "汉语", "国语", "华语", "chinesisch", "chinois"],
-    "cantonese": ["chinese", "粤语", "广东话", "cantonés"],
-    "cantonese chinese": ["cantonese", "chinese", "粤语", "广东话", "cantonés"],
-    "korean": ["한국어", "coreano", "韩语", "朝鲜语", "koreanisch", "coréen"],
-    "arabic": ["العربية", "árabe", "arabe", "阿拉伯语", "arabisch"],
-    "hindi": ["हिन्दी", "हिंदी", "印地语"],
-    "dutch": ["nederlands", "neerlandés", "holandés", "荷兰语", "niederländisch", "néerlandais"],
-    "polish": ["polski", "polaco", "波兰语", "polnisch", "polonais"],
-    "turkish": ["türkçe", "turco", "土耳其语", "türkisch", "turc"],
-    "swedish": ["svenska", "sueco", "瑞典语", "schwedisch", "suédois"],
-    "male": ["man", "masculine", "hombre", "masculino", "男性", "男"],
-    "female": ["woman", "feminine", "mujer", "femenino", "女性", "女"],
-}
 _SUFFIXES = ("fulness", "ness", "ful", "ity", "ed", "ing", "ly", "es", "s", "e")
 
 
@@ -294,7 +172,7 @@ def _label_forms(options: list[str]) -> dict[str, str]:
     for option in options:
         key = option.lower()
         forms = {key, *_ALIASES.get(key, [])}
-        if " " not in key:
+        if " " not in key and len(key) > 2:  # a one-letter label's stem is no label ("be" is not "B")
             forms |= {_stem(key) + s for s in ("e", "ed", "ness", "ful")}  # not "-ly": "Sadly, ..." is no label
         for form in forms:
             claims.setdefault(form.lower(), set()).add(option)
@@ -306,10 +184,17 @@ def _canonical_labels(text: str, options: list[str]) -> str:
     forms = _label_forms(options)
     pieces = []
     for form in sorted(forms, key=len, reverse=True):
-        edge = "" if re.search(r"[^\x00-\u024f]", form) else r"(?<!\w)"
-        pieces.append(rf"{edge}{re.escape(form)}" + ("" if edge == "" else r"(?!\w)"))
+        if _UNSPACED.search(form):  # Chinese, Japanese, Korean: a form is found inside a longer run of text
+            pieces.append(f"({re.escape(form)})")
+        elif re.search(r"[^\x00-\u024f]", form):  # Cyrillic stems: the word that starts with the stem
+            pieces.append(rf"(?<!\w)({re.escape(form)})\w*")
+        else:
+            pieces.append(rf"(?<!\w)({re.escape(form)})(?!\w)")
     pattern = re.compile("|".join(pieces), re.I)
-    return pattern.sub(lambda m: forms[m.group(0).lower()], text)
+    return pattern.sub(lambda m: forms[next(g for g in m.groups() if g).lower()], text)
+
+
+_UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 # ------------------------------------------------------------------------------------------------- label kinds
@@ -379,7 +264,8 @@ _HYPOTHETICAL = re.compile(
     r"(?i:\b(?:would\s+have\s+(?:said|chosen|picked|gone\s+with|preferred)|might\s+have\s+(?:said|chosen|picked)|"
     r"was\s+going\s+to\s+(?:say|choose|pick|go\s+with)|at\s+first(?:\s+glance)?|initially|"
     r"i\s+(?:first\s+|initially\s+)?(?:thought|assumed|guessed)|(?:my\s+)?first\s+(?:impression|guess|thought)|"
-    r"i\s+had\s+thought|(?:one|someone|somebody|you)\s+(?:might|could|would)\s+(?:say|think|argue))\b"
+    r"i\s+had\s+thought|(?:one|someone|somebody|you)\s+(?:might|could|would)\s+(?:say|think|argue)|"
+    r"maybe|perhaps|possibly|(?:it\s+)?(?:could|might|may)\s+(?:be|well\s+be|have\s+been))\b"
     rf"{_SAME_CLAUSE})$")
 # a choice inside a negated claim is no choice ("It is not the case that A is better", "I don't think A is better")
 _NEGATED_CLAIM = re.compile(
@@ -402,6 +288,7 @@ _UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determin
                      r"not\s+sure|unsure|unclear|uncertain|i\s+don'?t\s+know|no\s+idea)\b)")
 _TIE = re.compile(r"(?i:\b(?:tie|tied|a\s+draw|equal(?:ly)?|(?:about|roughly|exactly)\s+the\s+same|no\s+difference|"
                   r"(?:both|neither)\b|can'?t\s+(?:choose|decide|pick)\s+between|indistinguishable)\b)")
+_MAYBE = re.compile(r"(?i:\b(?:maybe|perhaps|possibly|(?:could|might|may)\s+(?:well\s+)?be)\b)")
 _COURTESY = re.compile(r"(?i:\b(?:happy|glad|pleased|delighted)\s+to\s+(?:help|assist|answer|be\s+of|oblige)\b"
                        r"|\bglad\s+you\s+asked\b)")
 _NEGATED_MORE = re.compile(r"(?i:\b(?:anything\s+but|far\s+from|rather\s+than|instead\s+of|other\s+than|hardly|"
@@ -454,18 +341,24 @@ def _commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
         return Reading(None, "reversed")  # "Description A is better. Wait, no: B is more faithful"
     if _SECOND_THOUGHT.search(text[end:]):
         return Reading(None, "hedged")  # "A... or maybe B."
-    final = _FINAL.search(text[:start])
+    final = _FINAL.search(text[:start]) or _closing(text, start, end)
     for s in live[:-1]:
         if s[2].lower() != option.lower() and not final and not _REVERSAL.search(text[s[1]:start]):
             return Reading(None, "conflict")  # "A is better. B is better."
     return Reading(option)
 
 
+def _closing(text: str, start: int, end: int) -> bool:
+    """The choice closes the reply on a short sentence of its own ("... weighing both. B."): a final answer."""
+    left, _ = _sentence_of(text, start)
+    return not re.search(r"\w", text[end:]) and len(re.findall(r"\w+", text[left:start])) <= 3
+
+
 def _no_choice(text: str, named: set[str], negated: bool) -> Reading:
     """Why a reply without an explicit choice names no option."""
     if len(named) > 1:
         return Reading(None, "conflict")
-    if _UNSURE.search(text):
+    if _UNSURE.search(text) or _MAYBE.search(text):
         return Reading(None, "hedged")
     if _TIE.search(text):
         return Reading(None, "tie")
@@ -510,6 +403,7 @@ def _choices(text: str, patterns: list[re.Pattern], ref: str, coord_ref: str,
 def _read_letter(text: str, question: str | None) -> Reading:
     coord = rf"(?:(?i:{_SLOT})\s*)?\(?\b[AB]\b"
     patterns = [re.compile(_AB_CUE + _LETTER_REF), re.compile(_AB_VERB + _LETTER_REF),
+                re.compile(_INSTEAD + _LETTER_REF + _END),
                 re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(_CONCLUDE + _LETTER_REF + _END), re.compile(_ITS + _LETTER_REF + _END),
                 re.compile(_LETTER_REF + _AB_GOOD),
@@ -539,7 +433,6 @@ def _other_labels(options: list[str]) -> re.Pattern | None:
 
 def _read_label(text: str, options: list[str]) -> Reading:
     by_lower = {o.lower(): o for o in options}
-    text = _canonical_labels(_COURTESY.sub(" ", text), options)
     lowered = text.lower().strip(" \t\n.\"'`*:!")
     if lowered in by_lower:
         return Reading(by_lower[lowered])
@@ -551,6 +444,7 @@ def _read_label(text: str, options: list[str]) -> Reading:
     text = re.sub(_LABEL_SAYS + ref, " the label ", text)
     text = re.sub(ref + _PER_LABEL, " the label ", text)
     patterns = [re.compile(_LABEL_CUE + ref), re.compile(_LABEL_VERB + ref), re.compile(_CONCLUDE + ref + _END),
+                re.compile(_INSTEAD + ref + _END),
                 re.compile(_ITS + ref + _END),
                 re.compile(rf"^\W*{ref}(?=\s*(?:[.)!;:]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
     reading = _commitment(text, _choices(text, patterns, ref, coord))
@@ -565,7 +459,8 @@ def _read_label(text: str, options: list[str]) -> Reading:
     if others is not None and others.search(text):
         named.add("another label")  # "Chinese (Cantonese)": a label that is not an option is named too
     taken_back = bool(mentions) and _REVERSAL.search(text[mentions[-1].end(1):])
-    if len(named) == 1 and mentions and not _UNSURE.search(text) and not taken_back:
+    yes_no = set(by_lower) == {"yes", "no"}  # "there is no barking" mentions "no" but answers nothing
+    if len(named) == 1 and mentions and not _UNSURE.search(text) and not taken_back and not yes_no:
         return Reading(by_lower[named.pop()])
     if not named and len(supplied) == 1:
         if _AGREE.search(text) and not _DISAGREE.search(text):
@@ -574,58 +469,122 @@ def _read_label(text: str, options: list[str]) -> Reading:
     return _no_choice(text, named, any(_negated(text[:m.start(1)]) for m in mentions))
 
 
-def _structured(text: str, options: list[str]) -> Reading | None:
-    """A JSON object's answer field, ``[[B]]`` or ``\\boxed{B}``, read exactly; None when the reply has none."""
-    values = []
+def _json_values(text: str, options: list[str]) -> tuple[list[str], Reading | None]:
+    """A JSON object's answer fields (as models write JSON: single quotes, a trailing comma), or the reading of its
+    per-option scores; a key repeated with another value is a ``conflict``."""
     brace = text.find("{"), text.rfind("}")
-    if -1 < brace[0] < brace[1]:
-        try:
-            obj = json.loads(text[brace[0]: brace[1] + 1])
-        except ValueError:
-            obj = None
-        if isinstance(obj, dict):
-            keys = {str(k).lower().replace(" ", "_"): v for k, v in obj.items()}
-            values = [str(keys[k]) for k in _STRUCTURED_KEYS if isinstance(keys.get(k), (str, int))]
+    if not -1 < brace[0] < brace[1]:
+        return [], None
+    obj, repeated = loads_lenient(text[brace[0]: brace[1] + 1])
+    if not isinstance(obj, dict):
+        return [], None
+    if repeated:
+        return [], Reading(None, "conflict")
+    keys = {str(k).lower().replace(" ", "_"): v for k, v in obj.items()}
+    values = [str(keys[k]) for k in _STRUCTURED_KEYS if isinstance(keys.get(k), (str, int)) and
+              not isinstance(keys.get(k), bool)]
+    scored = json_scores(obj, options)
+    if scored is None:
+        return values, None
+    option, reason = scored
+    return values, Reading(option, reason)
+
+
+def _structured(text: str, options: list[str]) -> Reading | None:
+    """A JSON object's answer field or per-option scores, ``[[B]]`` or ``\\boxed{B}``, read exactly; None when the
+    reply has none."""
+    values, scored = _json_values(text, options)
+    if scored is not None and scored.reason == "conflict":
+        return scored
     values += [m.group(1) or m.group(2) or m.group(4) for m in _BRACKETED.finditer(text)]
     if not values:
-        return None
-    readings = []
+        return scored
+    readings = [] if scored is None else [scored]
     for value in values:
         if value.strip().upper() == "C" and sorted(options) == ["A", "B"] or _TIE.fullmatch(value.strip()):
             readings.append(Reading(None, "tie"))  # MT-Bench's [[C]]
         else:
             readings.append(_read_text(value, options))
     chosen = {r.option for r in readings if r.option is not None}
-    if len(chosen) > 1:
+    if len(chosen) > 1 or (chosen and scored is not None and scored.reason == "tie"):
         return Reading(None, "conflict")
     return next((r for r in readings if r.option is not None), readings[-1])
 
 
-def _english(raw: str) -> str:
+def _english(raw: str) -> tuple[str, str]:
+    """``(language, English gloss)`` of a reply."""
     text = _MARKUP.sub("", prepare(raw)).strip()
     lang = language(text)
-    if lang == "fr":
-        text = re.sub(r"(?i:\b([cdjlmnst]|qu)'(?=\w))", r"\1' ", text)  # "l'extrait" -> "l' extrait"
-    return _CHOICE_GLOSSES[lang](text) if lang in _CHOICE_GLOSSES else text
+    if lang in ("fr", "it"):
+        # "l'extrait" -> "l' extrait"
+        text = re.sub(r"(?i:\b([cdjlmnst]|qu|dell|all|nell|sull|un)'(?=\w))", r"\1' ", text)
+    text = particles_dropped(text, lang)
+    return lang, CHOICE_GLOSSES[lang](text) if lang in CHOICE_GLOSSES else text
+
+
+def _combined(judgement: tuple[str | None, str | None, str], rules: Reading) -> Reading:
+    """The reply's scores or comparisons (:func:`~.scored_options.judged`) and what the rules read in the rest: a
+    verdict must agree with the scores; doubt in the rest wins over them."""
+    option, reason, _ = judgement
+    if option is None and reason is None:
+        return rules
+    if rules.option is not None:
+        return rules if rules.option == option else Reading(None, "conflict")
+    if rules.reason in ("none", "empty", "tie"):
+        return Reading(option, reason)
+    return rules
 
 
 def _read_text(raw: str, options: list[str], question: str | None = None) -> Reading:
-    text = _english(_language_codes(prepare(raw).strip(), options))
+    lang, text = _english(_language_codes(prepare(raw).strip(), options))
+    if lang not in CHOICE_GLOSSES and lang != "en":
+        return Reading(None, "language")
     if sorted(options) in (["A", "B"], ["1", "2"]):
         digits = sorted(options) == ["1", "2"]
-        reading = _read_letter(_ordinals(text, digits), question)
+        if not digits:  # "Choice: (b)", "answer: b"
+            text = re.sub(r"\(([ab])\)|(?i:\b(?:answer|choice|verdict|pick)\s*[:=]\s*)([ab])(?=[^\w\n]*(?:\n|$))",
+                          lambda m: m.group(0)[:-1].replace("(a", "(A").replace("(b", "(B") + m.group(0)[-1].upper()
+                          if m.group(2) else f"({m.group(1).upper()})", text)
+        text = _ordinals(text, digits)
+        judgement = judged(text, ["A", "B"], _SCORED_SLOT)
+        reading = _combined(judgement, _read_letter(judgement[2], question))
         if reading.option is not None and digits:
             return Reading({"A": "1", "B": "2"}[reading.option])
         return reading
-    return _read_label(text, options)
+    text = _canonical_labels(_COURTESY.sub(" ", text), options)
+    alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
+    judgement = judged(text, options, rf"(?i:(?<!\w)({alternation})(?!\w))")
+    return _combined(judgement, _read_label(judgement[2], options))
 
 
-def read_answer(raw: object, options: list[str], question: str | None = None) -> Reading:
+# a slot as scores name it: "A", "clip B", and a bare 1 or 2 that heads its score ("1: 4/5", "2) 3/5")
+_SCORED_SLOT = rf"(?:(?i:{_SLOT})\s*)?\(?(\b[AB]\b|(?<![\w.,/])[12](?=\s*[:=)|]))\)?"
+
+
+def read_answer(raw: object, options: list[str], question: str | None = None,
+                reasoning: str | None = None) -> Reading:
     """The option a free-form reply names, or None and why not (see the module docstring and :data:`REASONS`).
-    ``question``: the item's prompt, of which only the question sentence is read (:func:`question_of`)."""
+    ``question``: the item's prompt, of which only the question sentence is read (:func:`question_of`);
+    ``reasoning``: a trace the server returned apart from the reply (``reasoning_content``): never read as the
+    answer, only to say ``reasoning-only`` when it alone names an option. A trace inside the reply
+    (``<think>...</think>``) is split off the same way (:func:`~.reasoning.split_reasoning`)."""
     text = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw)
-    if not text.strip() or not options:
-        return Reading(None, "empty" if not text.strip() else "none")
+    if not options:
+        return Reading(None, "none")
+    split = split_reasoning(text)
+    traces = [t for t in (split.reasoning, reasoning) if t and t.strip()]
+    if split.cut or (traces and not split.answer.strip()):
+        return Reading(None, "reasoning-only")  # deliberation only, cut off or never concluded
+    reading = _read_visible(split.answer, options, question)
+    if reading.option is None and reading.reason in ("none", "empty") and any(
+            _read_visible(t, options, question).option for t in traces):
+        return Reading(None, "reasoning-only")
+    return reading
+
+
+def _read_visible(text: str, options: list[str], question: str | None) -> Reading:
+    if not text.strip():
+        return Reading(None, "empty")
     if unreadable(text):
         return Reading(None, "noise")
     return _structured(text, options) or _read_text(text, options, question)
