@@ -16,9 +16,15 @@ Two labelled sets:
   without a choice; for the exact match, different answers) with how many were ``left`` unread. The goal: 0 wrong,
   every no-answer left, >= 95% of the choices read.
 
+- ``benchmarks/data/replies-*.jsonl`` (issue 39): replies to closed items as real models write them (per-option
+  scores and comparisons, ``<think>`` traces, answers in ten languages and in languages no reader glosses, plain
+  phrasings, hedges), written blind by two writers who had not read the readers: ``dev-3`` (tuned on) and
+  ``held-out-3`` (never tuned on). Printed per category and per language, the held-out set apart.
+
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
-    python benchmarks/extractor_accuracy.py [--by-source] [--batch dev|held-out|outside|outside-2|all] [--misses]
+    python benchmarks/extractor_accuracy.py [--by-source] [--batch dev|held-out|outside|outside-2|dev-3|held-out-3|all]
+        [--misses]
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import argparse
 import inspect
 import json
 import runpy
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -34,7 +41,30 @@ from omniaudit.evaluation.interventions.extract_labelled import LABELLED, extrac
 
 DIMENSIONS = ("sync", "existence", "consistency")
 READERS = ("sync", "existence", "consistency", "options", "verdict", "em")
-LANGUAGES = ("en", "es", "zh", "de", "fr")
+LANGUAGES = ("en", "es", "zh", "de", "fr", "pt", "it", "ru", "ja", "ko")
+REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "held-out-3": "replies-held-out-3.jsonl"}
+CATEGORIES = ("score", "think", "language", "plain", "doubt")
+BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
+
+
+def _questions() -> dict:
+    from reader_phrasings import Q_CLEAN, Q_EMOTION, Q_LANGUAGE, Q_NATURAL, Q_NATURAL_12, Q_PREFER
+
+    return {"clean": Q_CLEAN, "natural": Q_NATURAL, "natural_12": Q_NATURAL_12, "prefer": Q_PREFER,
+            "emotion": Q_EMOTION, "language": Q_LANGUAGE, None: None}
+
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+QUESTIONS = _questions()  # a reply set's question names -> the item's prompt
+
+
+def reply_cases(batch: str) -> list[tuple]:
+    """``(reader, language, input, expected, batch, category)`` of one ``benchmarks/data`` reply set; languages the
+    readers do not gloss are ``other``."""
+    path = Path(__file__).with_name("data") / REPLY_SETS[batch]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [("options", r["language"] if r["language"] in LANGUAGES else "other",
+             (r["reply"], r["options"], QUESTIONS[r["question"]]), r["expected"], batch, r["category"]) for r in rows]
 
 
 def majority_baseline():
@@ -47,8 +77,9 @@ def majority_baseline():
 def reader_cases() -> list[tuple]:
     """``(reader, language, input, expected, batch)`` of ``benchmarks/reader_phrasings.py``,
     ``benchmarks/reader_outside.py`` and ``benchmarks/reader_held_out_2.py``."""
-    return [case for name in ("reader_phrasings.py", "reader_outside.py", "reader_held_out_2.py")
-            for case in runpy.run_path(str(Path(__file__).with_name(name)))["CASES"]]
+    cases = [case for name in ("reader_phrasings.py", "reader_outside.py", "reader_held_out_2.py")
+             for case in runpy.run_path(str(Path(__file__).with_name(name)))["CASES"]]
+    return cases + [case[:5] for batch in REPLY_SETS for case in reply_cases(batch)]
 
 
 def read(reader: str, given):
@@ -151,10 +182,29 @@ def print_readers(batch: str = "all", misses: bool = False) -> dict:
     return res
 
 
+def print_reply_set(batch: str, misses: bool = False) -> dict:
+    """One line per category and per language of a reply set: stated answers read and misread, non-answers left."""
+    cases = reply_cases(batch)
+    tables = {}
+    for key, index in (("category", 5), ("language", 1)):
+        groups = sorted({c[index] for c in cases}, key=lambda g: (g not in (*CATEGORIES, *LANGUAGES), g))
+        for group in (*groups, "all"):
+            chosen = [c[:5] for c in cases if group == "all" or c[index] == group]
+            counts = reader_accuracy(chosen, batch)["table"]["all/all"]
+            tables[f"{key}/{group}"] = counts
+            if key == "category" or group != "all":
+                print(f"replies {key} {group} [{batch}]: {_row(counts)}")
+    if misses:
+        for m in reader_accuracy([c[:5] for c in cases], batch)["misses"]:
+            print(f"REPLY-MISS {m['outcome']} {m['language']} [{batch}]: {m['input'][0]!r} expected "
+                  f"{m['expected']!r} got {m['got']!r}")
+    return tables
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--by-source", action="store_true", help="also print accuracy per source of the cases")
-    parser.add_argument("--batch", choices=("dev", "held-out", "outside", "outside-2", "all", "none"), default="all",
+    parser.add_argument("--batch", choices=(*BATCHES, "all", "none"), default="all",
                         help="which batch of the multilingual reader phrasings to score (none: skip them)")
     parser.add_argument("--misses", action="store_true", help="list the reader phrasings not read as labelled")
     args = parser.parse_args(argv)
@@ -170,8 +220,9 @@ def main(argv: list[str] | None = None) -> dict:
     for m in rules["misses"]:
         print(f"MISS {m['dimension']}: {m['answer']!r} expected {m['expected']} got {m['got']}")
     if args.batch != "none":
-        batches = ("dev", "held-out", "outside", "outside-2", "all") if args.batch == "all" else (args.batch,)
+        batches = (*BATCHES, "all") if args.batch == "all" else (args.batch,)
         rules["readers"] = {b: print_readers(b, args.misses and b == batches[-1]) for b in batches}
+        rules["reply_sets"] = {b: print_reply_set(b, args.misses) for b in REPLY_SETS if b in batches}
     overall = rules["overall"]
     print(f"accuracy={overall['accuracy']:.3f} baseline={baseline['overall']['accuracy']:.3f} n={overall['n']}")
     return rules

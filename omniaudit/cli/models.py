@@ -24,7 +24,9 @@ def _judged(counts: dict) -> str:
                      "option probabilities" + (f" ({counts['probs_dropped']} dropped: the text named no option or "
                                                "another one)" if counts.get("probs_dropped") else ""))
         if counts.get("unread"):
-            parts.append("unread: " + ", ".join(f"{n} {why}" for why, n in counts["unread"].items()))
+            parts.append("unread: " + ", ".join(_why(why, n, counts) for why, n in counts["unread"].items()))
+        if counts.get("reasoning"):
+            parts.append(f"{counts['reasoning']} with a reasoning trace (set apart, never read as the answer)")
         if counts.get("answer_format", "free") != "free":
             parts.append("answer paths: " + ", ".join(f"{n} {path}" for path, n in counts["answer_paths"].items()))
     if counts["free_form"]:
@@ -32,6 +34,13 @@ def _judged(counts: dict) -> str:
     if counts["requests"] is not None:
         parts.append(f"{counts['requests']} HTTP requests")
     return ", ".join(parts)
+
+
+def _why(why: str, n: int, counts: dict) -> str:
+    """``3 language (ru 2, el 1)``: the replies left unread for a reason, with the languages no reader glosses."""
+    if why == "language" and counts.get("languages"):
+        return f"{n} language ({', '.join(f'{lang} {k}' for lang, k in counts['languages'].items())})"
+    return f"{n} {why}"
 
 
 def folds_list(text: str) -> list[int]:
@@ -185,8 +194,8 @@ def register(groups: common.Groups) -> None:
                         "messages, media as stand-ins without their bytes), as lmms-eval's logged samples do")
     g = p.add_argument_group("runners: local models (hf) and servers (openai)")
     common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "answer_format",
-                              "concurrency", "max_retries", "timeout", "max_reply_mb", "top_logprobs", "cache",
-                              "no_cache", "api_key_env", "allow_insecure_key")
+                              "enable_thinking", "concurrency", "max_retries", "timeout", "max_reply_mb",
+                              "top_logprobs", "cache", "no_cache", "api_key_env", "allow_insecure_key")
     common.add_tracking(p)
 
     p = common.command(groups.top, "merge-predictions", cmd_merge_predictions)

@@ -46,6 +46,13 @@ _RUNNER: dict[str, tuple[dict, str]] = {
                       "dialect). Every row says its answer_path: constrained, unconstrained (the server ignored the "
                       "constraint: read as free text), free or option_scores (hf --mode logits, which takes choice "
                       "as it is). openai: recorded in the provenance"),
+    "enable_thinking": ({"action": argparse.BooleanOptionalAction, "default": None},
+                        "reasoning models (Qwen3, DeepSeek-R1 style chat templates): switch the template's thinking "
+                        "on or off (hf: enable_thinking to the chat template, needs --mode generate; openai: "
+                        "chat_template_kwargs, which vLLM, SGLang and transformers serve pass on). On, --max-tokens "
+                        "is raised to at least 4096. The trace (<think>...</think>, a server's reasoning_content) is "
+                        "set apart and never read as the answer; a reply whose only answer is in it is unread "
+                        "(reasoning-only). Default: the template's own"),
     "concurrency": ({"type": positive_int, "default": 4}, "openai: requests in flight ({d})"),
     "max_retries": ({"type": non_negative_int, "default": 5}, "openai: retries per request, with backoff ({d})"),
     "timeout": ({"type": positive, "default": 120.0}, "openai: seconds for each request as a whole, from connecting "

@@ -256,7 +256,7 @@ _KO_CHOICE = Gloss([
     ("언어는", "the language is "), ("감정은", "the emotion is "), ("입니다", ""), ("이에요", ""), ("예요", ""),
     ("이다", ""), ("이", " "), ("가", " "), ("는", " "), ("은", " "), ("를", " "), ("을", " "),
 ], cjk=True)
-_AFTER_OPTION = r"((?:[A-Za-z]\b|\b[12])\)?)"
+_AFTER_OPTION = r"((?<![A-Za-z])[A-Za-z](?![A-Za-z])\)?|(?<!\d)[12](?!\d)\)?)"
 _JA_NOT = re.compile(_AFTER_OPTION + r"\s*(?:で|じゃ)(?:は)?(?:ない|ありません|なく)")
 _KO_NOT = re.compile(_AFTER_OPTION + r"\s*(?:가|이|는|은)?\s*(?:아닙니다|아니다|아니에요|아니요|아님)")
 

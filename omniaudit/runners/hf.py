@@ -113,12 +113,18 @@ class HFJudge(Runner):
                  device: str | None = None, min_new_tokens: int = 0, temperature: float = 0.0, top_p: float = 1.0,
                  seed: int = 0, fps: float = 2.0, max_frames: int = 32, dtype: str = "auto",
                  media_cache_bytes: int = DEFAULT_CACHE_BYTES, device_map: str | None = None,
-                 load_in: str | None = None, attn_implementation: str | None = None) -> None:
+                 load_in: str | None = None, attn_implementation: str | None = None,
+                 enable_thinking: bool | None = None) -> None:
         import torch
         from transformers import AutoConfig
 
         if mode not in ("logits", "generate"):
             raise InputError("judge mode must be 'logits' or 'generate'", value=mode)
+        if enable_thinking and mode != "generate":
+            raise InputError("--enable-thinking needs --mode generate: a model that thinks first has no option at "
+                             "the answer's first position to score")
+        # the chat template's thinking switch, passed only when asked (None: the template's own default)
+        self.template_kwargs = {} if enable_thinking is None else {"enable_thinking": enable_thinking}
         if batch_size < 1 or max_new_tokens < 1 or not 0 <= min_new_tokens <= max_new_tokens:
             raise InputError(f"expected batch_size >= 1 and 0 <= min_new_tokens <= max_new_tokens (>= 1), got "
                              f"{batch_size}, {min_new_tokens}, {max_new_tokens}")
@@ -329,7 +335,8 @@ class HFJudge(Runner):
         system = join_system(self.default_system, item.system)
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": content}]
         return (self.processor or self.tokenizer).apply_chat_template(messages, tokenize=False,
-                                                                      add_generation_prompt=True)
+                                                                      add_generation_prompt=True,
+                                                                      **self.template_kwargs)
 
     def identity(self, refresh: bool = False) -> dict:
         """The local model's identity: every weight tensor hashed (cached by path, size and mtime), the Hub commit

@@ -99,20 +99,24 @@ class Answer(str):
     a server's logprobs), else None: the text is parsed instead. ``finish_reason`` is why generation stopped as the
     runner reports it (a chat completion's ``"stop"``, ``"length"``, ...), None when unknown. ``served_model`` and
     ``system_fingerprint`` are a served model's own word on who answered (a chat completion's ``model`` and
-    ``system_fingerprint``), None where the runner has none."""
+    ``system_fingerprint``), None where the runner has none. ``reasoning`` is a reasoning trace the runner got apart
+    from the text (a server's ``reasoning_content``): never read as the answer."""
 
     option_probs: dict[str, float] | None
     finish_reason: str | None
     served_model: str | None
     system_fingerprint: str | None
+    reasoning: str | None
 
     def __new__(cls, raw: str, option_probs: dict[str, float] | None = None, finish_reason: str | None = None,
-                served_model: str | None = None, system_fingerprint: str | None = None) -> Answer:
+                served_model: str | None = None, system_fingerprint: str | None = None,
+                reasoning: str | None = None) -> Answer:
         answer = super().__new__(cls, raw)
         answer.option_probs = option_probs
         answer.finish_reason = finish_reason
         answer.served_model = served_model
         answer.system_fingerprint = system_fingerprint
+        answer.reasoning = reasoning
         return answer
 
 

@@ -67,8 +67,10 @@ from pathlib import Path
 
 from omniaudit.errors import InputError, ServiceError
 from omniaudit.runners.base import Runner
-from omniaudit.runners.items import Answer, JudgeItem, Sampling, check_modalities, parse_answer
+from omniaudit.runners.items import Answer, JudgeItem, Sampling, check_modalities
 from omniaudit.runners.payload import Payloads, conforms, constrained_option
+from omniaudit.runners.reading import read_answer
+from omniaudit.runners.reasoning import server_reasoning
 from omniaudit.runners.run import RefusedItems, check_runner_options
 from omniaudit.runners.transport import (
     Deadline,
@@ -119,6 +121,7 @@ class Reply:
     finish_reason: str | None = None
     served_model: str | None = None  # the completion's ``model``: the model the server says answered
     system_fingerprint: str | None = None  # the completion's ``system_fingerprint`` (the backend's configuration)
+    reasoning: str | None = None  # the trace a reasoning parser returned apart (``reasoning_content``)
 
 
 class _Stop(Exception):
@@ -166,7 +169,7 @@ class OpenAIJudge(Runner):
                  top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32,
                  max_bad_fraction: float = 0.5, allow_insecure_key: bool = False,
                  max_reply_bytes: int = MAX_REPLY_BYTES, refresh_cache: bool = False,
-                 answer_format: str = "free") -> None:
+                 answer_format: str = "free", enable_thinking: bool | None = None) -> None:
         check_runner_options({"concurrency": concurrency, "max_retries": max_retries, "timeout_s": timeout_s,
                               "max_reply_bytes": max_reply_bytes, "max_tokens": max_tokens})
         self.model, self.url = model, check_server_url(url)
@@ -184,7 +187,7 @@ class OpenAIJudge(Runner):
         self._server: dict | None = None  # auto: what the probe found (recorded in identity()["dialect"])
         self._owners: list[str] = []  # owned_by of the model's /models entry (else of every entry), for auto
         self.payloads = Payloads(model, "openai" if dialect == "auto" else dialect, max_tokens, top_logprobs, fps,
-                                 max_frames, answer_format=answer_format)
+                                 max_frames, answer_format=answer_format, enable_thinking=enable_thinking)
         self.sampling = sampling or Sampling()
         self.requests_sent = 0  # chat completion requests actually made (cache hits excluded), for reports and tests
         self.rejected = 0  # items the server refused (HTTP 4xx), kept as unparseable answers (all calls)
@@ -492,7 +495,8 @@ class OpenAIJudge(Runner):
         reply = self._ask(http, item, body, stop)
         if reply.answered and path is not None:  # only real completions are kept
             _write_atomic(path, {"raw": reply.raw, "logprobs": reply.logprobs, "finish_reason": reply.finish_reason,
-                                 "served_model": reply.served_model, "system_fingerprint": reply.system_fingerprint})
+                                 "served_model": reply.served_model, "system_fingerprint": reply.system_fingerprint,
+                                 "reasoning": reply.reasoning})
         with self._lock:
             tally.add(reply, item)
             stop_now = tally.seen >= min(MIN_SEEN, tally.n) and tally.mostly_bad(self.max_bad_fraction)
@@ -510,12 +514,12 @@ class OpenAIJudge(Runner):
         label = None
         if item.closed and reply.answered:
             label = (constrained_option(reply.raw, item.options) if path == "constrained"
-                     else parse_answer(reply.raw, item.options))
+                     else read_answer(reply.raw, item.options, item.prompt, reply.reasoning).option)
         # read at the option the text names: a text naming none has no probabilities (prediction_row drops any that
         # contradict the text)
         probs = option_probs(reply.logprobs, item.options, label) if label is not None else None
         return Answer(reply.raw, probs, finish_reason=reply.finish_reason, served_model=reply.served_model,
-                      system_fingerprint=reply.system_fingerprint), path
+                      system_fingerprint=reply.system_fingerprint, reasoning=reply.reasoning), path
 
     def _mostly_bad(self, tally: _Tally) -> Exception:
         where = f"{len(tally.bad)} of {tally.seen} replies ({tally.n} items)"
@@ -592,21 +596,25 @@ def _completion(text: str, key: str | None = None) -> Reply:
         completion = json.loads(text)
         choice = completion["choices"][0]
         content = choice["message"]["content"]
-    except (ValueError, KeyError, IndexError, TypeError):
+        reasoning = server_reasoning(choice["message"])
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError):
         return Reply(redact(text[:2000], key), False)
+    if content is None and reasoning is not None:
+        content = ""  # a reasoning model that spent its tokens deliberating: its answer is empty, not an error
     if not isinstance(content, str):
         return Reply(redact(text[:2000], key), False)
     logprobs = (choice.get("logprobs") or {}).get("content") if isinstance(choice.get("logprobs"), dict) else None
     return _scrubbed(Reply(content, True, logprobs[:KEEP_LOGPROB_POSITIONS] if isinstance(logprobs, list) else None,
                            finish_reason=choice.get("finish_reason"), served_model=completion.get("model"),
-                           system_fingerprint=completion.get("system_fingerprint")), key)
+                           system_fingerprint=completion.get("system_fingerprint"), reasoning=reasoning), key)
 
 
 def _cached(record: dict, key: str | None) -> Reply:
     """A cached completion, scrubbed again (an entry written before a server's echo was scrubbed keeps no key)."""
     return _scrubbed(Reply(record["raw"], True, record.get("logprobs"), finish_reason=record.get("finish_reason"),
                            served_model=record.get("served_model"),
-                           system_fingerprint=record.get("system_fingerprint")), key)
+                           system_fingerprint=record.get("system_fingerprint"),
+                           reasoning=record.get("reasoning")), key)
 
 
 def _scrubbed(reply: Reply, key: str | None) -> Reply:
@@ -627,8 +635,9 @@ def _scrubbed(reply: Reply, key: str | None) -> Reply:
     logprobs = [entry(e) for e in reply.logprobs] if isinstance(reply.logprobs, list) else None
     finish, served, fingerprint = (scrub(v, key) if isinstance(v, str) else None
                                    for v in (reply.finish_reason, reply.served_model, reply.system_fingerprint))
+    reasoning = scrub(reply.reasoning, key, patterns=False) if isinstance(reply.reasoning, str) else None
     return Reply(scrub(reply.raw, key, patterns=False), reply.answered, logprobs, reply.rejected, finish, served,
-                 fingerprint)
+                 fingerprint, reasoning)
 
 
 _EDGE = re.compile(r"^[\s*_`\"'(\[]+|[\s*_`\"'.,:;!?)\]]+$")

@@ -163,6 +163,7 @@ class Payloads:
     max_frames: int = 32
     cache_bytes: int = 256 * 2**20
     answer_format: str = "free"  # closed items: ANSWER_FORMATS
+    enable_thinking: bool | None = None  # the chat template's thinking switch (None: the template's own default)
 
     def __post_init__(self) -> None:
         if self.dialect not in SENT_DIALECTS:
@@ -248,6 +249,8 @@ class Payloads:
             body["response_format"] = answer_schema(item.options)
         if self.dialect == "vllm" and any(p.kind == "video" and p.with_audio for p in item.media):
             body["mm_processor_kwargs"] = {"use_audio_in_video": True}
+        if self.enable_thinking is not None:  # vLLM, SGLang and transformers serve pass it to the chat template
+            body["chat_template_kwargs"] = {"enable_thinking": self.enable_thinking}
         return body
 
 

@@ -256,6 +256,8 @@ REASONS = {
     "hedged": "no commitment: a hypothetical, a question, or \"hard to tell\"",
     "reversed": "the choice is taken back (\"wait, no\", \"actually\") without a new one",
     "label": "only the supplied label is reported, neither adopted nor replaced",
+    "reasoning-only": "only a reasoning trace (<think>, reasoning_content) names an option, or it was cut off",
+    "language": "written in a language the readers do not gloss",
 }
 # the rest of a clause, up to a turn ("At first it sounds sad, but overall the emotion is angry")
 _SAME_CLAUSE = r"(?:(?!\b(?:but|however|yet|though|although|now|whereas)\b)[^.!?;:\n])*"
@@ -348,6 +350,15 @@ def _commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
     return Reading(option)
 
 
+def _closing_choice(text: str) -> list[tuple[int, int, str]]:
+    """An option after a comma that ends a deliberation ("... Weighing both, B."), unless its sentence turns on a
+    reversal ("I would have said A, but after listening again, B." stays open)."""
+    m = re.search(r"[,:]\s*" + _LETTER_REF + r"(?=[^\w]*$)", text)
+    if m is None or _REVERSAL.search(text[_sentence_of(text, m.start(1))[0]: m.start(1)]):
+        return []
+    return [(m.start(1), m.end(1), m.group(1))]
+
+
 def _closing(text: str, start: int, end: int) -> bool:
     """The choice closes the reply on a short sentence of its own ("... weighing both. B."): a final answer."""
     left, _ = _sentence_of(text, start)
@@ -409,10 +420,11 @@ def _read_letter(text: str, question: str | None) -> Reading:
                 re.compile(_LETTER_REF + _AB_GOOD),
                 re.compile(rf"^\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:[.)!;]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
     # "A: ..." leads only when it is not the first of per-clip headers ("A: noisy. B: clean.")
-    headers = set(re.findall(rf"(?:^|\n|[.;]\s+)\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?\s*:", text))
+    headers = set(re.findall(rf"(?:^|\n|[.;,]\s+)\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?\s*:", text))
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
-    reading = _commitment(text, _choices(text, patterns, _LETTER_REF, coord, _question_choices(text, question)))
+    extra = _question_choices(text, question) + _closing_choice(text)
+    reading = _commitment(text, _choices(text, patterns, _LETTER_REF, coord, extra))
     if reading is not None:
         return reading
     named = {m.group(1) for m in re.finditer(_LETTER_REF, text) if not _excluded(text, m.start(1), m.end(1), coord)}

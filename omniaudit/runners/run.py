@@ -65,7 +65,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, cast
 
-from omniaudit.answer_language import unreadable
+from omniaudit.answer_language import language, unreadable
 from omniaudit.errors import InputError
 from omniaudit.io import atomic_file, check_out_file, looks_like, output_lock
 from omniaudit.predictions import ROW_HASHES, run_provenance
@@ -75,6 +75,7 @@ from omniaudit.runners.identity import runner_identity
 from omniaudit.runners.items import JudgeItem, Sampling, doc_hash, load_items
 from omniaudit.runners.payload import constrained_option
 from omniaudit.runners.reading import agreeing_probs, read_answer
+from omniaudit.runners.reasoning import split_reasoning
 from omniaudit.runners.shards import shard_positions
 from omniaudit.runners.transport import redact
 
@@ -141,10 +142,11 @@ def check_runner_options(options: dict) -> None:
 
 # per runner kind: the settings that change what a model is shown or how its answer is read (in the provenance, so a
 # merge or a reuse never joins answers made under other settings); batch size, retries, caches and keys do not
-INPUT_SETTINGS = {"hf": ("mode", "fps", "max_frames"),
-                  "openai": ("dialect", "fps", "max_frames", "top_logprobs", "answer_format")}
+INPUT_SETTINGS = {"hf": ("mode", "fps", "max_frames", "enable_thinking"),
+                  "openai": ("dialect", "fps", "max_frames", "top_logprobs", "answer_format", "enable_thinking")}
 # recorded only when not their default, so the provenance of runs made before they existed stays the same
-RECORDED_WHEN_SET = {"answer_format": "free"}
+RECORDED_WHEN_SET = {"answer_format": "free", "enable_thinking": None}
+THINKING_TOKENS = 4096  # the least max_tokens under enable_thinking
 
 
 def input_settings(spec: str, judge_options: dict) -> dict:
@@ -170,7 +172,8 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                max_tokens: int = 32, dialect: str = "vllm", timeout_s: float = 120.0, max_reply_bytes: int = 8 << 20,
                top_logprobs: int = 10, fps: float = 2.0, max_frames: int = 32, refresh_cache: bool = False,
                answer_format: str = "free", device_map: str | None = None, dtype: str = "auto",
-               load_in: str | None = None, attn_implementation: str | None = None):
+               load_in: str | None = None, attn_implementation: str | None = None,
+               enable_thinking: bool | None = None):
     """A runner for ``spec``. ``sampling`` (default: greedy, with ``seed``) is what it samples with.
 
     ``openai:MODEL@URL`` only: ``api_key_env`` names the environment variable whose key is sent (default: none to a
@@ -189,6 +192,11 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     model on one device), ``dtype`` (``auto``: the checkpoint's own; ``bfloat16`` / ``float16`` / ``float32``),
     ``load_in`` (``4bit`` / ``8bit``: bitsandbytes, CUDA only) and ``attn_implementation`` (``eager`` / ``sdpa`` /
     ``flash_attention_2``) are given to ``from_pretrained`` (:mod:`~omniaudit.runners.hf_loading`).
+
+    ``enable_thinking`` (``hf:`` and ``openai:``): the chat template's thinking switch (Qwen3, DeepSeek-R1 style), sent
+    only when given; switched on, ``max_tokens`` is raised to at least :data:`THINKING_TOKENS` (a trace cut by the
+    token limit leaves no answer). The trace is set apart from the answer and never read as it
+    (:mod:`~omniaudit.runners.reasoning`).
     """
     from omniaudit.runners.transport import redact
 
@@ -200,6 +208,10 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                           "fps": fps, "max_frames": max_frames, "answer_format": answer_format,
                           "device_map": device_map, "dtype": dtype, "load_in": load_in,
                           "attn_implementation": attn_implementation})
+    if enable_thinking and max_tokens < THINKING_TOKENS:
+        warnings.warn(f"--enable-thinking: max_tokens raised from {max_tokens} to {THINKING_TOKENS} (a reasoning trace "
+                      "cut off by the token limit leaves no answer)", stacklevel=2)
+        max_tokens = THINKING_TOKENS
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL, scripted:NAME or reward:FOLDER",
@@ -220,7 +232,8 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                            max_tokens=max_tokens, api_key_env=api_key_env, dialect=dialect, sampling=sampling,
                            top_logprobs=top_logprobs, fps=fps, max_frames=max_frames,
                            allow_insecure_key=allow_insecure_key, max_reply_bytes=max_reply_bytes,
-                           refresh_cache=refresh_cache, answer_format=answer_format)
+                           refresh_cache=refresh_cache, answer_format=answer_format,
+                           enable_thinking=enable_thinking)
     if kind == "reward":
         from omniaudit.runners.reward import RewardJudge
 
@@ -228,7 +241,7 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     if kind == "hf":
         judge = loaded_model(rest, batch_size=batch_size, mode=mode, max_new_tokens=max_tokens, fps=fps,
                              max_frames=max_frames, device_map=device_map, dtype=dtype, load_in=load_in,
-                             attn_implementation=attn_implementation)
+                             attn_implementation=attn_implementation, enable_thinking=enable_thinking)
         judge.set_sampling(sampling)
         return judge
     from omniaudit.runners.plugins import make_plugin_runner, plugin_kinds
@@ -366,14 +379,15 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
     """One predictions row (see the module docstring); ``served``: its :func:`served_fields`; ``path``: the answer's
     ``answer_path`` where the runner says (default ``free``); ``hashes``: its ``doc_hash`` and ``prompt_hash``
     (:func:`row_hashes`), placed before ``finish_reason`` and ``provenance``."""
+    trace = getattr(raw, "reasoning", None)  # a server's reasoning_content, apart from the text
     raw = str(raw)
     label, dropped, unread = None, None, None
     path = path or "free"
     if item.closed:
         if path == "constrained":  # the server kept the reply to the options: its option, not a reading of it
             label = constrained_option(raw, item.options)
-        if label is None:
-            label, unread = read_answer(raw, item.options, item.prompt)  # its question sentence, never the rest
+        if label is None:  # its question sentence, never the rest of the prompt; never the reasoning trace
+            label, unread = read_answer(raw, item.options, item.prompt, trace)
         if label is None and probs and not raw.strip():  # a runner that scored the options without writing text
             label, unread, path = max(item.options, key=lambda o: cast(dict, probs).get(o, 0.0)), None, "option_scores"
         # the text wins over probabilities it contradicts (a sampled text is a draw from them)
@@ -386,6 +400,9 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
            "answer_path": path if item.closed else "free", **record}
     if unread:
         row["unread"] = unread  # why no option was read (reading.REASONS)
+    reasoning = reasoning_length(raw, trace)
+    if reasoning is not None:
+        row["reasoning_chars"] = reasoning  # how much the model deliberated (the trace itself is never read)
     if dropped:
         row["probs_dropped"] = dropped
     row.update(served or {})
@@ -394,6 +411,14 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
         row["finish_reason"] = finish_reason
         row["provenance"] = provenance
     return row
+
+
+def reasoning_length(raw: str, trace: str | None) -> int | None:
+    """Characters of reasoning in a reply (its ``<think>`` blocks) and a server's separate trace; None when none."""
+    inline = split_reasoning(raw).reasoning
+    if inline is None and not trace:
+        return None
+    return len(inline or "") + len(trace or "")
 
 
 def usable(row: dict) -> bool:
@@ -798,6 +823,9 @@ def _run_summary(rows: list[dict], judge, answer_format: str) -> dict:
             "with_probs": sum(r["option_probs"] is not None for r in closed),
             "probs_dropped": sum("probs_dropped" in r for r in closed),
             "unread": dict(sorted(Counter(r["unread"] for r in closed if r.get("unread")).items())),
+            "languages": dict(Counter(language(r["raw"]) for r in closed if r.get("unread") == "language")
+                              .most_common()),
+            "reasoning": sum("reasoning_chars" in r for r in rows),
             "answer_format": answer_format,
             "answer_paths": dict(sorted(Counter(r.get("answer_path", "free") for r in closed).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),

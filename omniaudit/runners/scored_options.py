@@ -38,6 +38,12 @@ _WORSE = (r"(?:<+|≺|(?i:is\s+(?:(?:much|slightly|clearly|far|a\s+bit|somewhat|
 _RANK = r"(?i:\b(?:i(?:'d|\s+would)?\s+)?(?:rank|put|place|rate)\s+)"
 
 
+# a score of something bad ("Noise level: A 8/10, B 2/10"): higher is worse, so the highest is not the choice
+_LOWER_BETTER = re.compile(r"(?i:\b(?:noise|noisy|noisiness|hiss|hum|errors?|wer|cer|distortions?|artifacts?|"
+                           r"artefacts?|clipping|latency|delay|lag|penalty|severity|defects?|problems?|issues?|"
+                           r"mistakes?|loss|rank(?:ing)?|position|place)\b)")
+
+
 def _option(name: str, options: list[str]) -> str | None:
     """The option ``name`` names: an option itself (any case), or for a slot pair a bare 1 or 2."""
     by_lower = {o.lower(): o for o in options}
@@ -58,7 +64,8 @@ def _value(m: re.Match) -> float:
 
 def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, float], list[tuple[int, int]]] | None:
     """Per option its one score (numbers first, else marks) and the spans read; None when not every option (two or
-    more of a label set) is scored in one kind, or an option is scored twice differently."""
+    more of a label set) is scored in one kind; no score (``{}``) when an option is scored twice differently or the
+    line names a fault or a rank ("Noise: A 8, B 2", "Rank: A 1, B 2"), where the highest number is the worst."""
     for kind in (_SCORE, _MARK):
         found: dict[str, set[float]] = {}
         spans = []
@@ -66,6 +73,10 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, float], 
             option = _option(m.group(1), options)
             if option is None or re.search(r"(?i:\b(?:not|n't|never|no)\s*$)", text[: m.start()]):
                 continue
+            line = text.rfind("\n", 0, m.start()) + 1
+            heading = text[line: min([s for s, _ in spans if s >= line] + [m.start()])]
+            if kind == _SCORE and _LOWER_BETTER.search(heading):
+                return {}, [m.span()]  # scores of a fault (or ranks): the highest is not the best
             found.setdefault(option, set()).add(_value(m))
             spans.append(m.span())
         enough = len(found) == len(options) if len(options) == 2 else len(found) >= 2

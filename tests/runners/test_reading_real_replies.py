@@ -1,0 +1,158 @@
+"""What real models write, read as they mean it or left unread with a reason: per-option scores and comparisons,
+reasoning traces, every script, and the hedges that must stay unread."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from omniaudit.answer_language import language, unreadable
+from omniaudit.runners.reading import REASONS, Reading, read_answer
+from omniaudit.runners.reasoning import split_reasoning
+
+AB, N12 = ["A", "B"], ["1", "2"]
+EMOTIONS = ["neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "surprised"]
+LANGUAGES = ["English", "French", "German", "Japanese", "Spanish", "Italian", "Portuguese", "Russian",
+             "Mandarin Chinese", "Korean"]
+DEV_SET = Path(__file__).parents[2] / "benchmarks" / "data" / "replies-dev-3.jsonl"
+
+
+@pytest.mark.parametrize(("raw", "options", "want"), [
+    ("A: 6/10, B: 9/10", AB, "B"),
+    ("A: 9/10, B: 6/10", AB, "A"),
+    ("A: incorrect, B: correct", AB, "B"),
+    ("A ✗ B ✓", AB, "B"),
+    ("Audio 1 - 3/5, Audio 2 - 4/5", N12, "2"),
+    ("Response 1: 4/5\nResponse 2: 2/5", AB, "A"),
+    ("1: 2/5\n2: 5/5", N12, "2"),
+    ("B is wrong, A is right.", AB, "A"),
+    ('{"score_A": 6, "score_B": 9}', AB, "B"),
+    ('{"scores": {"1": 8, "2": 3}}', N12, "1"),
+    ("happy: 0.2, sad: 0.7, angry: 0.1", EMOTIONS, "sad"),
+    ("| | A | B |\n|---|---|---|\n| Noise | low | high |\n| Score | 8 | 3 |", AB, "A"),
+    ("Scores: A 6/10, B 9/10. So B is better.", AB, "B"),
+    ("Response 2 > Response 1", AB, "B"),
+    ("Response 1 is worse than Response 2.", AB, "B"),
+    ("A < B", AB, "B"),
+    ("I'd rank B above A.", AB, "B"),
+])
+def test_scores_and_comparisons_read_as_the_higher_option_not_the_first_named(raw, options, want):
+    assert read_answer(raw, options) == Reading(want)
+
+
+@pytest.mark.parametrize(("raw", "options", "reason"), [
+    ("A: 4, B: 4", AB, "tie"),
+    ("happy 0.45 / surprised 0.45 / neutral 0.10", EMOTIONS, "tie"),
+    ("A: 9/10, B: 6/10. Final answer: B", AB, "conflict"),  # a verdict that contradicts the scores
+    ("A: 6/10 ... after relistening, A: 8/10, B: 7/10", AB, "conflict"),  # one option scored twice
+    ("A > B?", AB, "conflict"),
+    ('{"answer": "A", "answer": "B"}', AB, "conflict"),  # a repeated key is not its last value
+])
+def test_scores_that_decide_nothing_are_left_unread(raw, options, reason):
+    assert read_answer(raw, options) == Reading(None, reason)
+
+
+def test_a_quantity_is_not_a_score():
+    assert read_answer("A: 2 seconds of hiss, B: 3 seconds of hiss. B.", AB) == Reading("B")
+    assert read_answer("A: 3 hisses, B: 1 hiss", AB).option is None
+
+
+@pytest.mark.parametrize(("raw", "want"), [
+    ("<think>The answer is A.</think>\nNeither description is faithful.", Reading(None, "tie")),
+    ("<think>I'd go with A.</think>\nB matches the trembling voice. Answer: B", Reading("B")),
+    ("<think>A is cleaner... no wait, B.</think>\n\nB", Reading("B")),
+    ("<think>A is cleaner, so A.</think>", Reading(None, "reasoning-only")),
+    ("<think>A is cleaner, so A.</think>\nThe clips differ in noise.", Reading(None, "reasoning-only")),
+    ("<think>Let me compare the two clips. A has", Reading(None, "reasoning-only")),  # cut off by the token limit
+    ("Comparing the clips, A has less hiss.\n</think>\n\nAnswer: A", Reading("A")),  # the template opened it
+    ("<reasoning>B, clearly.</reasoning>Final answer: A", Reading("A")),
+])
+def test_a_reasoning_trace_is_never_read_as_the_answer(raw, want):
+    assert read_answer(raw, AB) == want
+
+
+def test_a_servers_separate_trace_only_says_reasoning_only():
+    assert read_answer("", AB, reasoning="A is better.") == Reading(None, "reasoning-only")
+    assert read_answer("B", AB, reasoning="I'd pick A.") == Reading("B")
+    assert split_reasoning("<think>x</think> B") == ("B", "x", False)
+
+
+@pytest.mark.parametrize("text", ["Ответ: второй вариант.", "두 번째 오디오가 더 자연스럽습니다.", "Η απάντηση είναι το δεύτερο.",
+                                  "الإجابة هي الثانية", "התשובה היא השנייה", "คำตอบคือตัวที่สอง", "दूसरा बेहतर है"])
+def test_no_script_is_noise(text):
+    assert not unreadable(text)
+
+
+def test_token_noise_across_scripts_is_still_noise():
+    assert unreadable("ardeн的ক্ষ fooбар Ωxyz的 ক্ষq")
+
+
+@pytest.mark.parametrize(("raw", "options", "want"), [
+    ("Я выбираю B.", AB, "B"),
+    ("Второе аудио звучит естественнее.", N12, "2"),
+    ("Эмоция — грусть.", EMOTIONS, "sad"),
+    ("Bを選びます。", AB, "B"),
+    ("感情は怒りです。", EMOTIONS, "angry"),
+    ("B를 선택합니다.", AB, "B"),
+    ("이 언어는 스페인어입니다.", LANGUAGES, "Spanish"),
+    ("Escolho a B.", AB, "B"),
+    ("O idioma falado é o russo.", LANGUAGES, "Russian"),
+    ("Scelgo la B.", AB, "B"),
+    ("Il secondo audio è più naturale.", N12, "2"),
+])
+def test_answers_in_the_glossed_languages_are_read(raw, options, want):
+    assert read_answer(raw, options, "Which clip sounds more natural? Answer with A or B only.") == Reading(want)
+
+
+@pytest.mark.parametrize(("raw", "options", "reason"), [
+    ("Не A.", AB, "negated"),
+    ("Aではありません。", AB, "negated"),
+    ("Talvez seja a B, não tenho certeza.", AB, "hedged"),
+    ("Forse A, ma è difficile dirlo.", AB, "hedged"),
+    ("Το δεύτερο ηχητικό ακούγεται πιο φυσικό.", N12, "language"),
+    ("المقطع الصوتي الثاني أكثر طبيعية.", N12, "language"),
+    ("Wybieram drugie nagranie, brzmi bardziej naturalnie.", N12, "language"),
+])
+def test_doubt_and_unglossed_languages_are_left_unread_with_a_reason(raw, options, reason):
+    assert read_answer(raw, options) == Reading(None, reason)
+    assert reason in REASONS
+
+
+def test_the_languages_are_told_apart_by_script_and_words():
+    got = [language(t) for t in ("Я выбираю B", "Bを選びます", "B를 선택합니다", "我选B", "Escolho a B, não a A",
+                                 "Scelgo la B, è più naturale", "Ich wähle B", "Je choisis la B")]
+    assert got == ["ru", "ja", "ko", "zh", "pt", "it", "de", "fr"]
+
+
+@pytest.mark.parametrize(("raw", "options", "want"), [
+    ("Could be sad.", EMOTIONS, Reading(None, "hedged")),
+    ("It could be happy or surprised.", EMOTIONS, Reading(None, "conflict")),
+    ("could be", ["A", "B", "C", "D"], Reading(None, "hedged")),  # "be" is not the stem of the label "B"
+    ("It's not the case that there is no barking.", ["yes", "no"], Reading(None, "none")),
+    ("No, there is no barking.", ["yes", "no"], Reading("no")),
+    ("Choice: (b)", AB, Reading("B")),
+    ("answer: b", AB, Reading("B")),
+    ("A. Actually no, B.", AB, Reading("B")),
+    ("{'answer': 'B'}", AB, Reading("B")),
+    ('{"answer": "A",}', AB, Reading("A")),
+    ("Clip A has some hiss in the background, and clip B has a faint hum. Both are fairly clean; A's hiss is more "
+     "noticeable over the speech, whereas the hum in B sits lower. Weighing both, B.", AB, Reading("B")),
+])
+def test_plain_phrasings_hedges_and_stems(raw, options, want):
+    assert read_answer(raw, options) == want
+
+
+def test_the_dev_reply_set_is_read_without_a_misreading():
+    """The blind dev set (benchmarks/data/replies-dev-3.jsonl): 0 misreadings, >= 95% of stated answers read, every
+    reply in a language no reader glosses left unread for its language. (The held-out set is the benchmark's.)"""
+    import sys
+
+    sys.path.insert(0, str(DEV_SET.parents[1]))
+    from extractor_accuracy import QUESTIONS
+
+    rows = [json.loads(line) for line in DEV_SET.read_text(encoding="utf-8").splitlines()]
+    got = [read_answer(r["reply"], r["options"], QUESTIONS[r["question"]]) for r in rows]
+    wrong = [(r["reply"], g) for r, g in zip(rows, got, strict=True) if g.option not in (None, r["expected"])]
+    stated = [g.option == r["expected"] for r, g in zip(rows, got, strict=True) if r["expected"] is not None]
+    assert wrong == [] and sum(stated) >= 0.95 * len(stated)
+    assert all(g.reason == "language" for r, g in zip(rows, got, strict=True) if r.get("reason") == "language")
