@@ -18,13 +18,16 @@ Two labelled sets:
 
 - ``benchmarks/data/replies-*.jsonl`` (issue 39): replies to closed items as real models write them (per-option
   scores and comparisons, ``<think>`` traces, answers in ten languages and in languages no reader glosses, plain
-  phrasings, hedges), written blind by two writers who had not read the readers: ``dev-3`` (tuned on) and
-  ``held-out-3`` (never tuned on). Printed per category and per language, the held-out set apart.
+  phrasings, hedges), each written blind by a writer who had read neither the readers nor the other sets:
+  ``dev-3``, ``dev-3b`` (scores, comparisons and doubt, written to be hard) and ``dev-3c`` were tuned on
+  (``dev-3c`` was the first held-out set: measured once untuned, 4 replies read as another option, 2 non-answers
+  read, 87.9% of stated answers read; then its misses were fixed); ``held-out-4`` was written after the readers
+  were frozen and is never tuned on. Printed per category and per language, the held-out set apart.
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
-    python benchmarks/extractor_accuracy.py [--by-source] [--batch dev|held-out|outside|outside-2|dev-3|held-out-3|all]
-        [--misses]
+    python benchmarks/extractor_accuracy.py [--by-source] [--misses]
+        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|held-out-4|all]
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ from omniaudit.evaluation.interventions.extract_labelled import LABELLED, extrac
 DIMENSIONS = ("sync", "existence", "consistency")
 READERS = ("sync", "existence", "consistency", "options", "verdict", "em")
 LANGUAGES = ("en", "es", "zh", "de", "fr", "pt", "it", "ru", "ja", "ko")
-REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "held-out-3": "replies-held-out-3.jsonl"}
+REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "dev-3b": "replies-dev-3b.jsonl", "dev-3c": "replies-dev-3c.jsonl",
+              "held-out-4": "replies-held-out-4.jsonl"}
 CATEGORIES = ("score", "think", "language", "plain", "doubt")
 BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
 

@@ -112,10 +112,13 @@ def unreadable(text: str | None) -> bool:
     lettered = [w for w in re.findall(r"[^\W\d_]{2,}", prepare(text))]
     if len(lettered) >= 3 and sum(map(_mixed, lettered)) >= len(lettered) / 2:
         return True
-    latin = [w for w in lettered if all(_LATIN.match(c) for c in w) and not w.isupper()]
+    latin = [w for w in lettered if all(_LATIN.match(c) for c in w) and not w.isupper()
+             and not any(c.isupper() for c in w[1:]) and w.lower() not in _UNITS]  # "SNR", "dB", "kHz", "ms"
     return len(latin) >= 3 and sum(bool(_VOWEL.search(w)) for w in latin) < len(latin) / 2
 
 
+_UNITS = {"db", "dbfs", "hz", "khz", "ms", "fps", "px", "kb", "mb", "gb", "kbps", "mbps", "bpm", "st", "nd", "rd",
+          "th", "vs"}
 # letters that only one Latin-script language of those the readers know uses; words of languages they do not
 _PT_ONLY = re.compile(r"[ãõ]", re.I)
 _OTHER_LATIN = {"tr": re.compile(r"[ğşıİ]"), "pl": re.compile(r"[ąęłńśźż]", re.I), "cs": re.compile(r"[řěů]", re.I),

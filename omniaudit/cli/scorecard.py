@@ -180,7 +180,8 @@ def register(groups: common.Groups) -> None:
     common.add_sampling(p, "sampling (every model; default greedy)", runs=False)
     g = p.add_argument_group("runners: local models (hf) and servers (openai)")
     common.add_runner_options(g, "max_tokens", "batch_size", "mode", "fps", "max_frames", "dialect", "answer_format",
-                              "enable_thinking", "concurrency", "max_retries", "timeout", "max_reply_mb", "top_logprobs", "cache", "no_cache",
+                              "enable_thinking", "concurrency", "max_retries", "timeout", "max_reply_mb",
+                              "top_logprobs", "cache", "no_cache",
                               "api_key_env", "allow_insecure_key")
     common.add_tracking(p)
     common.add_out(p, "output folder: datasets/, models/, scorecard.{json,md,html}; a rerun reuses what is "

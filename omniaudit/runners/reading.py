@@ -48,7 +48,7 @@ from omniaudit.answer_language import language, prepare, unreadable
 from omniaudit.runners.choice_glosses import ALIASES as _ALIASES
 from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, particles_dropped
 from omniaudit.runners.reasoning import split_reasoning
-from omniaudit.runners.scored_options import json_scores, judged, loads_lenient
+from omniaudit.runners.scored_options import json_scores, judged, loads_lenient, per_option
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _SLOT = r"(?:clip|option|candidate|slot|sample|recording|audio|response|description)"
@@ -65,7 +65,9 @@ _FORCED = (r"if\s+(?:i'?m\s+|i\s+am\s+|i\s+was\s+)?forced(?:\s+to\s+(?:choose|pi
            r"if\s+i\s+(?:had|have|must|need)\s+to\s+(?:choose|pick|say|answer|decide)|forced\s+to\s+choose|"
            r"leaning\s+(?:towards?|to)|i'?d\s+lean\s+(?:towards?|to)")
 _AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|winner|win\s+for|"
-           rf"(?:better|preferred)\s+(?:one|clip|option|candidate|sample|recording)|{_FORCED})\b(?:\s+(?:is|would\s+be|"
+           rf"(?:better|preferred)\s+(?:one|clip|option|candidate|sample|recording)|(?:preferred|best|better|final)"
+           r"(?=\s*[:=])|"
+           rf"{_FORCED})\b(?:\s+(?:is|would\s+be|"
            r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013,]?\s*)")
 _AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
             r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend)\s+)")
@@ -112,7 +114,8 @@ def _ordinals(text: str, digits: bool) -> str:
                      for line in text.split("\n"))
     if digits:
         text = _BARE_DIGIT.sub(lambda m: _ORDINAL[m.group(1)], text)
-    return re.sub(r"(?i:\bthe\s+)(?=(?:clip\s+)?\(?[AB]\b)", "", text)  # "the B" (Spanish "la B") is B
+    # "the B" (Spanish "la B") is B, "the option B" (Portuguese "a opção B") is option B
+    return re.sub(rf"(?i:\bthe\s+)(?=(?:(?i:{_SLOT}|clip)\s+)?\(?[AB]\b)", "", text)
 
 
 # a statement about one slot whose predicate is the question's own ("clip A has less background noise")
@@ -290,11 +293,14 @@ _UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determin
                      r"not\s+sure|unsure|unclear|uncertain|i\s+don'?t\s+know|no\s+idea)\b)")
 _TIE = re.compile(r"(?i:\b(?:tie|tied|a\s+draw|equal(?:ly)?|(?:about|roughly|exactly)\s+the\s+same|no\s+difference|"
                   r"(?:both|neither)\b|can'?t\s+(?:choose|decide|pick)\s+between|indistinguishable)\b)")
+_UNCOMMITTED = re.compile(r"(?i:\b(?:likely|almost|possibly|probably|might|could|maybe|perhaps)\b)")
+_MAYBE_AFTER = re.compile(r"\w+\W*(?i:maybe|perhaps|possibly|probably\s+not|not\s+sure|i\s+guess)\b")
 _MAYBE = re.compile(r"(?i:\b(?:maybe|perhaps|possibly|(?:could|might|may)\s+(?:well\s+)?be)\b)")
 _COURTESY = re.compile(r"(?i:\b(?:happy|glad|pleased|delighted)\s+to\s+(?:help|assist|answer|be\s+of|oblige)\b"
                        r"|\bglad\s+you\s+asked\b)")
 _NEGATED_MORE = re.compile(r"(?i:\b(?:anything\s+but|far\s+from|rather\s+than|instead\s+of|other\s+than|hardly|"
-                           r"barely)\s+(?:\w+\s+)?)$")
+                           r"barely)\s+(?:\w+\s+)?|\b(?:rejected|dispreferred|loser|worse|worst|not\s+preferred|"
+                           r"eliminated)\s*[:=\-]\s*(?:\w+\s*)?)$")
 # a supplied label the reply reports ("the reference label is happy", "German, according to the label")
 _SUPPLIED = (r"(?:reference|supplied|given|provided|suggested|proposed|original|attached|existing|annotated|stated|"
              r"ground[-\s]truth|expected|claimed)")
@@ -324,7 +330,7 @@ def _void(text: str, start: int) -> str | None:
     """Why a choice at ``start`` is no commitment (``hedged``, ``negated``), or None."""
     left, end = _sentence_of(text, start)
     before = text[left:start]
-    if text[left:end].rstrip().endswith("?") or _HYPOTHETICAL.search(before):
+    if text[left:end].rstrip().endswith("?") or _HYPOTHETICAL.search(before) or _MAYBE_AFTER.match(text, start, end):
         return "hedged"
     return "negated" if _NEGATED_CLAIM.search(before) else None
 
@@ -353,7 +359,7 @@ def _commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
 def _closing_choice(text: str) -> list[tuple[int, int, str]]:
     """An option after a comma that ends a deliberation ("... Weighing both, B."), unless its sentence turns on a
     reversal ("I would have said A, but after listening again, B." stays open)."""
-    m = re.search(r"[,:]\s*" + _LETTER_REF + r"(?=[^\w]*$)", text)
+    m = re.search(r"\w\s*,\s*" + _LETTER_REF + r"(?=[^\w]*$)", text)
     if m is None or _REVERSAL.search(text[_sentence_of(text, m.start(1))[0]: m.start(1)]):
         return []
     return [(m.start(1), m.end(1), m.group(1))]
@@ -378,7 +384,7 @@ def _no_choice(text: str, named: set[str], negated: bool) -> Reading:
 
 def _sentence_choices(text: str, ref: str) -> list[tuple[int, int, str]]:
     """Sentences (or lines) that are only the option, possibly hedged: "B.", "I think clip B.", "Answer: sad"."""
-    bare = re.compile(rf"\W*(?i:{_HEDGE}\W+)*{ref}[^\w]*")
+    bare = re.compile(rf"\W*(?i:{_HEDGE}\W+)*{ref}[\s.,:;!?)\]\"'*_~-]*")  # punctuation only: "B: ★★☆" is a score
     found = []
     for sentence in _SENTENCE.finditer(text):
         m = bare.fullmatch(sentence.group())
@@ -417,10 +423,11 @@ def _read_letter(text: str, question: str | None) -> Reading:
                 re.compile(_INSTEAD + _LETTER_REF + _END),
                 re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(_CONCLUDE + _LETTER_REF + _END), re.compile(_ITS + _LETTER_REF + _END),
-                re.compile(_LETTER_REF + _AB_GOOD),
-                re.compile(rf"^\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:[.)!;]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
-    # "A: ..." leads only when it is not the first of per-clip headers ("A: noisy. B: clean.")
-    headers = set(re.findall(rf"(?:^|\n|[.;,]\s+)\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?\s*:", text))
+                re.compile(_LETTER_REF + _AB_GOOD)]
+    # "A: ..." and "A - ..." lead only when not the first of per-clip headers ("A: noisy. B: clean.", "A - poor\nB -")
+    headers = set(re.findall(rf"(?:^|\n|[.;,]\s+)\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?\s*(?::|-\s)", text))
+    dash = r"|[-\u2013]\s" if len(headers) < 2 else ""
+    patterns.append(re.compile(rf"^\W*(?:(?i:{_SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:[.)!;]{dash}|,{_NOT_CLAUSE}|$))"))
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
     extra = _question_choices(text, question) + _closing_choice(text)
@@ -455,18 +462,24 @@ def _read_label(text: str, options: list[str]) -> Reading:
     supplied = {m.group(1).lower() for p in (_LABEL_SAYS + ref, ref + _PER_LABEL) for m in re.finditer(p, text)}
     text = re.sub(_LABEL_SAYS + ref, " the label ", text)
     text = re.sub(ref + _PER_LABEL, " the label ", text)
+    # "sad: ..." leads only when it is not the first of per-label headers ("Happy: maybe. Surprised: maybe.")
+    headers = {h.lower() for h in re.findall(rf"(?:^|\n|[.;,]\s+)\W*{ref}\s*:", text)}
+    lead = r"[.)!;:]" if len(headers) < 2 else r"[.)!;]"
     patterns = [re.compile(_LABEL_CUE + ref), re.compile(_LABEL_VERB + ref), re.compile(_CONCLUDE + ref + _END),
-                re.compile(_INSTEAD + ref + _END),
-                re.compile(_ITS + ref + _END),
-                re.compile(rf"^\W*{ref}(?=\s*(?:[.)!;:]|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
+                re.compile(_INSTEAD + ref + _END), re.compile(_ITS + ref + _END),
+                re.compile(rf"^\W*{ref}(?=\s*(?:{lead}|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
     reading = _commitment(text, _choices(text, patterns, ref, coord))
     if reading is not None:
         return Reading(by_lower[reading.option.lower()]) if reading.option else reading
     mentions = list(re.finditer(ref, text))
     if any(_excluded(text, m.start(1), m.end(1), coord) and not _negated(text[:m.start(1)]) for m in mentions):
         return Reading(None, "conflict")  # "happy/sad", "angry or sad": more than one option offered
-    mentions = [m for m in mentions if _void(text, m.start(1)) != "hedged" or _UNSURE.search(text)]
+    doubted = [m for m in mentions if _void(text, m.start(1)) == "hedged"]
+    mentions = [m for m in mentions if m not in doubted or _UNSURE.search(text)]
     named = {m.group(1).lower() for m in mentions if not _negated(text[:m.start(1)])}
+    if doubted and any(_UNCOMMITTED.search(text[slice(*_sentence_of(text, m.start(1)))]) for m in mentions
+                       if m.group(1).lower() in named - {d.group(1).lower() for d in doubted}):
+        return Reading(None, "hedged")  # "Possibly Italian, but Spanish is almost as likely"
     others = _other_labels(options)
     if others is not None and others.search(text):
         named.add("another label")  # "Chinese (Cantonese)": a label that is not an option is named too
@@ -487,6 +500,13 @@ def _json_values(text: str, options: list[str]) -> tuple[list[str], Reading | No
     brace = text.find("{"), text.rfind("}")
     if not -1 < brace[0] < brace[1]:
         return [], None
+    square = text.find("["), text.rfind("]")
+    if -1 < square[0] < brace[0] and brace[1] < square[1]:  # a list of per-option objects
+        listed, repeated = loads_lenient(text[square[0]: square[1] + 1])
+        obj = per_option(listed) if isinstance(listed, list) and not repeated else None
+        if obj is not None:
+            scored = json_scores(obj, options)
+            return [], None if scored is None else Reading(*scored)
     obj, repeated = loads_lenient(text[brace[0]: brace[1] + 1])
     if not isinstance(obj, dict):
         return [], None
@@ -508,7 +528,8 @@ def _structured(text: str, options: list[str]) -> Reading | None:
     values, scored = _json_values(text, options)
     if scored is not None and scored.reason == "conflict":
         return scored
-    values += [m.group(1) or m.group(2) or m.group(4) for m in _BRACKETED.finditer(text)]
+    values += [m.group(1) or m.group(2) or m.group(4) for m in _BRACKETED.finditer(text)
+               if not re.match(r"\s*[:=]\s*\d", text[m.end():])]  # "[[A]]: 7" is a score, not an answer
     if not values:
         return scored
     readings = [] if scored is None else [scored]
@@ -540,8 +561,8 @@ def _combined(judgement: tuple[str | None, str | None, str], rules: Reading) -> 
     option, reason, _ = judgement
     if option is None and reason is None:
         return rules
-    if rules.option is not None:
-        return rules if rules.option == option else Reading(None, "conflict")
+    if rules.option is not None:  # a verdict breaks a tie of the scores; it may not contradict their winner
+        return rules if rules.option == option or reason in ("tie", "hedged") else Reading(None, "conflict")
     if rules.reason in ("none", "empty", "tie"):
         return Reading(option, reason)
     return rules
@@ -553,8 +574,13 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
         return Reading(None, "language")
     if sorted(options) in (["A", "B"], ["1", "2"]):
         digits = sorted(options) == ["1", "2"]
+        text = re.sub(r"\[\[\s*([AB12])\s*\]\](?=\s*[:=])", r"\1", text)  # rubric scores: "[[A]]: 7 [[B]]: 3"
+        # a Cyrillic or Greek capital that looks like the slot letter, standing alone ("Ответ: А")
+        text = re.sub(r"(?<!\w)([\u0410\u0391]|[\u0412\u0392])(?=\s*(?:[.!,;)]|$))",
+                      lambda m: "A" if m.group(1) in "\u0410\u0391" else "B", text)
         if not digits:  # "Choice: (b)", "answer: b"
-            text = re.sub(r"\(([ab])\)|(?i:\b(?:answer|choice|verdict|pick)\s*[:=]\s*)([ab])(?=[^\w\n]*(?:\n|$))",
+            text = re.sub(r"\(([ab])\)|(?i:\b(?:answer|choice|verdict|pick|final)\s*[:=\-]\s*)([ab])"
+                          r"(?=[^\w\n]*(?:\n|$))",
                           lambda m: m.group(0)[:-1].replace("(a", "(A").replace("(b", "(B") + m.group(0)[-1].upper()
                           if m.group(2) else f"({m.group(1).upper()})", text)
         text = _ordinals(text, digits)
@@ -570,7 +596,7 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
 
 
 # a slot as scores name it: "A", "clip B", and a bare 1 or 2 that heads its score ("1: 4/5", "2) 3/5")
-_SCORED_SLOT = rf"(?:(?i:{_SLOT})\s*)?\(?(\b[AB]\b|(?<![\w.,/])[12](?=\s*[:=)|]))\)?"
+_SCORED_SLOT = rf"(?:(?i:{_SLOT})\s*)?\(?(\b[AB]\b|(?<![\w.,/])[12](?=\s*(?:[:=)|]|→|->)))\)?"
 
 
 def read_answer(raw: object, options: list[str], question: str | None = None,

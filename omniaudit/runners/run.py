@@ -209,8 +209,8 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                           "device_map": device_map, "dtype": dtype, "load_in": load_in,
                           "attn_implementation": attn_implementation})
     if enable_thinking and max_tokens < THINKING_TOKENS:
-        warnings.warn(f"--enable-thinking: max_tokens raised from {max_tokens} to {THINKING_TOKENS} (a reasoning trace "
-                      "cut off by the token limit leaves no answer)", stacklevel=2)
+        warnings.warn(f"--enable-thinking: max_tokens raised from {max_tokens} to {THINKING_TOKENS} (a reasoning "
+                      "trace cut off by the token limit leaves no answer)", stacklevel=2)
         max_tokens = THINKING_TOKENS
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:

@@ -19,22 +19,32 @@ import json
 import re
 
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
-_SCORE = (rf"(?P<num>{_NUMBER})\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
+_SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
+          r"\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
           r"(?:\s*(?:points?|pts|stars?|分|点|점|балл\w*|punt\w*|punkte?|pontos?)(?!\w))?"
-          r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs)\b))")
-_GOOD = r"[✓✔✅☑👍]|(?i:\b(?:correct|right|good|pass(?:es|ed)?|yes|true|accurate|faithful)\b)"
-_BAD = r"[✗✘❌×✕👎]|(?i:\b(?:incorrect|wrong|bad|fail(?:s|ed)?|no|false|inaccurate|unfaithful)\b)"
+          r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|confident|sure|match|fit)\b)?"
+          r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs)\b)|"
+          r"\s+(?:[AB12]\b|(?i:clip|audio|response|option|output)\b))")
+_STARS = r"(?P<stars>[★⭐●]+)\s*(?P<empty>[☆○]*)"  # "★★★★☆", "●●●○○": four, three of five
+_GOOD = (r"[✓✔✅☑👍]|(?i:\b(?:correct|right|good|great|excellent|pass(?:es|ed)?|yes|true|accurate|faithful|"
+         r"acceptable|strong)\b)")
+_BAD = (r"[✗✘❌×✕👎]|(?i:\b(?:incorrect|wrong|bad|poor|weak|terrible|awful|fail(?:s|ed)?|no|false|inaccurate|"
+        r"unfaithful|unacceptable)\b)")
 _SYMBOL = r"[✓✔✅☑👍✗✘❌×✕👎]"
-_MARK = (rf"(?P<mark>{_SYMBOL}|(?:{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n]|$|(?i:and|but|while|whereas)\b)))")
-_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013]|→|->)\s*|\s+(?i:is|was|gets?|got|scores?|scored|"
+# a mark, or a few words then a symbol mark ("Audio 1: natural ✅")
+_MARK = (rf"(?:[^\n✓✔✅☑👍✗✘❌×✕👎]{{0,40}}?\s)?(?P<mark>{_SYMBOL})|"
+         rf"(?P<word>{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n]|$|(?i:and|but|while|whereas)\b))")
+_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013(]|→|->)\s*|"
+        r"\s+(?i:is|was|gets?|got|scores?|scored|"
         r"receives?|received|earns?|rated|sounds|seems|at)\s+(?:(?i:a|an|rated|score\s+of|rating\s+of)\s+)?|\s+)")
 _PREFIX = r"(?i:\b(?:score|rating|grade)s?\s+(?:for|of)\s+)?"
 _BETTER = (r"(?:>+|≻|(?i:is\s+(?:(?:much|slightly|clearly|far|a\s+bit|somewhat|definitely)\s+)?(?:better|superior|"
-           r"preferable|preferred)\s+(?:than|to|over)|beats|outperforms|outranks|wins\s+over|(?:ranks?|ranked)\s+"
-           r"(?:above|over|higher\s+than)))")
+           r"preferable|preferred)\s+(?:than|to|over)|beats|outperforms|outranks|outdoes|outclasses|edges\s+out|tops|"
+           r"wins\s+over|is\s+ahead\s+of|(?:ranks?|ranked)\s+(?:above|over|higher\s+than)))")
 _WORSE = (r"(?:<+|≺|(?i:is\s+(?:(?:much|slightly|clearly|far|a\s+bit|somewhat|definitely)\s+)?(?:worse|inferior|"
-          r"less\s+(?:good|faithful|natural|clean|accurate))\s+(?:than|to)|loses\s+to|(?:ranks?|ranked)\s+"
-          r"(?:below|under|lower\s+than)))")
+          r"less\s+(?:good|faithful|natural|clean|accurate))\s+(?:than|to)|loses\s+to|falls\s+short\s+of|trails|"
+          r"lags\s+behind|is\s+behind|(?:is\s+not|isn't|is\s+nowhere\s+near)\s+as\s+(?:good|clean|natural|clear|"
+          r"faithful|accurate)\s+as|(?:ranks?|ranked)\s+(?:below|under|lower\s+than)))")
 _RANK = r"(?i:\b(?:i(?:'d|\s+would)?\s+)?(?:rank|put|place|rate)\s+)"
 
 
@@ -52,39 +62,67 @@ def _option(name: str, options: list[str]) -> str | None:
     return {"1": "A", "2": "B"}.get(name) if sorted(options) == ["A", "B"] else None
 
 
-def _value(m: re.Match) -> float:
+def _value(m: re.Match) -> tuple[float, float]:
+    """A score as an interval ``(low, high)``: a range ("6-7") is its two ends, any other score one point."""
+    if "stars" in m.groupdict():
+        return (len(m.group("stars")) / (len(m.group("stars")) + len(m.group("empty"))),) * 2
     if "mark" in m.groupdict():
-        return 1.0 if re.fullmatch(_GOOD, m.group("mark")) else 0.0
-    num = float(m.group("num").replace(",", "."))
+        mark = m.group("mark") or m.group("word")
+        return (1.0, 1.0) if re.fullmatch(_GOOD, mark) else (0.0, 0.0)
+    ends = [float(v.replace(",", ".")) for v in (m.group("num"), m.group("hi") or m.group("num"))]
     den = m.group("den") or m.group("den2")
-    if den:
-        return num / float(den.replace(",", ".")) if float(den.replace(",", ".")) else float("nan")
-    return num / 100 if m.group("pct") else num
+    scale = float(den.replace(",", ".")) if den else 100.0 if m.group("pct") else 1.0
+    if not scale:
+        return float("nan"), float("nan")
+    return min(ends) / scale, max(ends) / scale
 
 
-def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, float], list[tuple[int, int]]] | None:
-    """Per option its one score (numbers first, else marks) and the spans read; None when not every option (two or
-    more of a label set) is scored in one kind; no score (``{}``) when an option is scored twice differently or the
-    line names a fault or a rank ("Noise: A 8, B 2", "Rank: A 1, B 2"), where the highest number is the worst."""
-    for kind in (_SCORE, _MARK):
-        found: dict[str, set[float]] = {}
-        spans = []
+# the words a score's heading may hold for the highest score to be the best ("Overall score:", "Cleanliness -");
+# a heading with other words scores an attribute whose direction is unknown ("Robotic-ness: A 2, B 7") and is not read
+_PLAIN_HEADING = {
+    "score", "scores", "scoring", "rating", "ratings", "rated", "rate", "grade", "grades", "overall", "total", "final",
+    "weighted", "sum", "points", "result", "results", "verdict", "quality", "cleanliness", "clean", "cleaner",
+    "clarity", "clear", "naturalness", "natural", "faithfulness", "faithful", "fidelity", "accuracy", "accurate",
+    "correctness", "correct", "preference", "probability", "probabilities", "likelihood", "likely", "confidence",
+    "match", "fit", "estimated", "my", "the", "for", "of", "on", "a", "an", "and", "out", "i", "would", "give", "d",
+    "audio", "clip", "clips", "response", "responses", "option", "options", "description", "descriptions",
+    "candidate", "sample", "recording", "emotion", "emotions", "language", "languages", "label", "labels", "answer",
+    "scale", "per", "each", "output", "outputs", "model", "system", "mos", "judge", "judgement", "judgment",
+    "assessment", "evaluation", "distribution"}
+
+
+def _plain(heading: str) -> bool:
+    """A heading under which the highest score is the best: only :data:`_PLAIN_HEADING` words, no fault or rank."""
+    words = re.findall(r"[a-z]+", heading.lower())
+    return not _LOWER_BETTER.search(heading) and all(w in _PLAIN_HEADING for w in words)
+
+
+def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, tuple] | None, list[tuple[int, int]]]:
+    """Per option its one score (numbers first, else marks), or None when the scores decide nothing, and the spans of
+    every score found (blanked for the rules, read or not). Scores count under a plain heading only (:func:`_plain`:
+    "Noise: A 8, B 2" scores a fault, "Robotic-ness: ..." an attribute of unknown direction); they decide when every
+    option of a pair (two or more labels of a set) is scored in one kind, each once (``{}``: scored twice
+    differently)."""
+    every: list[tuple[int, int]] = []
+    for kind in (_SCORE, _STARS, _MARK):
+        found: dict[str, set[tuple[float, float]]] = {}
+        spans: list[tuple[int, int]] = []
         for m in re.finditer(rf"{_PREFIX}{ref}{_SEP}(?:{kind})", text):
             option = _option(m.group(1), options)
             if option is None or re.search(r"(?i:\b(?:not|n't|never|no)\s*$)", text[: m.start()]):
                 continue
+            every.append(m.span())
             line = text.rfind("\n", 0, m.start()) + 1
-            heading = text[line: min([s for s, _ in spans if s >= line] + [m.start()])]
-            if kind == _SCORE and _LOWER_BETTER.search(heading):
-                return {}, [m.span()]  # scores of a fault (or ranks): the highest is not the best
-            found.setdefault(option, set()).add(_value(m))
-            spans.append(m.span())
+            heading = text[line: min([s for s, _ in every if s >= line] + [m.start()])]
+            if kind == _MARK or _plain(heading):
+                found.setdefault(option, set()).add(_value(m))
+                spans.append(m.span())
         enough = len(found) == len(options) if len(options) == 2 else len(found) >= 2
         if enough:
-            if any(len(v) > 1 or any(x != x for x in v) for v in found.values()):
-                return {}, spans  # one option scored twice differently: no reading
-            return {o: next(iter(v)) for o, v in found.items()}, spans
-    return None
+            if any(len(v) > 1 or any(x[0] != x[0] for x in v) for v in found.values()):
+                return {}, every  # one option scored twice differently: no reading
+            return {o: next(iter(v)) for o, v in found.items()}, every
+    return None, every
 
 
 _TABLE = re.compile(r"(?:^[ \t]*\|.*\|[ \t]*(?:\n|$))+", re.M)
@@ -110,16 +148,26 @@ def _table_scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, fl
     return None
 
 
+_ADVERB = r"(?:(?i:clearly|easily|narrowly|slightly|just|definitely|really|simply|obviously|comfortably)\s+)?"
+_FIRST = r"(?i:first|1st|top|highest|#1|number\s+one)"
+
+
 def _comparisons(text: str, ref: str, options: list[str]) -> tuple[set[str], list[tuple[int, int]]]:
+    """The winners of the reply's comparisons ("A > B", "A is worse than B", "I rank B first") and their spans."""
     winners, spans = set(), []
-    for pattern, first_wins in ((rf"{ref}\s*{_BETTER}\s*{ref}", True), (rf"{ref}\s*{_WORSE}\s*{ref}", False),
-                                (rf"{_RANK}{ref}\s+(?i:above|over|ahead\s+of|before)\s+{ref}", True),
-                                (rf"{_RANK}{ref}\s+(?i:below|under|behind|after)\s+{ref}", False)):
+    # (pattern, whether the first option named wins, whether the second may be absent)
+    for pattern, first_wins, alone in ((rf"{ref}\s*{_ADVERB}{_BETTER}\s*{ref}", True, False),
+                                       (rf"{ref}\s*{_ADVERB}{_WORSE}\s*{ref}", False, False),
+                                       (rf"{_RANK}{ref}\s+{_FIRST}\b(?:\W+{ref}\s+(?i:second|2nd|last))?", True, True),
+                                       (rf"{_RANK}{ref}\s+(?i:above|over|ahead\s+of|before)\s+{ref}", True, False),
+                                       (rf"{_RANK}{ref}\s+(?i:below|under|behind|after)\s+{ref}", False, False)):
         for m in re.finditer(pattern, text):
-            a, b = _option(m.group(1), options), _option(m.group(2), options)
-            if a is None or b is None or a == b or re.search(r"(?i:\b(?:not|n't|never)\s*$)", text[: m.start()]):
+            a = _option(m.group(1), options)
+            b = _option(m.group(2), options) if m.group(2) else None
+            if a is None or a == b or (b is None and not (alone and m.group(2) is None)) \
+                    or re.search(r"(?i:\b(?:not|n't|never)\s*$)", text[: m.start()]):
                 continue
-            winners.add(a if first_wins else b)
+            winners.add(a if first_wins or b is None else b)
             spans.append(m.span())
     return winners, spans
 
@@ -133,30 +181,62 @@ def _asked(text: str, spans: list[tuple[int, int]]) -> bool:
     return False
 
 
+def _decided(values: dict[str, tuple[float, float]]) -> tuple[str | None, str | None]:
+    """The option scored highest, ``tie`` when two share the top, ``hedged`` when the top is within 5% of the next
+    ("sad 0.34, fearful 0.33": no commitment) or ranges overlap ("A: 6-8, B: 7-8")."""
+    ranked = sorted(values.items(), key=lambda kv: kv[1][1], reverse=True)
+    (best, (low, high)), (_, (_, runner_up)) = ranked[0], ranked[1]
+    if all(v == ranked[0][1] for _, v in ranked[:2]) and low == high:
+        return None, "tie"
+    if low <= runner_up or high - runner_up <= 0.05 * abs(high):
+        return None, "hedged"
+    return best, None
+
+
 def judged(text: str, options: list[str], ref: str) -> tuple[str | None, str | None, str]:
     """``(option, reason, rest)``: the option the reply's scores or comparisons favour (reason None), or None and
-    ``tie`` / ``conflict``; ``(None, None, text)`` when the reply has neither. ``ref``: a pattern whose group 1 is an
-    option's name in ``text``; ``rest`` is ``text`` with the judgements blanked."""
-    scored = _table_scores(text, ref, options) or _scores(text, ref, options)
+    ``tie`` / ``hedged`` / ``conflict``; ``(None, None, rest)`` when they decide nothing. ``ref``: a pattern whose
+    group 1 is an option's name in ``text``; ``rest`` is ``text`` with every score and comparison blanked ("A: 4/10."
+    names no choice), for the reader's rules."""
+    values, spans = _table_scores(text, ref, options) or _scores(text, ref, options)
     winners, compared = _comparisons(text, ref, options)
-    spans = (scored[1] if scored else []) + compared
+    spans = spans + compared
     if not spans or _asked(text, spans):
         return None, None, text
     rest = text
     for start, end in sorted(spans, reverse=True):
         rest = rest[:start] + " " * (end - start) + rest[end:]
-    if scored:
-        values = scored[0]
+    reason = None
+    if values is not None:
         if not values:
             return None, "conflict", rest
-        top = max(values.values())
-        best = {o for o, v in values.items() if v == top}
-        if len(best) > 1:
-            return (None, "tie", rest) if not winners else (None, "conflict", rest)
-        winners |= best
-    if len(winners) != 1:
+        option, reason = _decided(values)
+        if option is None and not winners:
+            return None, reason, rest
+        winners |= {option} if option else set()
+    if not winners:
+        return None, None, rest
+    if len(winners) != 1 or reason is not None:
         return None, "conflict", rest
-    return next(iter(winners)), None, rest
+    winner = next(iter(winners))
+    if _praised_otherwise(rest, ref, options, winner):
+        return None, "conflict", rest  # "Cleanliness: A 9, B 4. That said, B is clearly the cleaner recording."
+    return winner, None, rest
+
+
+_PRAISE = re.compile(r"(?i:\b(?:\w{3,}er|more|less|best|better|prefer\w*|clearly|wins?|superior)\b)")
+
+
+def _praised_otherwise(rest: str, ref: str, options: list[str], winner: str) -> bool:
+    """Whether the prose beside the scores compares another option in its favour's words (a sentence naming it with
+    a comparative): the scores may not be the verdict."""
+    for m in re.finditer(ref, rest):
+        if _option(m.group(1), options) not in (None, winner):
+            left = max(rest.rfind(c, 0, m.start()) for c in ".!?;\n") + 1
+            ends = [i for i in (rest.find(c, m.end()) for c in ".!?;\n") if i >= 0]
+            if _PRAISE.search(rest[left: min(ends) if ends else len(rest)]):
+                return True
+    return False
 
 
 _SCORE_KEY = re.compile(r"(?i:^(?:score|rating|grade|points?)?[\s_-]*(?:of|for)?[\s_-]*(?:response|audio|clip|option|"
@@ -173,7 +253,7 @@ def json_scores(obj: dict, options: list[str]) -> tuple[str | None, str | None] 
     pair = sorted(options) if sorted(options) in (["A", "B"], ["1", "2"]) else None
     slots = {"a": 0, "b": 1, "1": 0, "2": 1, "first": 0, "second": 1} if pair else {}
     names = {o.lower(): o for o in options}
-    values: dict[str, float] = {}
+    values: dict[str, tuple[float, float]] = {}
     for key, value in obj.items():
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
@@ -183,13 +263,28 @@ def json_scores(obj: dict, options: list[str]) -> tuple[str | None, str | None] 
         if option is not None:
             if option in values and values[option] != value:
                 return None, "conflict"
-            values[option] = float(value)
+            values[option] = (float(value), float(value))
     enough = len(values) == len(options) if len(options) == 2 else len(values) >= 2
     if not enough:
         return None
-    top = max(values.values())
-    best = [o for o, v in values.items() if v == top]
-    return (best[0], None) if len(best) == 1 else (None, "tie")
+    return _decided(values)
+
+
+def per_option(items: list) -> dict | None:
+    """``[{"option": "A", "score": 0.4}, {"option": "B", "score": 0.7}]`` as ``{"A": 0.4, "B": 0.7}``, or None."""
+    names = ("option", "label", "name", "candidate", "id", "answer")
+    scores = ("score", "probability", "rating", "prob", "confidence", "likelihood")
+    out = {}
+    for item in items:
+        if not isinstance(item, dict):
+            return None
+        keys = {str(k).lower(): v for k, v in item.items()}
+        name = next((keys[k] for k in names if isinstance(keys.get(k), (str, int))), None)
+        score = next((keys[k] for k in scores if isinstance(keys.get(k), (int, float))), None)
+        if name is None or score is None or str(name) in out:
+            return None
+        out[str(name)] = score
+    return out or None
 
 
 def loads_lenient(body: str) -> tuple[object, bool]:

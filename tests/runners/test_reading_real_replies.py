@@ -14,7 +14,8 @@ AB, N12 = ["A", "B"], ["1", "2"]
 EMOTIONS = ["neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "surprised"]
 LANGUAGES = ["English", "French", "German", "Japanese", "Spanish", "Italian", "Portuguese", "Russian",
              "Mandarin Chinese", "Korean"]
-DEV_SET = Path(__file__).parents[2] / "benchmarks" / "data" / "replies-dev-3.jsonl"
+DEV_SETS = [Path(__file__).parents[2] / "benchmarks" / "data" / f"replies-{name}.jsonl"
+            for name in ("dev-3", "dev-3b", "dev-3c")]
 
 
 @pytest.mark.parametrize(("raw", "options", "want"), [
@@ -77,8 +78,9 @@ def test_a_servers_separate_trace_only_says_reasoning_only():
     assert split_reasoning("<think>x</think> B") == ("B", "x", False)
 
 
-@pytest.mark.parametrize("text", ["Ответ: второй вариант.", "두 번째 오디오가 더 자연스럽습니다.", "Η απάντηση είναι το δεύτερο.",
-                                  "الإجابة هي الثانية", "התשובה היא השנייה", "คำตอบคือตัวที่สอง", "दूसरा बेहतर है"])
+@pytest.mark.parametrize("text", ["Ответ: второй вариант.", "두 번째 오디오가 더 자연스럽습니다.",
+                                  "Η απάντηση είναι το δεύτερο.", "الإجابة هي الثانية", "התשובה היא השנייה",
+                                  "คำตอบคือตัวที่สอง", "दूसरा बेहतर है"])
 def test_no_script_is_noise(text):
     assert not unreadable(text)
 
@@ -142,17 +144,19 @@ def test_plain_phrasings_hedges_and_stems(raw, options, want):
     assert read_answer(raw, options) == want
 
 
-def test_the_dev_reply_set_is_read_without_a_misreading():
-    """The blind dev set (benchmarks/data/replies-dev-3.jsonl): 0 misreadings, >= 95% of stated answers read, every
-    reply in a language no reader glosses left unread for its language. (The held-out set is the benchmark's.)"""
+@pytest.mark.parametrize("path", DEV_SETS, ids=lambda p: p.stem)
+def test_the_dev_reply_sets_are_read_without_a_misreading(path):
+    """The blind dev sets (benchmarks/data/replies-dev-3*.jsonl): 0 misreadings, every reply in a language no reader
+    glosses left unread for its language, and of the stated answers >= 95% read on the first set, >= 50% on the set
+    written to be hard (dev-3b). (The held-out set is the benchmark's, never a test's.)"""
     import sys
 
-    sys.path.insert(0, str(DEV_SET.parents[1]))
+    sys.path.insert(0, str(path.parents[1]))
     from extractor_accuracy import QUESTIONS
 
-    rows = [json.loads(line) for line in DEV_SET.read_text(encoding="utf-8").splitlines()]
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
     got = [read_answer(r["reply"], r["options"], QUESTIONS[r["question"]]) for r in rows]
     wrong = [(r["reply"], g) for r, g in zip(rows, got, strict=True) if g.option not in (None, r["expected"])]
     stated = [g.option == r["expected"] for r, g in zip(rows, got, strict=True) if r["expected"] is not None]
-    assert wrong == [] and sum(stated) >= 0.95 * len(stated)
+    assert wrong == [] and sum(stated) >= (0.5 if path.stem.endswith("3b") else 0.95) * len(stated)
     assert all(g.reason == "language" for r, g in zip(rows, got, strict=True) if r.get("reason") == "language")

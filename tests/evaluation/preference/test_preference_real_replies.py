@@ -15,7 +15,7 @@ FAST = ["--n-resamples", "50", "--no-source-classifier", "--no-controls"]
 STYLES = {
     "scores": lambda gold: f"A: {9 if gold == 'A' else 6}/10, B: {9 if gold == 'B' else 6}/10",
     "think": lambda gold: (f"<think>At first {'B' if gold == 'A' else 'A'} looked right, the answer is "
-                           f"{'B' if gold == 'A' else 'A'}... let me check the voice again.</think>\n\nAnswer: {gold}"),
+                           f"{'B' if gold == 'A' else 'A'}... let me check the voice.</think>\n\nAnswer: {gold}"),
     "russian": lambda gold: f"Я выбираю {'первое' if gold == 'A' else 'второе'} описание.",
 }
 
