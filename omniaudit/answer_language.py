@@ -28,7 +28,7 @@ _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PUNCT = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "∼": "~", "。": ". ", "、": ", ",
                         "，": ", ", "：": ": ", "；": "; ", "！": "! ", "？": "? ", "（": " (", "）": ") ",
                         "「": '"', "」": '"', "«": '"', "»": '"', "『": '"', "』": '"', "【": "(", "】": ")",
-                        "《": '"', "》": '"'})
+                        "《": '"', "》": '"', "\ufe0f": None, "\u20e3": None})  # "1️⃣" is 1
 _AFTER = re.compile(r"([,.;:!?])(?=[^\s\d,.;:!?'\")\]])")  # "同步,声音" -> "同步, 声音" (not "1,5" or "2.0")
 # words only Spanish uses ("no", "audio", "a" are both languages'): function words, and the words of short answers
 _ES = {"el", "la", "los", "las", "es", "está", "están", "son", "hay", "que", "de", "del", "un", "una", "y", "con",

@@ -48,7 +48,7 @@ from omniaudit.answer_language import language, prepare, unreadable
 from omniaudit.runners.choice_glosses import ALIASES as _ALIASES
 from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, particles_dropped
 from omniaudit.runners.reasoning import split_reasoning
-from omniaudit.runners.scored_options import json_scores, judged, loads_lenient, per_option
+from omniaudit.runners.scored_options import Judgement, json_scores, judged, loads_lenient, per_option
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _SLOT = r"(?:clip|option|candidate|slot|sample|recording|audio|response|description)"
@@ -121,8 +121,9 @@ def _ordinals(text: str, digits: bool) -> str:
 # a statement about one slot whose predicate is the question's own ("clip A has less background noise")
 _VERB = r"(?:is|was|has|had|have|sounds?|seems?|appears?|contains?|gives?|offers?|feels?|comes?\s+across\s+as)"
 _PREDICATE = re.compile(rf"{_LETTER_REF}\s+(?:{_VERB}\s+)?(?P<pred>[^.;!?,\n]*?)(?=\s*(?:[.;:!?,\n]|$|"
-                        r"(?i:than|because|since|but|while|whereas|as|though|although)\b))")
-_FILLER = {"is", "was", "the", "a", "an", "much", "slightly", "clearly", "definitely", "noticeably", "overall",
+                        r"\b(?i:than|because|since|but|while|whereas|as|though|although)\b))")
+_FILLER = {"two", "pair", "both", "ones", "clips", "is", "was", "the", "a", "an", "much", "slightly", "clearly",
+           "definitely", "noticeably", "overall",
            "very", "far", "bit", "somewhat", "considerably", "significantly", "by", "audio", "clip", "sound", "one",
            "with", "to", "of", "its", "it", "and", "also", "still", "even", "just", "quite", "way", "lot"}
 _NOT_COMPARATIVE = {"reference", "speaker", "number", "other", "either", "neither", "whether", "rather", "together",
@@ -359,7 +360,7 @@ def _commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
 def _closing_choice(text: str) -> list[tuple[int, int, str]]:
     """An option after a comma that ends a deliberation ("... Weighing both, B."), unless its sentence turns on a
     reversal ("I would have said A, but after listening again, B." stays open)."""
-    m = re.search(r"\w\s*,\s*" + _LETTER_REF + r"(?=[^\w]*$)", text)
+    m = re.search(r"\w\s*(?:,|\s-+)\s*" + _LETTER_REF + r"(?=[^\w]*$)", text)
     if m is None or _REVERSAL.search(text[_sentence_of(text, m.start(1))[0]: m.start(1)]):
         return []
     return [(m.start(1), m.end(1), m.group(1))]
@@ -555,10 +556,13 @@ def _english(raw: str) -> tuple[str, str]:
     return lang, CHOICE_GLOSSES[lang](text) if lang in CHOICE_GLOSSES else text
 
 
-def _combined(judgement: tuple[str | None, str | None, str], rules: Reading) -> Reading:
+def _combined(judgement: Judgement, rules: Reading) -> Reading:
     """The reply's scores or comparisons (:func:`~.scored_options.judged`) and what the rules read in the rest: a
-    verdict must agree with the scores; doubt in the rest wins over them."""
-    option, reason, _ = judgement
+    verdict must agree with the scores, and never pick the option described as the worse; doubt in the rest wins
+    over them."""
+    option, reason, _, worse = judgement
+    if rules.option is not None and rules.option == worse:
+        return Reading(None, "conflict")  # "Clip A: noisy (hum)\nClip B: clean\n\nAnswer: A"
     if option is None and reason is None:
         return rules
     if rules.option is not None:  # a verdict breaks a tie of the scores; it may not contradict their winner
@@ -578,21 +582,36 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
         # a Cyrillic or Greek capital that looks like the slot letter, standing alone ("Ответ: А")
         text = re.sub(r"(?<!\w)([\u0410\u0391]|[\u0412\u0392])(?=\s*(?:[.!,;)]|$))",
                       lambda m: "A" if m.group(1) in "\u0410\u0391" else "B", text)
+        if not digits and text.strip(" .!*`'\"") in ("a", "b"):  # the whole reply is the letter, in lower case
+            text = text.strip(" .!*`'\"").upper()
         if not digits:  # "Choice: (b)", "answer: b"
             text = re.sub(r"\(([ab])\)|(?i:\b(?:answer|choice|verdict|pick|final)\s*[:=\-]\s*)([ab])"
                           r"(?=[^\w\n]*(?:\n|$))",
                           lambda m: m.group(0)[:-1].replace("(a", "(A").replace("(b", "(B") + m.group(0)[-1].upper()
                           if m.group(2) else f"({m.group(1).upper()})", text)
-        text = _ordinals(text, digits)
-        judgement = judged(text, ["A", "B"], _SCORED_SLOT)
-        reading = _combined(judgement, _read_letter(judgement[2], question))
+        text = _ordinals(_ranked_list(text), digits)
+        judgement = judged(text, ["A", "B"], _SCORED_SLOT, question_of(question))
+        reading = _combined(judgement, _read_letter(judgement.rest, question))
         if reading.option is not None and digits:
             return Reading({"A": "1", "B": "2"}[reading.option])
         return reading
     text = _canonical_labels(_COURTESY.sub(" ", text), options)
     alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
-    judgement = judged(text, options, rf"(?i:(?<!\w)({alternation})(?!\w))")
-    return _combined(judgement, _read_label(judgement[2], options))
+    judgement = judged(text, options, rf"(?i:(?<!\w)({alternation})(?!\w))", question_of(question))
+    return _combined(judgement, _read_label(judgement.rest, options))
+
+
+_RANKED = re.compile(r"(?im)^[^\n]*\b(?:rank(?:ing|ed)?|order(?:ed)?|best\s+first|most\s+\w+\s+first)\b[^\n]*\n+"
+                     r"\s*(?:1[.)]|#1[.):]?|first[.):])\s*(?P<first>[^\n]{1,40})\n\s*(?:2[.)]|#2[.):]?|second[.):])"
+                     r"\s*(?P<second>[^\n]{1,40})")
+_LIST_MARKER = re.compile(r"(?m)^(\s*)(?:\d{1,2}[.)]|[-*•])\s+(?=\S)")
+
+
+def _ranked_list(text: str) -> str:
+    """A ranked list's first item as the answer ("Ranking:\n1. Audio 2\n2. Audio 1" -> "Answer: Audio 2."); the
+    markers of every other list taken off ("1. Audio 2" names no option 1)."""
+    text = _RANKED.sub(lambda m: f"Answer: {m.group('first').strip()}.", text)
+    return _LIST_MARKER.sub(r"\1", text)
 
 
 # a slot as scores name it: "A", "clip B", and a bare 1 or 2 that heads its score ("1: 4/5", "2) 3/5")

@@ -1,9 +1,10 @@
 """A reasoning model's trace, apart from its answer.
 
 Reasoning models write their deliberation before the answer: ``<think>...</think>`` (Qwen3, DeepSeek-R1, QwQ),
-``<thinking>``, ``<reasoning>`` or ``<reflection>`` blocks; some chat templates open the block in the prompt, so the
-reply holds only its end (``... </think>\\nB``). The trace weighs options and often names the one it later drops
-("The answer is A... wait"), so it is never read as the answer: :func:`split_reasoning` returns the visible answer and
+``<thinking>``, ``<reasoning>`` or ``<reflection>`` blocks, or Ollama's ``Thinking...`` / ``...done thinking.``;
+some chat templates open the block in the prompt, so the reply holds only its end (``... </think>\\nB``). The
+trace weighs options and often names the one it later drops ("The answer is A... wait"), so it is never read as the
+answer: :func:`split_reasoning` returns the visible answer and
 the trace apart, and a reply whose trace is cut off (no closing tag: the token limit came first) has no answer at all.
 OpenAI-compatible servers that parse the trace themselves return it in a separate field (``reasoning_content``,
 ``reasoning``, ``thinking``); :func:`server_reasoning` takes it from there.
@@ -18,6 +19,7 @@ _TAGS = r"(?:think|thinking|reasoning|reflection|thought)"
 _BLOCK = re.compile(rf"<({_TAGS})>(.*?)</\1\s*>", re.I | re.S)
 _OPEN = re.compile(rf"<({_TAGS})>", re.I)
 _CLOSE_ONLY = re.compile(rf"^(.*?)</({_TAGS})\s*>", re.I | re.S)  # the template opened the block in the prompt
+_OLLAMA = re.compile(r"^\s*Thinking\.\.\.\s*\n(.*?)(?:\n\s*\.\.\.done thinking\.?\s*(?:\n|$)|$)", re.S)
 
 
 class Reasoned(NamedTuple):
@@ -32,6 +34,12 @@ class Reasoned(NamedTuple):
 def split_reasoning(text: str) -> Reasoned:
     """The visible answer of ``text`` and its reasoning trace (see the module docstring)."""
     traces = []
+    ollama = _OLLAMA.match(text)  # Ollama's "Thinking...\n...\n...done thinking."
+    if ollama:
+        if not ollama.group(0).rstrip().endswith("thinking."):
+            return Reasoned("", ollama.group(1).strip(), True)
+        traces.append(ollama.group(1))
+        text = text[ollama.end():]
     head = _CLOSE_ONLY.match(text)
     if head and not _OPEN.search(head.group(1)):
         traces.append(head.group(1))

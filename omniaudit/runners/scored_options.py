@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import json
 import re
+from typing import NamedTuple
 
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
 _SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
           r"\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
           r"(?:\s*(?:points?|pts|stars?|分|点|점|балл\w*|punt\w*|punkte?|pontos?)(?!\w))?"
-          r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|confident|sure|match|fit)\b)?"
+          r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|match|fit)\b)?"
           r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs)\b)|"
           r"\s+(?:[AB12]\b|(?i:clip|audio|response|option|output)\b))")
+_LATE_SCORE = rf"[^\n()]{{1,40}}?\(\s*{_SCORE}"  # a score in brackets after the description: "A: natural (9/10)"
 _STARS = r"(?P<stars>[★⭐●]+)\s*(?P<empty>[☆○]*)"  # "★★★★☆", "●●●○○": four, three of five
 _GOOD = (r"[✓✔✅☑👍]|(?i:\b(?:correct|right|good|great|excellent|pass(?:es|ed)?|yes|true|accurate|faithful|"
          r"acceptable|strong)\b)")
@@ -91,10 +93,19 @@ _PLAIN_HEADING = {
     "assessment", "evaluation", "distribution"}
 
 
-def _plain(heading: str) -> bool:
-    """A heading under which the highest score is the best: only :data:`_PLAIN_HEADING` words, no fault or rank."""
+# a heading that says the lowest score is the best ("Noise (lower is better)", "higher = noisier", "1 = most faithful")
+_LOWER_WINS = re.compile(r"(?i:\b(?:lower|less|smaller|fewer)\s*(?:is|=|means|:)?\s*(?:better|best|cleaner|good)\b|"
+                         r"\b(?:higher|more|larger)\s*(?:is|=|means|:)?\s*(?:worse|worst|noisier|bad)\b|"
+                         r"\b1\s*(?:=|is|means)\s*(?:the\s+)?(?:most|best|top|highest)\b)")
+
+
+def _direction(heading: str) -> int:
+    """+1 when the highest score under ``heading`` is the best (only :data:`_PLAIN_HEADING` words, no fault or rank),
+    -1 when the heading says the lowest is, 0 when the direction is unknown ("Noise:", "Robotic-ness:")."""
+    if _LOWER_WINS.search(heading):
+        return -1
     words = re.findall(r"[a-z]+", heading.lower())
-    return not _LOWER_BETTER.search(heading) and all(w in _PLAIN_HEADING for w in words)
+    return 1 if not _LOWER_BETTER.search(heading) and all(w in _PLAIN_HEADING for w in words) else 0
 
 
 def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, tuple] | None, list[tuple[int, int]]]:
@@ -104,7 +115,7 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, tuple] |
     option of a pair (two or more labels of a set) is scored in one kind, each once (``{}``: scored twice
     differently)."""
     every: list[tuple[int, int]] = []
-    for kind in (_SCORE, _STARS, _MARK):
+    for kind in (_SCORE, _LATE_SCORE, _STARS, _MARK):
         found: dict[str, set[tuple[float, float]]] = {}
         spans: list[tuple[int, int]] = []
         for m in re.finditer(rf"{_PREFIX}{ref}{_SEP}(?:{kind})", text):
@@ -114,8 +125,10 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, tuple] |
             every.append(m.span())
             line = text.rfind("\n", 0, m.start()) + 1
             heading = text[line: min([s for s, _ in every if s >= line] + [m.start()])]
-            if kind == _MARK or _plain(heading):
-                found.setdefault(option, set()).add(_value(m))
+            direction = 1 if kind == _MARK else _direction(heading)
+            if direction:
+                low, high = _value(m)
+                found.setdefault(option, set()).add((low, high) if direction > 0 else (-high, -low))
                 spans.append(m.span())
         enough = len(found) == len(options) if len(options) == 2 else len(found) >= 2
         if enough:
@@ -153,23 +166,63 @@ _FIRST = r"(?i:first|1st|top|highest|#1|number\s+one)"
 
 
 def _comparisons(text: str, ref: str, options: list[str]) -> tuple[set[str], list[tuple[int, int]]]:
-    """The winners of the reply's comparisons ("A > B", "A is worse than B", "I rank B first") and their spans."""
-    winners, spans = set(), []
+    """The winner of the reply's comparisons ("A > B", "A is worse than B", "I rank B first", a chain "happy >
+    surprised > neutral": the option that wins and never loses; several when they disagree) and their spans."""
+    winners, losers, spans = set(), set(), []
     # (pattern, whether the first option named wins, whether the second may be absent)
     for pattern, first_wins, alone in ((rf"{ref}\s*{_ADVERB}{_BETTER}\s*{ref}", True, False),
                                        (rf"{ref}\s*{_ADVERB}{_WORSE}\s*{ref}", False, False),
                                        (rf"{_RANK}{ref}\s+{_FIRST}\b(?:\W+{ref}\s+(?i:second|2nd|last))?", True, True),
                                        (rf"{_RANK}{ref}\s+(?i:above|over|ahead\s+of|before)\s+{ref}", True, False),
                                        (rf"{_RANK}{ref}\s+(?i:below|under|behind|after)\s+{ref}", False, False)):
-        for m in re.finditer(pattern, text):
+        for m in _overlapping(pattern, text):
             a = _option(m.group(1), options)
             b = _option(m.group(2), options) if m.group(2) else None
             if a is None or a == b or (b is None and not (alone and m.group(2) is None)) \
                     or re.search(r"(?i:\b(?:not|n't|never)\s*$)", text[: m.start()]):
                 continue
             winners.add(a if first_wins or b is None else b)
+            losers |= {b if first_wins else a} - {None}
             spans.append(m.span())
-    return winners, spans
+    return (winners - losers) or winners, spans
+
+
+def _overlapping(pattern: str, text: str):
+    """Matches of a two-option pattern, the next one from the second option on ("A > B > C": A > B, then B > C)."""
+    compiled, pos = re.compile(pattern), 0
+    while (m := compiled.search(text, pos)) is not None:
+        yield m
+        pos = m.start(2) if m.lastindex and m.lastindex >= 2 and m.group(2) else m.end()
+
+
+# words that describe an option well or badly on one of the questions' attributes: (attribute, +1 / -1)
+_DESCRIBED = {"clean": ("clean", 1), "quiet": ("clean", 1), "noisy": ("clean", -1), "hissy": ("clean", -1),
+              "natural": ("natural", 1), "human": ("natural", 1), "realistic": ("natural", 1),
+              "unnatural": ("natural", -1), "synthetic": ("natural", -1), "robotic": ("natural", -1),
+              "artificial": ("natural", -1), "faithful": ("faithful", 1), "accurate": ("faithful", 1),
+              "unfaithful": ("faithful", -1), "inaccurate": ("faithful", -1)}
+_ATTRIBUTE_WORDS = {"clean": {"clean", "cleaner", "cleanest", "noise", "noisy", "quiet", "quieter"},
+                    "natural": {"natural", "naturally", "human", "realistic"}, "faithful": {"faithful", "accurate"}}
+_DESCRIPTION = (r"\s*[:\-\u2013]\s*(?:(?:sounds|is|seems|very|quite|fairly|mostly|rather|pretty|slightly|totally|"
+                r"completely)\s+)*(?P<word>" + "|".join(_DESCRIBED) + r")\b")
+
+
+def _described(text: str, ref: str, options: list[str]) -> tuple[str, str, str] | None:
+    """``(better, worse, attribute)`` where each option of a pair is described in one word of one attribute, with
+    opposite signs ("Clip A: noisy (hum)\nClip B: clean"); None otherwise."""
+    if len(options) != 2:
+        return None
+    signs: dict[str, set[tuple[str, int]]] = {}
+    for m in re.finditer(ref + _DESCRIPTION, text, re.I):
+        option = _option(m.group(1), options)
+        if option is not None:
+            signs.setdefault(option, set()).add(_DESCRIBED[m.group("word").lower()])
+    if len(signs) != 2 or any(len(v) != 1 for v in signs.values()):
+        return None
+    (a, (attr_a, sign_a)), (b, (attr_b, sign_b)) = ((o, next(iter(v))) for o, v in signs.items())
+    if attr_a != attr_b or sign_a == sign_b:
+        return None
+    return (a, b, attr_a) if sign_a > 0 else (b, a, attr_a)
 
 
 def _asked(text: str, spans: list[tuple[int, int]]) -> bool:
@@ -193,11 +246,33 @@ def _decided(values: dict[str, tuple[float, float]]) -> tuple[str | None, str | 
     return best, None
 
 
-def judged(text: str, options: list[str], ref: str) -> tuple[str | None, str | None, str]:
-    """``(option, reason, rest)``: the option the reply's scores or comparisons favour (reason None), or None and
-    ``tie`` / ``hedged`` / ``conflict``; ``(None, None, rest)`` when they decide nothing. ``ref``: a pattern whose
-    group 1 is an option's name in ``text``; ``rest`` is ``text`` with every score and comparison blanked ("A: 4/10."
-    names no choice), for the reader's rules."""
+class Judgement(NamedTuple):
+    """What a reply's scores, comparisons and descriptions say: the ``option`` they favour (reason None), or None and
+    a ``reason`` (``tie``, ``hedged``, ``conflict``; None when they decide nothing); the ``rest`` of the text with
+    them blanked, for the reader's rules; and the option they call ``worse`` where a verdict must not pick it."""
+
+    option: str | None
+    reason: str | None
+    rest: str
+    worse: str | None = None
+
+
+def judged(text: str, options: list[str], ref: str, question: str | None = None) -> Judgement:
+    """The reply's :class:`Judgement`. ``ref``: a pattern whose group 1 is an option's name in ``text``;
+    ``question``: the item's question sentence (an option described as clean or noisy answers "which is cleaner?",
+    and on another question still forbids a verdict for the noisy one). "A: 4/10." names no choice: its score is
+    blanked."""
+    described = _described(text, ref, options)
+    if described is not None and set(re.findall(r"[a-z]+", (question or "").lower())) & \
+            _ATTRIBUTE_WORDS[described[2]]:
+        rest = re.sub(ref + _DESCRIPTION + r"[^\n]*", lambda m: " " * len(m.group()), text, flags=re.I)
+        return Judgement(described[0], None, rest, described[1])  # "Clip A: noisy\nClip B: clean" on "cleaner?"
+    worse = described[1] if described else None
+    option, reason, rest = _judged(text, options, ref)
+    return Judgement(option, reason, rest, worse)
+
+
+def _judged(text: str, options: list[str], ref: str) -> tuple[str | None, str | None, str]:
     values, spans = _table_scores(text, ref, options) or _scores(text, ref, options)
     winners, compared = _comparisons(text, ref, options)
     spans = spans + compared

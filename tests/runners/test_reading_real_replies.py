@@ -15,7 +15,7 @@ EMOTIONS = ["neutral", "calm", "happy", "sad", "angry", "fearful", "disgust", "s
 LANGUAGES = ["English", "French", "German", "Japanese", "Spanish", "Italian", "Portuguese", "Russian",
              "Mandarin Chinese", "Korean"]
 DEV_SETS = [Path(__file__).parents[2] / "benchmarks" / "data" / f"replies-{name}.jsonl"
-            for name in ("dev-3", "dev-3b", "dev-3c")]
+            for name in ("dev-3", "dev-3b", "dev-3c", "dev-3d")]
 
 
 @pytest.mark.parametrize(("raw", "options", "want"), [
