@@ -121,7 +121,8 @@ _UNITS = {"db", "dbfs", "hz", "khz", "ms", "fps", "px", "kb", "mb", "gb", "kbps"
           "th", "vs"}
 # letters that only one Latin-script language of those the readers know uses; words of languages they do not
 _PT_ONLY = re.compile(r"[ãõ]", re.I)
-_OTHER_LATIN = {"tr": re.compile(r"[ğşıİ]"), "pl": re.compile(r"[ąęłńśźż]", re.I), "cs": re.compile(r"[řěů]", re.I),
+_OTHER_LATIN = {"sv": re.compile(r"[å]", re.I), "da": re.compile(r"[øæ]", re.I),
+                "tr": re.compile(r"[ğşıİ]"), "pl": re.compile(r"[ąęłńśźż]", re.I), "cs": re.compile(r"[řěů]", re.I),
                 "ro": re.compile(r"[șțş]", re.I),
                 "vi": re.compile(r"[ơưđạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.I)}
 _OTHER_WORDS = {"pl": {"jest", "nie", "się", "wybieram", "drugie", "drugi", "pierwsze", "pierwszy", "nagranie",
@@ -130,6 +131,8 @@ _OTHER_WORDS = {"pl": {"jest", "nie", "się", "wybieram", "drugie", "drugi", "pi
                        "dan", "spreker", "opname", "beter", "zijn", "maar"},
                 "tr": {"bir", "ve", "bu", "daha", "iyi", "ikinci", "birinci", "seçiyorum", "cevap", "değil", "çok"},
                 "vi": {"là", "không", "thứ", "hai", "một", "tốt", "hơn", "chọn", "tôi", "của"},
+                "sv": {"den", "det", "är", "och", "första", "andra", "har", "mindre", "jag", "väljer", "bättre",
+                       "inte", "låter", "mer", "naturlig", "svaret", "ljudet", "talaren"},
                 "id": {"yang", "adalah", "saya", "pilih", "kedua", "pertama", "lebih", "bagus", "tidak", "jawaban"}}
 _PT = {"de", "o", "os", "é", "não", "do", "da", "dos", "das", "em", "um", "uma", "escolho", "melhor", "mais",
        "segundo", "primeiro", "áudio", "você", "está", "são", "tem", "raiva", "emoção", "resposta", "opção", "também",

@@ -77,7 +77,7 @@ _DE_CHOICE = Gloss([
     (r"erste(?:n|r|s)?", "first"), (r"zweite(?:n|r|s)?", "second"), (r"aufnahme", "recording"),
     (r"beschreibung", "description"), (r"ausschnitt", "clip"), (r"weder", "neither"), (r"noch", "nor"),
     (r"beide|beides", "both"), (r"keine(?:r|s|n)?", "neither"), (r"oder", "or"), (r"und", "and"),
-    (r"aber|jedoch", "but"), (r"eigentlich|tats[aä]chlich", "actually"), (r"warte", "wait"),
+    (r"aber|jedoch", "but"), (r"eigentlich|tats[aä]chlich", "actually"), (r"warte", "wait"), (r"nein", "no"),
     (r"ich wei[sß] (?:es )?nicht", "I don't know"), (r"nicht sicher", "not sure"), (r"nicht", "not"),
     (r"kein", "no"), (r"laut (?:dem |der )?(?:label|etikett|referenz)", "according to the label"),
     (r"sagt", "says"), (r"klingt|klingen", "sounds"), (r"nat[uü]rlicher", "more natural"),

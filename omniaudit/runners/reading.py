@@ -195,7 +195,11 @@ def _canonical_labels(text: str, options: list[str]) -> str:
         else:
             pieces.append(rf"(?<!\w)({re.escape(form)})(?!\w)")
     pattern = re.compile("|".join(pieces), re.I)
-    return pattern.sub(lambda m: forms[next(g for g in m.groups() if g).lower()], text)
+    def option(m: re.Match) -> str:
+        form = next(g for g in m.groups() if g)
+        return f" {forms[form.lower()]} " if _UNSPACED.search(form) else forms[form.lower()]  # "angryいる": a word
+
+    return pattern.sub(option, text)
 
 
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
@@ -294,6 +298,7 @@ _UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determin
                      r"not\s+sure|unsure|unclear|uncertain|i\s+don'?t\s+know|no\s+idea)\b)")
 _TIE = re.compile(r"(?i:\b(?:tie|tied|a\s+draw|equal(?:ly)?|(?:about|roughly|exactly)\s+the\s+same|no\s+difference|"
                   r"(?:both|neither)\b|can'?t\s+(?:choose|decide|pick)\s+between|indistinguishable)\b)")
+_ASKED_NO = re.compile(r"\?\s*(?i:no|nope)\b\W")  # "Happy? No. The speaker sounds sad.": the question is answered
 _UNCOMMITTED = re.compile(r"(?i:\b(?:likely|almost|possibly|probably|might|could|maybe|perhaps)\b)")
 _MAYBE_AFTER = re.compile(r"\w+\W*(?i:maybe|perhaps|possibly|probably\s+not|not\s+sure|i\s+guess)\b")
 _MAYBE = re.compile(r"(?i:\b(?:maybe|perhaps|possibly|(?:could|might|may)\s+(?:well\s+)?be)\b)")
@@ -421,7 +426,7 @@ def _choices(text: str, patterns: list[re.Pattern], ref: str, coord_ref: str,
 def _read_letter(text: str, question: str | None) -> Reading:
     coord = rf"(?:(?i:{_SLOT})\s*)?\(?\b[AB]\b"
     patterns = [re.compile(_AB_CUE + _LETTER_REF), re.compile(_AB_VERB + _LETTER_REF),
-                re.compile(_INSTEAD + _LETTER_REF + _END),
+                re.compile(_INSTEAD + _LETTER_REF + rf"(?:{_END}|(?=\s+-\s))"),
                 re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(_CONCLUDE + _LETTER_REF + _END), re.compile(_ITS + _LETTER_REF + _END),
                 re.compile(_LETTER_REF + _AB_GOOD)]
@@ -470,7 +475,7 @@ def _read_label(text: str, options: list[str]) -> Reading:
                 re.compile(_INSTEAD + ref + _END), re.compile(_ITS + ref + _END),
                 re.compile(rf"^\W*{ref}(?=\s*(?:{lead}|[-\u2013]\s|,{_NOT_CLAUSE}|$))")]
     reading = _commitment(text, _choices(text, patterns, ref, coord))
-    if reading is not None:
+    if reading is not None and not (reading.option is None and _ASKED_NO.search(text)):
         return Reading(by_lower[reading.option.lower()]) if reading.option else reading
     mentions = list(re.finditer(ref, text))
     if any(_excluded(text, m.start(1), m.end(1), coord) and not _negated(text[:m.start(1)]) for m in mentions):

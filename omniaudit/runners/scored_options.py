@@ -178,8 +178,7 @@ def _comparisons(text: str, ref: str, options: list[str]) -> tuple[set[str], lis
         for m in _overlapping(pattern, text):
             a = _option(m.group(1), options)
             b = _option(m.group(2), options) if m.group(2) else None
-            if a is None or a == b or (b is None and not (alone and m.group(2) is None)) \
-                    or re.search(r"(?i:\b(?:not|n't|never)\s*$)", text[: m.start()]):
+            if a is None or a == b or (b is None and not (alone and m.group(2) is None)) or _denied(text, m.start()):
                 continue
             winners.add(a if first_wins or b is None else b)
             losers |= {b if first_wins else a} - {None}
@@ -187,12 +186,19 @@ def _comparisons(text: str, ref: str, options: list[str]) -> tuple[set[str], lis
     return (winners - losers) or winners, spans
 
 
+def _denied(text: str, start: int) -> bool:
+    """The clause before ``start`` denies what follows ("I wouldn't say B is more natural than A")."""
+    left = max(text.rfind(c, 0, start) for c in ".!?;\n") + 1
+    return bool(re.search(r"(?i:\b(?:not|never|no|hardly|nor)\b|n't)", text[left:start]))
+
+
 def _overlapping(pattern: str, text: str):
     """Matches of a two-option pattern, the next one from the second option on ("A > B > C": A > B, then B > C)."""
     compiled, pos = re.compile(pattern), 0
     while (m := compiled.search(text, pos)) is not None:
         yield m
-        pos = m.start(2) if m.lastindex and m.lastindex >= 2 and m.group(2) else m.end()
+        last = compiled.groups  # the second option's group is the pattern's last
+        pos = m.start(last) if last >= 2 and m.group(last) else m.end()
 
 
 # words that describe an option well or badly on one of the questions' attributes: (attribute, +1 / -1)
@@ -223,6 +229,37 @@ def _described(text: str, ref: str, options: list[str]) -> tuple[str, str, str] 
     if attr_a != attr_b or sign_a == sign_b:
         return None
     return (a, b, attr_a) if sign_a > 0 else (b, a, attr_a)
+
+
+_COMPARATIVES = {"cleaner": ("clean", 1), "quieter": ("clean", 1), "noisier": ("clean", -1), "hissier": ("clean", -1)}
+_DEGREE = r"(?:(?:much|far|a\s+bit|slightly|way|noticeably|clearly|a\s+lot)\s+)?"
+
+
+def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tuple[set[str], list[tuple]]:
+    """Winners of comparisons in the question's own words ("A is less natural than B" on "which sounds more
+    natural?": B; "the cleaner one is clip B"), and their spans. An antonym is not read ("A is noisier than B" only
+    describes: the reader infers no opposite)."""
+    winners, spans = set(), []
+    words = {w: v for w, v in {**_DESCRIBED, **_COMPARATIVES}.items() if w in asked and v[1] > 0}
+    if not words:
+        return winners, spans
+    pair = (rf"{ref}'?s?\s+(?:\w+\s+)?(?:is|sounds|seems|are)\s+{_DEGREE}(?:(?P<dir>more|less)\s+)?(?P<word>\w+)"
+            rf"(?:-sounding)?\s+than\s+{ref}")
+    for m in _overlapping(pair, text):
+        sign = words.get(m.group("word").lower(), (None, 0))[1] * (-1 if m.group("dir") == "less" else 1)
+        is_comparative = m.group("word").lower() in _COMPARATIVES
+        if sign and (is_comparative != bool(m.group("dir"))) and not _denied(text, m.start()):
+            a, b = _option(m.group(1), options), _option(m.group(m.re.groups), options)
+            if a is not None and b is not None and a != b:
+                winners.add(a if sign > 0 else b)
+                spans.append(m.span())
+    one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)\s+(?:one|clip|option|of\s+the\s+two)\s+(?:is|would\s+be)"
+           rf"\s+{ref}")
+    for m in re.finditer(one, text, re.I):
+        if words.get(m.group("word").lower(), (None, 0))[1] > 0 and _option(m.group(1), options):
+            winners.add(_option(m.group(1), options))
+            spans.append(m.span())
+    return winners, spans
 
 
 def _asked(text: str, spans: list[tuple[int, int]]) -> bool:
@@ -268,14 +305,16 @@ def judged(text: str, options: list[str], ref: str, question: str | None = None)
         rest = re.sub(ref + _DESCRIPTION + r"[^\n]*", lambda m: " " * len(m.group()), text, flags=re.I)
         return Judgement(described[0], None, rest, described[1])  # "Clip A: noisy\nClip B: clean" on "cleaner?"
     worse = described[1] if described else None
-    option, reason, rest = _judged(text, options, ref)
+    option, reason, rest = _judged(text, options, ref, set(re.findall(r"[a-z]+", (question or "").lower())))
     return Judgement(option, reason, rest, worse)
 
 
-def _judged(text: str, options: list[str], ref: str) -> tuple[str | None, str | None, str]:
+def _judged(text: str, options: list[str], ref: str, asked: set[str]) -> tuple[str | None, str | None, str]:
     values, spans = _table_scores(text, ref, options) or _scores(text, ref, options)
     winners, compared = _comparisons(text, ref, options)
-    spans = spans + compared
+    on_attribute, attribute_spans = _on_attribute(text, ref, options, asked)
+    winners |= on_attribute
+    spans = spans + compared + attribute_spans
     if not spans or _asked(text, spans):
         return None, None, text
     rest = text
