@@ -49,8 +49,8 @@ def grade_ablations(frame: pd.DataFrame, answers: pd.DataFrame, judge: str | Non
     given = answers.loc[answers["prediction"].fillna("").astype(str).str.strip() != "", "id"]
     answered = frame[frame["id"].isin(given)]
     if answered.empty:
-        return pd.DataFrame(columns=[*GRADED, "prediction", "exact", "judge_prompt", "judge_raw", "judge_says",
-                                     "correct", "sample_id", "ablation"])
+        return pd.DataFrame(columns=[*GRADED, "prediction", "exact", "closed", "read_by", "judge_prompt",
+                                     "judge_raw", "judge_says", "correct", "sample_id", "ablation"])
     graded = grade(answered[GRADED], answers, judge, **judge_options)
     return graded.merge(answered[["id", "sample_id", "ablation"]], on="id", how="left")
 

@@ -415,6 +415,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
               "failure_modes": failure_modes, "models": models, "failure_decomposition": decomposition,
               **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
               "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])),
+              "closed_read_rate": float(np.mean([(g["read_by"] == "closed").mean() for g in graded])),
               "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
               "judge_verdicts": verdict_yes_rate(pd.concat([g["judge_says"] for g in graded])),  # yes-rate flag
               "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),

@@ -855,19 +855,30 @@ def exact_match(prediction: str, answer: str) -> bool:
 
 
 def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = None, **judge_options) -> pd.DataFrame:
-    """One row per sample: ``prediction``, ``exact``, ``judge_prompt``, ``judge_raw``, ``judge_says``, ``correct``.
+    """One row per sample: ``prediction``, ``exact``, ``closed``, ``read_by``, ``judge_prompt``, ``judge_raw``,
+    ``judge_says``, ``correct``.
 
-    ``predictions`` has ``id`` and ``prediction`` (missing ids count as unanswered). Without ``judge``, only exact
-    matches are correct. ``judge_says`` is the verdict ``parse_verdict`` reads (None: not asked, or unparsed; an
-    asked row has a ``judge_prompt``), so ``unparsed_verdicts`` counts them.
+    ``predictions`` has ``id`` and ``prediction`` (missing ids count as unanswered). A count or a yes/no answer a
+    closed reader reads (:mod:`~.closed_answers`: "There are three dogs." for gold 3) is decided without the judge
+    (``closed``: whether it is the gold; ``read_by``: ``exact``, ``closed``, ``judge`` or None). Without ``judge``,
+    only exact and closed matches are correct. ``judge_says`` is the verdict ``parse_verdict`` reads (None: not
+    asked, or unparsed; an asked row has a ``judge_prompt``), so ``unparsed_verdicts`` counts them.
     """
     from omniaudit.runners import JudgeItem, make_judge
 
     df = samples[["id", "template_name", "category", "tier", "question", "answer"]].merge(
         predictions[["id", "prediction"]], on="id", how="left")
+    from omniaudit.evaluation.composition.closed_answers import closed_reading
+
     df["prediction"] = df["prediction"].fillna("").astype(str)
     df["exact"] = [exact_match(p, a) for p, a in zip(df["prediction"], df["answer"], strict=True)]
-    ask = df[~df["exact"] & (df["prediction"].str.strip() != "")]
+    # a count or a yes/no the closed readers read decides the row; the judge is asked about the rest only
+    closed = [None if e else closed_reading(p, a)
+              for p, a, e in zip(df["prediction"], df["answer"], df["exact"], strict=True)]
+    df["closed"] = [c is not None and c == normalize(a) for c, a in zip(closed, df["answer"], strict=True)]
+    df["read_by"] = ["exact" if e else "closed" if c is not None else None
+                     for e, c in zip(df["exact"], closed, strict=True)]
+    ask = df[df["read_by"].isna() & (df["prediction"].str.strip() != "")]
     df["judge_prompt"] = None
     df["judge_raw"] = None
     df["judge_says"] = None
@@ -879,7 +890,8 @@ def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = 
         df.loc[ask.index, "judge_prompt"] = prompts
         df.loc[ask.index, "judge_raw"] = raws
         df.loc[ask.index, "judge_says"] = [parse_verdict(r) for r in raws]
-    df["correct"] = df["exact"] | (df["judge_says"] == "Yes")
+    df.loc[df["judge_prompt"].notna(), "read_by"] = "judge"
+    df["correct"] = df["exact"] | df["closed"] | (df["judge_says"] == "Yes")
     return df
 
 

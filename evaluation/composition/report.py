@@ -307,10 +307,12 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
             f"**{m}: {fmt(v['accuracy']['overall'])}%** ({runs_of(v)})" for m, v in models.items())
     lines = ["# Composition and counterfactual audit", "",
              f"Dataset `{shown_path(result['dataset'])}`, {n_samples} samples, {len(runs)} run(s) of {len(models)} "
-             f"model(s). Grading: normalised exact match, then "
-             + (f"judge `{judge}` (Yes/No; prompts in graded.csv)." if judge else "no judge (exact matches only)."),
+             f"model(s). Grading: normalised exact match, then counts and yes/no read from the answer, then "
+             + (f"judge `{judge}` (Yes/No; prompts in graded.csv)." if judge else "no judge (exact and read matches "
+                "only)."),
              "", f"{headline}. Mean ± sd over each model's runs (exact-match rate over all runs "
-             f"{100 * result['exact_match_rate']:.1f}%).", ""]
+             f"{100 * result['exact_match_rate']:.1f}%, counts or yes/no read "
+             f"{100 * result.get('closed_read_rate', 0.0):.1f}%).", ""]
     if judge:
         lines += [f"Judge verdicts: {result['n_judged']} non-exact answers judged, "
                   f"**{result['n_unparsed_verdicts']} unparsed** (neither a clear Yes nor a clear No; counted "

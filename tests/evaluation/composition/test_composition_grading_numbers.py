@@ -341,7 +341,7 @@ def test_grading_asks_the_judge_for_near_misses_and_counts_their_unread_verdicts
 
     class Judge:
         def answer(self, items, progress=None):
-            return ['{"correct": false}', "Yes... or maybe no", "Ja", "Non, ce n'est pas le même animal."][:len(items)]
+            return ["Yes... or maybe no", "Ja", "Non, ce n'est pas le même animal."][:len(items)]
 
     monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: Judge())
     samples = pd.DataFrame({"id": list("abcdef"), "template_name": "T", "category": "IC", "tier": 2,
@@ -349,7 +349,9 @@ def test_grading_asks_the_judge_for_near_misses_and_counts_their_unread_verdicts
     predictions = pd.DataFrame({"id": list("abcdef"), "prediction": ["-5", "2/5", "vitamin", "3 g", "3", "1000"]})
     graded = grade(samples, predictions, "fake:judge")
     assert graded["exact"].tolist() == [False, False, False, False, True, True]  # no false exact match
-    assert graded["judge_says"].tolist() == ["No", None, "Yes", "No", None, None]
+    # "-5" for 5 is a count read and wrong (no judge call); "2/5" states two numbers: the judge is asked
+    assert graded["read_by"].tolist() == ["closed", "judge", "judge", "judge", "exact", "exact"]
+    assert graded["judge_says"].tolist() == [None, None, "Yes", "No", None, None]
     assert graded["correct"].tolist() == [False, False, True, False, True, True]
     assert unparsed_verdicts(graded) == 1
 
