@@ -25,6 +25,8 @@ def _judged(counts: dict) -> str:
                                                "another one)" if counts.get("probs_dropped") else ""))
         if counts.get("unread"):
             parts.append("unread: " + ", ".join(_why(why, n, counts) for why, n in counts["unread"].items()))
+        if counts.get("extracted"):
+            parts.append(f"{counts['extracted']} of them read by the extractor (read_by: extractor)")
         if counts.get("reasoning"):
             parts.append(f"{counts['reasoning']} with a reasoning trace (set apart, never read as the answer)")
         if counts.get("answer_format", "free") != "free":
@@ -96,7 +98,8 @@ def cmd_judge(args: argparse.Namespace) -> None:
                               f"every other fold are in-sample; for out-of-fold answers run it with --folds {held}")
     conditions = fold_conditions(args.conditions, args.folds)
     options = {"min_usable": args.min_usable, "dump_prompts": args.dump_prompts, "limit": args.limit,
-               **common.sampling_kwargs(args), **common.runner_kwargs(args)}
+               **common.sampling_kwargs(args), **common.runner_kwargs(args),
+               **({"extractor": args.extractor} if args.extractor else {})}
     status = common.progress_status(f"judging {args.config} with {args.judge}") if main_rank else nullcontext()
     counts: dict | None
     with status as progress:
@@ -188,6 +191,11 @@ def register(groups: common.Groups) -> None:
                         "--seed or 0; every run of them); recorded in the provenance, so the audits refuse the file "
                         "as incomplete unless --partial and merges refuse to join it with a full run")
     common.add_min_usable(p, "exit 2 and write no predictions")
+    p.add_argument("--extractor", metavar="SPEC",
+                   help="a model (judge SPEC, e.g. openai:MODEL@URL) that reads the closed replies the rules did not "
+                        "understand (no option named in a form they know, or a language they do not gloss), asked "
+                        "for the option the reply chooses or none; rows it reads say read_by: extractor. Replies "
+                        "that hedge, negate, tie or take a choice back are never put to it (default: rules only)")
     p.add_argument("--dump-prompts", action="store_true",
                    help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "
                         "the chat template's text, with the template's default system prompt kept; openai: the JSON "

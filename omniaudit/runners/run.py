@@ -629,7 +629,8 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
               progress: Callable[[str], None] | None = None, formats: list[str] | None = None, *,
               temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
               shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, dump_prompts: bool = False,
-              limit: int | None = None, keep_journal: bool = False, **judge_options) -> dict:
+              limit: int | None = None, keep_journal: bool = False, extractor: str | None = None,
+              **judge_options) -> dict:
     """Judge every item of ``config`` (optionally some conditions / formats; only a seeded sample of at most ``limit``
     items of that selection, :func:`~.shards.limit_positions`; shard I of N of those) ``runs`` times and write
     ``out`` (atomically, only after every answer is in).
@@ -652,12 +653,16 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     answers per ``answer_path``, free-form / generated (non-empty), resumed answers, and for remote judges HTTP
     requests, rejected items and replies that were not completions. Closed answers whose server ignored the answer
     format asked warn once (:class:`AnswerFormatWarning`).
+
+    ``extractor``: a runner SPEC that reads the closed replies the rules did not understand (:mod:`~.rescue`); the
+    rows it reads say ``read_by: extractor``.
     """
     with output_lock(out):  # from before the first answer to after the final write: one run per output file
         try:
             return _run_judge(dataset, config, spec, out, conditions, progress, formats, temperature=temperature,
                               top_p=top_p, seed=seed, runs=runs, shard=shard, min_usable=min_usable,
-                              dump_prompts=dump_prompts, limit=limit, keep_journal=keep_journal, **judge_options)
+                              dump_prompts=dump_prompts, limit=limit, keep_journal=keep_journal, extractor=extractor,
+                              **judge_options)
         finally:  # a run stopped before its first answer (refused, failed, interrupted) leaves no empty journal
             _drop_empty_journals(Path(out))
 
@@ -665,7 +670,8 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
 def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, conditions: list[str] | None,
                progress: Callable[[str], None] | None, formats: list[str] | None, *, temperature: float,
                top_p: float | None, seed: int | None, runs: int, shard: tuple[int, int] | None, min_usable: float,
-               dump_prompts: bool, limit: int | None, keep_journal: bool, **judge_options) -> dict:
+               dump_prompts: bool, limit: int | None, keep_journal: bool, extractor: str | None = None,
+               **judge_options) -> dict:
     """:func:`run_judge`'s work, under ``out``'s lock."""
     from omniaudit.data_builders.fingerprint import fingerprint_of
 
@@ -701,10 +707,11 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
             _answer_run(judge, spec, items, positions, base.for_run(run), run, runs, kept, log, provenance, hashes,
                         progress)
     rendered: dict[int, str] = {}  # position -> the item's rendered prompt (--dump-prompts), the same in every run
-    rows = []
+    rows, asked = [], []
     for run in range(runs):
         for i in range(len(items)):
             row = dict(kept[(run, positions[i])])
+            asked.append(items[i])
             if dump_prompts:
                 if i not in rendered:
                     rendered[i] = judge.render(items[i])
@@ -713,6 +720,11 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                 row["shard"] = {"index": shard[0], "count": shard[1], "items": n_run, "position": positions[i]}
             rows.append(row)
     rows = _settle_served_model(judge, spec, provenance, rows, progress)
+    if extractor:
+        from omniaudit.runners.rescue import rescue_unread
+
+        rescue_unread(list(zip(rows, asked, strict=True)), extractor, progress,
+                      **{k: v for k, v in judge_options.items() if k in ("cache_dir", "api_key_env", "dialect")})
     _warn_ignored_format(judge, spec, rows, judge_options.get("answer_format", "free"), progress)
     try:
         if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
@@ -826,6 +838,7 @@ def _run_summary(rows: list[dict], judge, answer_format: str) -> dict:
             "languages": dict(Counter(language(r["raw"]) for r in closed if r.get("unread") == "language")
                               .most_common()),
             "reasoning": sum("reasoning_chars" in r for r in rows),
+            "extracted": sum(r.get("read_by") == "extractor" for r in closed),
             "answer_format": answer_format,
             "answer_paths": dict(sorted(Counter(r.get("answer_path", "free") for r in closed).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),
