@@ -114,7 +114,8 @@ class Agreement:
 
 def agreement(labelled: str | Path) -> Agreement:
     """Compare the ``reading`` of a filled ``readings.csv`` with its ``truth`` (rows with an empty truth are left
-    out; at least one is needed)."""
+    out; at least one is needed). A truth may list several acceptable readings separated by ``|`` (``A|none``: the
+    reply may be read as A or left unread)."""
     from sklearn.metrics import cohen_kappa_score
 
     table, rows = read_records(labelled)
@@ -125,12 +126,15 @@ def agreement(labelled: str | Path) -> Agreement:
     done = table[table["truth"].astype(str).str.strip() != ""]
     if done.empty:
         raise InputError("no row has a truth yet: fill the truth column (an option, or none)", file=labelled)
-    truth = done["truth"].astype(str).str.strip().str.casefold()
+    # a truth may name several acceptable readings ("A|B": the reply is read right either way)
+    truths = [{t.strip() for t in str(v).casefold().split("|") if t.strip()} for v in done["truth"]]
     reading = done["reading"].astype(str).str.strip().str.casefold()
-    misread = done[(reading != truth) & (reading != NONE)]
-    missed = done[(reading != truth) & (reading == NONE)]
+    right = pd.Series([r in t for r, t in zip(reading, truths, strict=True)], index=done.index)
+    misread = done[~right & (reading != NONE)]
+    missed = done[~right & (reading == NONE)]
+    truth = pd.Series([r if r in t else sorted(t)[0] for r, t in zip(reading, truths, strict=True)], index=done.index)
     kappa = float(cohen_kappa_score(truth, reading)) if len(set(truth) | set(reading)) > 1 else 1.0
     keep = ["_row", "id", "raw", "reading", "truth"]
-    return Agreement(len(done), float((reading == truth).mean()), kappa,
+    return Agreement(len(done), float(right.mean()), kappa,
                      misread[keep].rename(columns={"_row": "row"}).to_dict("records"),
                      missed[keep].rename(columns={"_row": "row"}).to_dict("records"))

@@ -529,6 +529,9 @@ class OpenAIJudge(Runner):
             hint = "" if self.answer_format == "free" else (
                 f", and that the server takes {field_}, asked by --answer-format {self.answer_format} "
                 "(--answer-format free asks none)")
+            if self.answer_format == "choice" and self.dialect == "vllm":
+                hint += ("; a server other than vLLM (transformers serve, SGLang, a hosted API) takes the JSON schema "
+                         "of --dialect openai instead (--answer-format choice then asks response_format)")
             return RefusedItems(f"the server rejected {where}, e.g. {tally.bad[0]}; check the model name and URL"
                                 f"{hint} (nothing was written)", file=self.url)
         return ServiceError(f"{self.url}: most replies are not chat completions ({where}: {tally.rejected} "

@@ -63,11 +63,17 @@ def answer_schema(options: list[str]) -> dict:
 
 
 def json_answer(raw: str, options: list[str]) -> str | None:
-    """The option a reply that is a JSON object names in its ``answer`` field, else None."""
+    """The option a reply that is a JSON object names in its ``answer`` field, else None (also when a key repeats:
+    ``{"answer": "A", "answer": "B"}`` keeps no constraint, and its free reading is a conflict)."""
     import json
 
+    def pairs(items: list[tuple[str, object]]) -> dict:
+        if len({k for k, _ in items}) < len(items):
+            raise ValueError("a key repeats")
+        return dict(items)
+
     try:
-        obj = json.loads(raw)
+        obj = json.loads(raw, object_pairs_hook=pairs)
     except ValueError:
         return None
     return obj["answer"] if isinstance(obj, dict) and obj.get("answer") in options else None

@@ -113,7 +113,8 @@ def test_a_server_that_rejects_the_constraint_field_is_named_with_a_way_out(mixe
 
     with ChatServer(fault=reject, models=LISTED) as server, \
             pytest.raises(RefusedItems, match=r"takes structured_outputs\.choice \(vLLM >= 0\.12\), asked by "
-                                              r"--answer-format choice \(--answer-format free asks none\)"):
+                                              r"--answer-format choice \(--answer-format free asks none\); a server "
+                                              r"other than vLLM .* --dialect openai"):
         _judge(mixed_dataset, server, tmp_path / "p.jsonl", tmp_path / "c", conditions=["audio", "image", "pair"],
                answer_format="choice")
     assert not (tmp_path / "p.jsonl").exists()

@@ -160,3 +160,21 @@ def test_the_dev_reply_sets_are_read_without_a_misreading(path):
     stated = [g.option == r["expected"] for r, g in zip(rows, got, strict=True) if r["expected"] is not None]
     assert wrong == [] and sum(stated) >= (0.5 if path.stem.endswith("3b") else 0.95) * len(stated)
     assert all(g.reason == "language" for r, g in zip(rows, got, strict=True) if r.get("reason") == "language")
+
+
+def test_a_hand_truth_may_accept_several_readings(tmp_path):
+    from omniaudit.evaluation.readings import agreement
+
+    path = tmp_path / "readings.csv"
+    path.write_text("id,raw,reading,truth\n1,B.,B,B\n2,Maybe A,none,A|none\n3,A or B,A,B|none\n4,Hm,none,A\n",
+                    encoding="utf-8")
+    result = agreement(path)
+    assert result.n == 4 and result.accuracy == 0.5
+    assert [m["id"] for m in result.misread] == ["3"] and [m["id"] for m in result.missed] == ["4"]
+
+
+def test_a_repeated_key_keeps_no_constraint():
+    from omniaudit.runners.payload import constrained_option
+
+    assert constrained_option('{"answer": "A"}', AB) == "A"
+    assert constrained_option('{"answer": "A", "answer": "B"}', AB) is None
