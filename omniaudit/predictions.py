@@ -478,7 +478,10 @@ def label_sources_sentence(src: dict) -> str:
     parts = [f"{src['rule']} read by the rule reader", f"{src['extractor']} filled by the LLM extractor"]
     if "option_probs" in src:
         parts.append(f"{src['option_probs']} taken from option probabilities")
-    parts += [f"{src['given']} given in the file", f"{src['unparsed']} left unparsed"]
+    languages = src.get("unparsed_languages") or {}
+    unglossed = (f" ({sum(languages.values())} in a language no reader glosses: "
+                 + ", ".join(f"{lang} {n}" for lang, n in languages.items()) + ")") if languages else ""
+    parts += [f"{src['given']} given in the file", f"{src['unparsed']} left unparsed{unglossed}"]
     line = f"{src['answers']} answers: " + ", ".join(parts) + "."
     agreement = src.get("extractor_agreement")
     if agreement is not None:

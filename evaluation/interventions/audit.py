@@ -29,6 +29,7 @@ added to ``audit.json`` and the report.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,10 +37,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from omniaudit.answer_language import language
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
 from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.interventions.extract import extract, llm_extract, unread
+from omniaudit.evaluation.interventions.extract_gloss import GLOSSED
 from omniaudit.evaluation.interventions.pairing import ood_sync_rule, scored_rows
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.predictions import provenance_section, read_prediction_file, run_order
@@ -143,6 +146,12 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     records = [{**r, **extracted[key(r)]} if key(r) in filled else r for r in records]
     label_sources = _label_sources([(dims[r["id"]], r, k in given, key(r) in filled)
                                     for k, r in enumerate(records)], checked, extracted)
+    # answers left unparsed because no reader glosses their language ("language not read", not "not answering")
+    unglossed = Counter(language(r["text"]) for r in records
+                        if r.get(LABEL_FIELD[dims[r["id"]]]) is None and r["text"].strip())
+    languages = {lang: n for lang, n in unglossed.most_common() if lang not in (*GLOSSED, "en")}
+    if languages:
+        label_sources["unparsed_languages"] = languages
     columns = ["id", "text", "synced", "direction", "offset_s", "audio_state", "match"]
     if runs is None:
         pred = pd.DataFrame(records, columns=columns)

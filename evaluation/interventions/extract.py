@@ -1111,8 +1111,12 @@ EXTRACTORS = {"sync": extract_sync, "existence": extract_existence, "consistency
 
 
 def extract(dimension: str, response: str) -> dict:
-    """Structured fields of one response to the question of ``dimension``."""
-    return EXTRACTORS[dimension](response)
+    """Structured fields of one response to the question of ``dimension``; a reasoning trace (``<think>...</think>``,
+    :func:`~omniaudit.runners.reasoning.split_reasoning`) is never read, and a reply cut off inside one has none."""
+    from omniaudit.runners.reasoning import split_reasoning
+
+    split = split_reasoning("" if response is None else str(response))
+    return EXTRACTORS[dimension]("" if split.cut else split.answer)
 
 
 # LLM extraction (Thud appendix G.3: a judge turns each free-form answer into a structured prediction). The judge sees

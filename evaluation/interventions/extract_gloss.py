@@ -336,6 +336,7 @@ _FR_LEXICON = [
 ]
 _GLOSSES = {"es": Gloss(_ES_LEXICON), "zh": Gloss(_ZH_LEXICON, cjk=True), "de": Gloss(_DE_LEXICON),
             "fr": Gloss(_FR_LEXICON)}
+GLOSSED = tuple(_GLOSSES)  # the languages the Thud readers read, besides English
 # a scene in the answer's own language (checked on the original text): "一个男人在切菜", "un hombre cortando"; German
 # and French scenes are recognised in the gloss ("ein Mann schneidet" -> "a man cuts")
 _SCENE_ZH = re.compile(r"[一两几][个只位名辆群条匹头架艘块][^,.;:!?，。；：！？]{0,10}?(?:正在|在)|"
