@@ -22,7 +22,10 @@ with the project's own functions, and returns one :class:`Finding` per check, ea
   ``doc_hash`` recomputed from the dataset's item (:func:`~omniaudit.predictions.check_row_hashes`);
 - audit outputs (``audit.json``): every predictions file and dataset build its provenance names matches the files
   found here; the omniaudit version that wrote it against this one;
-- scorecards (``scorecard.json``): each predictions file's SHA-256 recorded in ``models/NAME/status.json``.
+- scorecards (``scorecard.json``): each predictions file's SHA-256 recorded in ``models/NAME/status.json``; every
+  verdict decided again from the numbers the card keeps, ``measures.json`` against the card, and ``scorecard.md`` /
+  ``scorecard.html`` rendered again from ``scorecard.json`` (:mod:`omniaudit.verify_card`): a card whose verdicts
+  were edited fails.
 
 What it cannot vouch for, and says so: a dataset or predictions file that is not at hand; rows without
 ``doc_hash`` / ``prompt_hash`` (written before omniaudit recorded them) and every row's ``prompt_hash`` (recomputing
@@ -624,6 +627,9 @@ def check_scorecard(ctx: _Context, folder: Path) -> list[Finding]:
     except (OSError, ValueError, AttributeError) as exc:
         return [Finding(FAILED, "scorecard", where, f"not a readable scorecard.json ({exc})")]
     findings = [_code_version(where, card.get("omniaudit"), "`omniaudit scorecard`")]
+    from omniaudit.verify_card import card_findings
+
+    findings += card_findings(folder, where, card)
     kept = sorted(p.parent.name for p in (folder / "models").glob(f"*/{STATUS}"))
     for name in dict.fromkeys(models + kept):
         status = folder / "models" / name / STATUS

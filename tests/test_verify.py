@@ -179,3 +179,24 @@ def test_scorecard_predictions_are_checked_against_the_digests_status_json_recor
     assert rc == 1
     assert [f["path"] for f in report["findings"] if f["status"] == "failed"] == ["models/coin/reference.jsonl"]
     assert _findings(report, "failed")[0].startswith("changed after the scorecard read it")
+
+
+def test_a_scorecard_whose_verdicts_were_edited_fails(tmp_path, capsys):
+    out = tmp_path / "card"
+    assert main(["scorecard", "--model", "coin=scripted:random", "--audits", "protocols", "--size", "small",
+                 "--n-resamples", "200", "--out", str(out)]) == 0
+    rc, report = _verify(capsys, str(out))
+    assert rc == 0, _findings(report, "failed")
+    assert any("decided again from the numbers" in w for w in _findings(report, "verified", "scorecard.json"))
+    assert _findings(report, "verified", "scorecard.md") and _findings(report, "verified", "scorecard.html")
+    # a verdict turned over in scorecard.json, as a forger would (and in the md, which then disagrees with nothing)
+    card = json.loads((out / "scorecard.json").read_text())
+    entry = card["models"]["oracle"]["shortcuts"]["position"]
+    was = entry["status"]
+    entry["status"] = "flagged" if was != "flagged" else "clear"
+    (out / "scorecard.json").write_text(json.dumps(card))
+    rc, report = _verify(capsys, str(out))
+    assert rc == 1
+    assert any(f"oracle / position: recorded {entry['status']}, its measures say {was}" in w
+               for w in _findings(report, "failed", "scorecard.json"))
+    assert _findings(report, "failed", "scorecard.md")  # no longer what the json renders to
