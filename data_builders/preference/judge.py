@@ -65,6 +65,12 @@ def _probe(path: Path, row: int, pair_id: str) -> Clip:
     """Kind and soundtrack of a media file, from its streams (a corrupt or stream-less file fails naming the row)."""
     import av
 
+    from omniaudit.data_builders.interventions.media import check_intact
+
+    try:
+        check_intact(path)  # a truncated clip is refused, naming it, before anything is written
+    except InputError as exc:
+        raise InputError(f"pair '{pair_id}': its clip {path}: {exc.message}", row=row, column="name") from exc
     try:
         with av.open(str(path)) as container:
             video = [s for s in container.streams.video if not s.disposition & av.stream.Disposition.attached_pic]

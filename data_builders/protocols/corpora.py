@@ -178,8 +178,12 @@ def _actor_stratified(by_actor: dict[str, list[dict]], n: int, seed: list[int]) 
 
 
 def _duration(path: Path) -> float:
+    """A corpus clip's duration; a clip that does not decode to the end it declares (a cut WAV) is refused."""
     import soundfile as sf
 
+    from omniaudit.data_builders.interventions.media import check_intact
+
+    check_intact(path)
     try:
         return float(sf.info(str(path)).duration)
     except (RuntimeError, sf.LibsndfileError):

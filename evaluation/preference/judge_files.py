@@ -189,6 +189,14 @@ def _p_a1(rec: dict, order: str, has: dict[str, bool], items: bool, path: Path, 
         sampled = bool(rec.get("temperature")) and not _missing(rec.get("temperature"))
         kept, _ = agreeing_probs(rec["raw"], named, dict(zip(SLOTS, probs, strict=True)), sampled)
         probs = None if kept is None else probs
+    elif probs is not None and has["label"] and not _missing(rec["label"]):  # no text to settle it: refused
+        named, sampled = str(rec["label"]).strip().upper(), bool(rec.get("temperature")) and not _missing(
+            rec.get("temperature"))
+        top = SLOTS[int(probs[1] > probs[0])]
+        if named in SLOTS and probs[0] != probs[1] and top != named and not sampled:
+            raise InputError(f"option_probs favour {top} but the label is {named}: a greedy answer's probabilities "
+                             "cannot contradict it", file=path, row=row, column="option_probs",
+                             value=rec["option_probs"])
     if probs is not None:
         return probs[first], "probs"
     label = "" if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip()

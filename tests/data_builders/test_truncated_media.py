@@ -92,3 +92,32 @@ def test_build_composition(clips, tmp_path, capsys, bad):
     out = tmp_path / "out"
     args = ["build", "composition", "--samples", str(folder / "s.jsonl"), "--out", str(out)]
     _built_or_refused(capsys, args, out, "v.mp4" if bad else None)
+
+
+def _wav(path: Path, seconds: float = 3.0, cut: float | None = None) -> Path:
+    """A mono 16 kHz WAV; ``cut``: keep only that share of its bytes (the header still declares the whole)."""
+    import wave
+
+    import numpy as np
+
+    samples = (np.sin(np.arange(int(16000 * seconds)) * 0.05) * 8000).astype(np.int16)
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(16000)
+        w.writeframes(samples.tobytes())
+    if cut is not None:
+        data = path.read_bytes()
+        path.write_bytes(data[: int(len(data) * cut)])
+    return path
+
+
+def test_a_wav_cut_short_of_its_header_is_refused_naming_it(tmp_path):
+    """FFmpeg times a WAV by its file size, so a cut WAV decodes "to its end": its header's data size tells."""
+    from omniaudit.data_builders.interventions.media import check_intact
+    from omniaudit.errors import InputError
+
+    check_intact(_wav(tmp_path / "whole.wav"))
+    cut = _wav(tmp_path / "cut.wav", cut=1 / 3)
+    with pytest.raises(InputError, match=r"cut\.wav.*the WAV data chunk declares 96000 bytes, the file holds"):
+        check_intact(cut)

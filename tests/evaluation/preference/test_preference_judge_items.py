@@ -180,6 +180,10 @@ def test_item_predictions_from_another_config_or_malformed_are_refused(tmp_path,
         "another_config": ([{**good[0], "id": "clip_x/question"}], "row 1", "<pair id>/ab"),
         "bad_probs": ([good[0], {**good[1], "option_probs": {"yes": 1.0}}], "row 2", "option_probs"),
         "negative_probs": ([{**good[0], "option_probs": {"A": -1, "B": 2}}], "row 1", "non-negative"),
+        "infinite_probs": ([{**good[0], "option_probs": {"A": "inf", "B": 0.1}}], "row 1", "finite"),
+        # no text to settle it: greedy probabilities that favour the other option than the label are refused
+        "contradicting_probs": ([{**{k: v for k, v in good[0].items() if k != "raw"}, "temperature": 0.0,
+                                  "option_probs": {"A": 0.2, "B": 0.8}}], "row 1", "favour B but the label is A"),
         "twice": ([good[0], good[2], good[0]], "row 1", "more than one row and run 0 (again in row 3)"),
         "bad_label": ([{**good[0], "label": "C"}], "row 1", "expected label A or B"),
     }
