@@ -27,6 +27,7 @@ class MeasureSpec:
     unit: str = "rate"
     strata: tuple[str, ...] = ("all",)
     bounds: tuple[float, float] = (0.0, 1.0)  # the values the measure can take (a shown CI is clipped to them)
+    directions: tuple[str, str] = ("below", "above")  # what a value below / above the null means (the card names it)
 
 
 @dataclass(frozen=True)
@@ -109,7 +110,8 @@ _PLANTS = "omniaudit.runners.scripted:"
 TABLE: list[Shortcut] = [
     Shortcut("position", "picks by the slot a candidate is shown in",
              "position-locked", "pos", _PLANTS + "slot_a_where_ordered", (
-        MeasureSpec("slot_a", "slot-A rate over both orders", "preference", "outside", 0.10),
+        MeasureSpec("slot_a", "slot-A rate over both orders", "preference", "outside", 0.10,
+                    directions=("slot B", "slot A")),
         MeasureSpec("lock", "pairwise lock, the same slot in AB and BA", "protocols", "above", 0.15,
                     strata=("concat", "native")),
     ), REMEDIES["position"]),
@@ -133,12 +135,14 @@ TABLE: list[Shortcut] = [
         MeasureSpec("dominance", "dominance share of classified failures, over its per-sample null",
                     "composition", "above", 0.20),
     ), REMEDIES["modality_dominance"]),
-    Shortcut("style", "prefers the longer description or the generator's prior",
+    # two-sided: a judge over-corrected to the shorter description (or against the prior) takes a shortcut too, one
+    # a remedy can create
+    Shortcut("style", "prefers the longer (or the shorter) description, or follows (or defies) the generator's prior",
              "verbose", "verbose", _PLANTS + "the_longer_description", (
-        MeasureSpec("longer", "picks the longer description when the label is the shorter", "preference", "above",
-                    0.10),
-        MeasureSpec("prior", "follows the generator prior on the counter-stereotypical slice", "preference", "above",
-                    0.10),
+        MeasureSpec("longer", "picks the longer description, averaged over pairs whose label is the shorter and the "
+                    "longer", "preference", "outside", 0.10, directions=("shorter", "longer")),
+        MeasureSpec("prior", "follows the generator prior, averaged over the counter-stereotypical slice and the rest",
+                    "preference", "outside", 0.10, directions=("against the prior", "the prior")),
     ), REMEDIES["style"]),
 ]
 

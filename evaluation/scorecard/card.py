@@ -51,6 +51,8 @@ def _cell(v: dict) -> str:
     lo, hi = v["ci"]
     where = f" in {v['stratum']}" if v["status"] == "flagged" and v.get("stratum") not in (None, "all") else ""
     mark = "FLAGGED" if v["status"] == "flagged" else v["status"]
+    if v["status"] == "flagged" and v.get("direction"):  # a two-sided measure: which way ("shorter", "slot B")
+        mark += f" ({v['direction']})"
     if v["status"] == "clear" and v.get("significant"):  # real, and shown to be below the minimum effect of interest
         mark = "clear, small"
     return (f"{mark}{where} {_value(v['value'])} [{_value(lo)}, {_value(hi)}] (null {_value(v['null'])}, "

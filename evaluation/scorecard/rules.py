@@ -90,7 +90,12 @@ def preference_table(run: AuditRun) -> pd.DataFrame:
 
 
 def preference_measures(t: pd.DataFrame, name: str) -> list[Tested]:
-    """Slot-A rate (position), longer and prior picks (style) of judge ``name`` from its per-pair table."""
+    """Slot-A rate (position), longer and prior picks (style) of judge ``name`` from its per-pair table. A style pick
+    rate is averaged over the pairs whose label goes against the pick and those whose label goes along it: 0.5 for
+    any judge without the preference whatever its accuracy (its errors fall as often on either side; the oracle's
+    0 and 1 average to 0.5), above for one that prefers the longer description or the prior, below for one
+    over-corrected to the shorter or against the prior (on the label-against slice alone, accuracy and the shortcut
+    were one number: a correct judge read 0, a contrarian one 1)."""
     ab, ba = t[f"p_a1_ab__{name}"].to_numpy(float), t[f"p_a1_ba__{name}"].to_numpy(float)
     decided = np.isfinite(ab) & np.isfinite(ba) & (np.abs(ab - 0.5) > 1e-9) & (np.abs(ba - 0.5) > 1e-9)
     slot_a = ((ab > 0.5).astype(float) + (ba < 0.5).astype(float)) / 2
@@ -99,14 +104,22 @@ def preference_measures(t: pd.DataFrame, name: str) -> list[Tested]:
     len1, len2 = t["len1"].to_numpy(float), t["len2"].to_numpy(float)
     longer_is_a1 = len1 > len2
     length_counter = (len1 != len2) & (y != longer_is_a1)
+    length_aligned = (len1 != len2) & (y == longer_is_a1)
     prior = t["prior_choice"].to_numpy(object)
-    generator_counter = t["counter_stereotypical"].astype(bool).to_numpy() & (prior != "abstain")
+    counter = t["counter_stereotypical"].astype(bool).to_numpy()
     pair = t["id"].to_numpy()
     spec = {m.key: m for m in BY_NAME["position"].measures + BY_NAME["style"].measures}
     rate = lambda v, mask: contrast(pair, [arm(v, mask, HALF, PAIR_VAR)])  # noqa: E731
+
+    def balanced(v, against, along):  # the pick rate averaged over pairs whose label goes against it and along it
+        return contrast(pair, [arm(v, against, HALF, PAIR_VAR, 0.5, "pick"),
+                               arm(v, along, HALF, PAIR_VAR, 0.5, "pick")])
+
     return [Tested(spec["slot_a"], "all", rate(slot_a, decided)),
-            Tested(spec["longer"], "all", rate(np.where(longer_is_a1, choice, 1 - choice), length_counter)),
-            Tested(spec["prior"], "all", rate(np.where(prior == "a1", choice, 1 - choice), generator_counter))]
+            Tested(spec["longer"], "all", balanced(np.where(longer_is_a1, choice, 1 - choice), length_counter,
+                                                   length_aligned)),
+            Tested(spec["prior"], "all", balanced(np.where(prior == "a1", choice, 1 - choice),
+                                                  counter & (prior != "abstain"), ~counter & (prior != "abstain")))]
 
 
 def protocol_frame(run: AuditRun) -> pd.DataFrame:
@@ -233,6 +246,8 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
     if c is None:
         return out
     out.update(value=c.value, null=c.null, n=c.n, clusters=c.clusters, se=c.se, se0=c.se0)
+    if s.side == "outside":  # a two-sided measure says which way it moved ("shorter", "slot B")
+        out["direction"] = s.directions[int(c.value > c.null)]
     if t.counts:
         out.update(decide(c, s.side, s.delta, family, alpha))
         out["flagged"] = out["verdict"] == "flagged"
@@ -279,7 +294,8 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
     else:
         status, head = "not measured", None
     why = "; ".join(f"{a}: {runs[a].reason}" for a in audits if a in runs and runs[a].reason and not counted)
-    keys = ("value", "ci", "null", "measure", "audit", "stratum", "mde", "delta", "p_adjusted", "unit", "significant")
+    keys = ("value", "ci", "null", "measure", "audit", "stratum", "mde", "delta", "p_adjusted", "unit", "significant",
+            "direction")
     head_fields: dict[str, Any] = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
     if not head:
         head_fields.update(ci=[None, None], audit=audits[0])

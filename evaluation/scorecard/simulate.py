@@ -13,7 +13,8 @@ with :func:`.rules.decide_family`. Shortcut-free policies:
 ``plant`` adds a shortcut on top, each as a probability per item: ``slot_a`` (answer the first slot),
 ``lock`` (+ ``format``: a trial answers slot A in both orders), ``follow`` (copy the supplied label), ``deaf``
 (answer an intervened clip as its Original; + ``dimension``: in that dimension only), ``longer`` (pick the longer
-description), ``prior`` (follow the generator prior). :data:`AT_MINIMUM` plants each measure's minimum effect of
+description), ``shorter`` (the over-correction: pick the shorter one), ``prior`` (follow the generator prior),
+``against_prior`` (defy it). :data:`AT_MINIMUM` plants each measure's minimum effect of
 interest (:mod:`omniaudit.shortcuts`) on a uniform base. Composition is not simulated here (its per-sample null
 has its own simulation test).
 """
@@ -82,7 +83,8 @@ def _preference(t: pd.DataFrame, policy: str, rng, plant: dict) -> list[Tested]:
         ab, ba = rng.integers(0, 2, n).astype(float), rng.integers(0, 2, n).astype(float)
     longer_a1 = (t["len1"] > t["len2"]).to_numpy().astype(float)
     prior_a1 = (t["prior_choice"] == "a1").to_numpy().astype(float)
-    for key, target in (("longer", longer_a1), ("prior", prior_a1)):  # the same pick in both orders
+    picks = (("longer", longer_a1), ("shorter", 1 - longer_a1), ("prior", prior_a1), ("against_prior", 1 - prior_a1))
+    for key, target in picks:  # the same pick in both orders
         if key in plant:
             hit = rng.random(n) < plant[key]
             ab, ba = np.where(hit, target, ab), np.where(hit, target, ba)

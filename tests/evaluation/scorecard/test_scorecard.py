@@ -80,7 +80,8 @@ def test_card_files_are_self_contained(headline):
     assert not re.search(r"(src|href)=\"(https?:)?//", page), "the page loads something from the network"
     assert "<script" not in page and "<link" not in page and "@import" not in page
     text = (out / "scorecard.md").read_text(encoding="utf-8")
-    assert re.search(r"\| pos \(reference\) \| FLAGGED 1\.00 \[0\.\d\d, 1\.00\] \(null 0\.50, MDE 0\.\d\d\) \|", text)
+    assert re.search(r"\| pos \(reference\) \| FLAGGED \(slot A\) 1\.00 \[0\.\d\d, 1\.00\] "
+                     r"\(null 0\.50, MDE 0\.\d\d\) \|", text)
     assert "embedded default" in text and "blueprint 224" in text
     for href in re.findall(r"\]\((models/[^)]+)\)", text):  # links to the full audit folders resolve
         assert (out / href).is_file(), href

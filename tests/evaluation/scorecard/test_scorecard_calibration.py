@@ -131,3 +131,24 @@ def test_the_interval_matches_statsmodels_cluster_robust_ols():
     assert c.value == pytest.approx(fit.params[0])
     assert c.se_wald == pytest.approx(fit.bse[0], rel=1e-9)
     assert c.se >= c.se_wald
+
+
+def test_style_is_two_sided_and_does_not_read_accuracy_as_a_preference(structure):
+    """A judge over-corrected to the shorter description is flagged, named "shorter"; one that defies the prior is
+    flagged "against the prior"; a judge without a style preference is not flagged whatever its accuracy (on the
+    label-against slice alone a correct judge read 0 and a contrarian one 1)."""
+    rng = np.random.default_rng(8)
+    for plant, key, direction in (({"shorter": 0.6}, "longer", "shorter"), ({"longer": 0.6}, "longer", "longer"),
+                                  ({"against_prior": 0.6}, "prior", "against the prior")):
+        record = next(e for e in decide_family(simulate(structure, "uniform", rng, plant))["style"] if e["key"] == key)
+        assert record["verdict"] == "flagged" and record["direction"] == direction, (plant, record)
+    table = structure["preference"].copy()
+    gold = (table["preference"] == "a1").to_numpy(float)
+    for accuracy in (1.0, 0.0):  # the oracle and a judge that is always wrong: no style preference either way
+        pick = gold if accuracy else 1 - gold
+        table["p_a1_ab__m"], table["p_a1_ba__m"], table["p_a1__m"] = pick, pick, pick
+        from omniaudit.evaluation.scorecard.rules import preference_measures
+
+        records = decide_family({"style": [t for t in preference_measures(table, "m") if t.spec.key != "slot_a"]})
+        assert [e["verdict"] for e in records["style"]] == ["clear", "clear"], (accuracy, records["style"])
+        assert all(abs(e["value"] - 0.5) < 0.1 for e in records["style"])
