@@ -343,6 +343,11 @@ def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series],
     return out, frame, pd.DataFrame(layers)
 
 
+def _closed_rate(graded: list[pd.DataFrame]) -> dict[str, float]:
+    """The share of answers a closed reader decided (a count or a yes/no read, no judge asked)."""
+    return {"closed_read_rate": float(np.mean([(g["read_by"] == "closed").mean() for g in graded]))}
+
+
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
                           judge: str | None = None, attention: list[str] | dict[str, list[str | Path]] | None = None,
                           depth_range: tuple[float, float] = (0.25, 0.75), partial: bool = False,
@@ -414,8 +419,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
                                   for run, g in zip(runs, graded, strict=True)},
               "failure_modes": failure_modes, "models": models, "failure_decomposition": decomposition,
               **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
-              "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])),
-              "closed_read_rate": float(np.mean([(g["read_by"] == "closed").mean() for g in graded])),
+              "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])), **_closed_rate(graded),
               "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
               "judge_verdicts": verdict_yes_rate(pd.concat([g["judge_says"] for g in graded])),  # yes-rate flag
               "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),

@@ -192,11 +192,7 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
     model on one device), ``dtype`` (``auto``: the checkpoint's own; ``bfloat16`` / ``float16`` / ``float32``),
     ``load_in`` (``4bit`` / ``8bit``: bitsandbytes, CUDA only) and ``attn_implementation`` (``eager`` / ``sdpa`` /
     ``flash_attention_2``) are given to ``from_pretrained`` (:mod:`~omniaudit.runners.hf_loading`).
-
-    ``enable_thinking`` (``hf:`` and ``openai:``): the chat template's thinking switch (Qwen3, DeepSeek-R1 style), sent
-    only when given; switched on, ``max_tokens`` is raised to at least :data:`THINKING_TOKENS` (a trace cut by the
-    token limit leaves no answer). The trace is set apart from the answer and never read as it
-    (:mod:`~omniaudit.runners.reasoning`).
+    ``enable_thinking``: the chat template's thinking switch (``hf:``, ``openai:``; :func:`thinking_room`).
     """
     from omniaudit.runners.transport import redact
 
@@ -208,10 +204,7 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
                           "fps": fps, "max_frames": max_frames, "answer_format": answer_format,
                           "device_map": device_map, "dtype": dtype, "load_in": load_in,
                           "attn_implementation": attn_implementation})
-    if enable_thinking and max_tokens < THINKING_TOKENS:
-        warnings.warn(f"--enable-thinking: max_tokens raised from {max_tokens} to {THINKING_TOKENS} (a reasoning "
-                      "trace cut off by the token limit leaves no answer)", stacklevel=2)
-        max_tokens = THINKING_TOKENS
+    max_tokens = thinking_room(max_tokens, enable_thinking)
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
         raise InputError("judge must look like hf:PATH_OR_REPO, openai:MODEL@URL, scripted:NAME or reward:FOLDER",
@@ -252,6 +245,15 @@ def make_judge(spec: str, *, sampling: Sampling | None = None, seed: int | None 
         raise InputError(f"unknown judge kind; expected hf:, openai:, scripted:{plugins} or a runner plugin's kind "
                          "(omniaudit.runners.plugins)", value=redact(spec))
     return judge
+
+
+def thinking_room(max_tokens: int, enable_thinking: bool | None) -> int:
+    """``max_tokens``, raised to :data:`THINKING_TOKENS` (with a warning) when thinking is switched on."""
+    if enable_thinking and max_tokens < THINKING_TOKENS:
+        warnings.warn(f"--enable-thinking: max_tokens raised from {max_tokens} to {THINKING_TOKENS} (a reasoning "
+                      "trace cut off by the token limit leaves no answer)", stacklevel=3)
+        return THINKING_TOKENS
+    return max_tokens
 
 
 def check_answer_format(kind: str, mode: str, answer_format: str) -> None:
