@@ -10,6 +10,8 @@ import html
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from omniaudit import __version__
 from omniaudit.audits import get
 from omniaudit.evaluation.report import markdown_table, shown_path, shown_paths_in
@@ -44,19 +46,32 @@ def _value(value, digits: int = 2) -> str:
 
 
 def _cell(v: dict) -> str:
-    """One verdict cell: verdict, value, simultaneous CI, the null, where a flag is and the effect the items can
-    detect (MDE at 80% power)."""
+    """One verdict cell, showing the bound that decided it: FLAGGED, the value and its simultaneous interval against
+    the null; clear, the value and its one-sided 95% bound(s) against the minimum effect around the null;
+    inconclusive, the interval, the effect the items can detect (MDE at 80% power) and about how many clusters would
+    decide (the MDE scales as one over the square root of the clusters)."""
     if v["status"] in ("not measured", "not answering"):
         return v["status"]
     lo, hi = v["ci"]
     where = f" in {v['stratum']}" if v["status"] == "flagged" and v.get("stratum") not in (None, "all") else ""
+    null, delta, bound = v["null"], v.get("delta"), v.get("equivalence_bound") or [None, None]
+    if v["status"] == "clear" and delta is not None and bound[1] is not None:
+        mark = "clear, small" if v.get("significant") else "clear"  # small: real, shown below the minimum effect
+        if bound[0] is None:
+            return (f"{mark} {_value(v['value'])}, 95% bound {_value(bound[1])} < {_value(null + delta)} "
+                    f"(null {_value(null)} + minimum effect {_value(delta)})")
+        return (f"{mark} {_value(v['value'])}, 95% bounds [{_value(bound[0])}, {_value(bound[1])}] within "
+                f"{_value(null - delta)} to {_value(null + delta)} (null {_value(null)} ± {_value(delta)})")
     mark = "FLAGGED" if v["status"] == "flagged" else v["status"]
     if v["status"] == "flagged" and v.get("direction"):  # a two-sided measure: which way ("shorter", "slot B")
         mark += f" ({v['direction']})"
-    if v["status"] == "clear" and v.get("significant"):  # real, and shown to be below the minimum effect of interest
+    if v["status"] == "clear" and v.get("significant"):
         mark = "clear, small"
-    return (f"{mark}{where} {_value(v['value'])} [{_value(lo)}, {_value(hi)}] (null {_value(v['null'])}, "
-            f"MDE {_value(v.get('mde'))})")
+    cell = f"{mark}{where} {_value(v['value'])} [{_value(lo)}, {_value(hi)}] (null {_value(null)}, MDE "
+    if v["status"] == "inconclusive" and delta and v.get("mde") and v.get("clusters"):
+        needed = int(np.ceil(v["clusters"] * (v["mde"] / delta) ** 2))
+        return cell + f"{_value(v['mde'])} > {_value(delta)}: about {needed} clusters would decide)"
+    return cell + f"{_value(v.get('mde'))})"
 
 
 def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, dict]:
@@ -247,10 +262,12 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                          "is shown as computed, but none is a finding (too few items, and the reference models' "
                          "calibration is not checked). Run without --limit for the card."))
     out += [(
-        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found: the interval "
-             "excludes a content-blind model's value and an effect of interest is not ruled out), clear (ruled out: "
-             "an effect as large as the shortcut's minimum effect of interest is excluded; 'clear, small' when a "
-             "real effect below that minimum is measured), or inconclusive (too few items to tell either way). "
+        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found: the simultaneous "
+             "interval shown excludes the null, a content-blind model's value, and an effect of interest is not "
+             "ruled out; a two-sided measure names its direction), clear (ruled out: the one-sided 95% bound shown "
+             "stays within the null plus the shortcut's minimum effect of interest; 'clear, small' when a real "
+             "effect below that minimum is measured), or inconclusive (too few items to tell either way: the MDE "
+             "the items can detect and about how many clusters would decide are shown). "
              "Reference models answer the same items as calibration (scripted rules, and tiny models trained on "
              "data where the shortcut pays): the oracle must be clear everywhere, each "
              "planted model flagged for its own shortcut."), ("p", STATISTICS)]

@@ -295,7 +295,7 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
         status, head = "not measured", None
     why = "; ".join(f"{a}: {runs[a].reason}" for a in audits if a in runs and runs[a].reason and not counted)
     keys = ("value", "ci", "null", "measure", "audit", "stratum", "mde", "delta", "p_adjusted", "unit", "significant",
-            "direction")
+            "direction", "equivalence_bound", "side", "clusters")
     head_fields: dict[str, Any] = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
     if not head:
         head_fields.update(ci=[None, None], audit=audits[0])

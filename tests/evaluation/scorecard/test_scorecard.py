@@ -461,10 +461,25 @@ def test_calibration_fails_when_the_oracle_is_flagged_or_a_measured_plant_is_not
 def test_a_cell_says_clear_small_for_a_real_effect_below_the_minimum_of_interest():
     from omniaudit.evaluation.scorecard.card import _cell
 
-    v = {"status": "clear", "value": 0.53, "ci": [0.51, 0.54], "null": 0.5, "mde": 0.07, "stratum": "all"}
-    assert _cell({**v, "significant": True}).startswith("clear, small 0.53 [0.51, 0.54]")
+    v = {"status": "clear", "value": 0.53, "ci": [0.51, 0.54], "null": 0.5, "mde": 0.07, "stratum": "all",
+         "delta": 0.1, "equivalence_bound": [0.515, 0.545]}
+    assert _cell({**v, "significant": True}).startswith("clear, small 0.53, 95% bounds [0.52, 0.55] within 0.40 "
+                                                        "to 0.60")
     assert _cell({**v, "ci": [0.49, 0.57], "significant": False}).startswith("clear 0.53")
-    assert _cell({**v, "status": "flagged", "significant": True}).startswith("FLAGGED 0.53")
+    assert _cell({**v, "status": "flagged", "significant": True}).startswith("FLAGGED 0.53 [0.51, 0.54] (null 0.50")
+
+
+def test_a_cell_shows_the_bound_that_decided_it():
+    """A clear cell shows its one-sided bound against null + minimum effect (the interval shown before was the
+    simultaneous one, which may hold the minimum effect: "clear 0.57 [0.46, 0.69]" with a minimum of 0.65); an
+    inconclusive one the MDE and about how many clusters would decide."""
+    from omniaudit.evaluation.scorecard.card import _cell
+
+    v = {"status": "clear", "value": 0.57, "ci": [0.46, 0.69], "null": 0.5, "mde": 0.15, "stratum": "all",
+         "delta": 0.15, "equivalence_bound": [None, 0.63], "significant": False}
+    assert _cell(v) == "clear 0.57, 95% bound 0.63 < 0.65 (null 0.50 + minimum effect 0.15)"
+    cell = _cell({**v, "status": "inconclusive", "mde": 0.3, "clusters": 40})
+    assert cell.endswith("(null 0.50, MDE 0.30 > 0.15: about 160 clusters would decide)")
 
 
 def test_the_card_says_why_closed_answers_were_left_unread():
