@@ -125,9 +125,12 @@ TABLE: list[Shortcut] = [
         MeasureSpec("avg_gap", "Avg Gap, Original minus Shift/Mute/Swap accuracy", "interventions", "above", 20.0,
                     unit="points", bounds=(-100.0, 100.0)),
         # one dimension's gap: eq. 10 averages three, so a gap in one is cancelled by an over-correction in another
-        # (Existence 100 and Consistency -100 average to 0). 60 points in one dimension alone make an Avg Gap of 20.
+        # (Existence 100 and Consistency -100 average to 0), or diluted by the other two (a 55-point Existence
+        # collapse is an Avg Gap of 18). 30 points: below every Existence and Consistency gap of Thud's Table 1 (the
+        # smallest, Qwen3-Omni's Consistency, is 38.1; Ming-Omni's Existence 40.8), so a collapse of that size flags
+        # at the default size and stays flagged at any larger one.
         MeasureSpec("dim_gap", "gap of one dimension, Original minus its intervention's accuracy", "interventions",
-                    "above", 60.0, unit="points", strata=("sync", "existence", "consistency"),
+                    "above", 30.0, unit="points", strata=("sync", "existence", "consistency"),
                     bounds=(-100.0, 100.0)),
     ), REMEDIES["visual_inference"]),
     Shortcut("modality_dominance", "one modality decides the failures (C3PO)",

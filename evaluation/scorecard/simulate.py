@@ -46,7 +46,7 @@ AT_MINIMUM = {"slot_a/all": {"slot_a": 0.2}, "lock/concat": {"lock": 0.3, "forma
               "lock/native": {"lock": 0.3, "format": "native"}, "cue/all": {"follow": 0.4 / 3},
               "cue/blueprint": {"follow": 0.4 / 3},
               "cue/reference": {"follow": 0.4 / 3}, "cue/cue_conflict": {"follow": 0.4 / 3},
-              "avg_gap/all": {"deaf": 0.2}, **{f"dim_gap/{d}": {"deaf": 0.6, "dimension": d} for d in THUD_CHANCE},
+              "avg_gap/all": {"deaf": 0.2}, **{f"dim_gap/{d}": {"deaf": 0.3, "dimension": d} for d in THUD_CHANCE},
               "longer/all": {"longer": 0.2}, "prior/all": {"prior": 0.2}}
 
 

@@ -6,6 +6,7 @@ planted shortcuts, including one confined to a stratum, are found."""
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats as sps
 
@@ -152,3 +153,19 @@ def test_style_is_two_sided_and_does_not_read_accuracy_as_a_preference(structure
         records = decide_family({"style": [t for t in preference_measures(table, "m") if t.spec.key != "slot_a"]})
         assert [e["verdict"] for e in records["style"]] == ["clear", "clear"], (accuracy, records["style"])
         assert all(abs(e["value"] - 0.5) < 0.1 for e in records["style"])
+
+
+@pytest.mark.parametrize("copies", [1, 10])
+def test_a_one_dimension_collapse_is_flagged_at_every_size(structure, copies):
+    """Perfect everywhere but Mute, where 55% of muted clips are said to sound (an Existence gap of 55, an Avg Gap
+    of 18): flagged in its dimension on the default's 60 clips and on ten times as many (under a 60-point minimum
+    it was clear on 600 clips)."""
+    rng = np.random.default_rng(9)
+    scored = pd.concat([structure["scored"].assign(source_id=lambda t, k=k: t["source_id"].astype(str) + f"#{k}")
+                        for k in range(copies)], ignore_index=True)
+    orig = scored["intervention"] == "original"
+    said_sound = (scored["dimension"] == "existence") & ~orig & (rng.random(len(scored)) < 0.55)
+    records = decide_family({"visual_inference": gap_measures(scored.assign(correct=~said_sound))})
+    by = {f"{e['key']}/{e['stratum']}": e for e in records["visual_inference"]}
+    assert by["dim_gap/existence"]["verdict"] == "flagged", by["dim_gap/existence"]
+    assert by["avg_gap/all"]["value"] < 20  # the average alone would not have caught it
