@@ -19,8 +19,8 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
   it answers with or without audio, has 0 (a uniform guess: 1/k in both arms). Clusters: clips.
 - ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10) recomputed from the audit's ``scored.csv``: mean over
   Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows); and each
-  dimension's gap on its own (its minimum effect 60 points, what alone makes an Avg Gap of 20: an average can cancel
-  a gap in one dimension with an over-correction in another). A uniform guess over each dimension's answers
+  dimension's gap on its own (its minimum effect 30 points, below every Existence and Consistency gap of Thud's
+  Table 1: an average can cancel a gap in one dimension with an over-correction in another, or dilute it). A uniform guess over each dimension's answers
   (synchronized / delayed / early; sound / muted; match / mismatch) is right as often on an Original as on its
   intervention: null 0. Clusters: source clips.
 - ``modality_dominance`` (composition): per sample, the share of its classified failed runs that one modality decides,
