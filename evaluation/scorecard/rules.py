@@ -20,9 +20,9 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
 - ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10) recomputed from the audit's ``scored.csv``: mean over
   Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows); and each
   dimension's gap on its own (its minimum effect 30 points, below every Existence and Consistency gap of Thud's
-  Table 1: an average can cancel a gap in one dimension with an over-correction in another, or dilute it). A uniform guess over each dimension's answers
-  (synchronized / delayed / early; sound / muted; match / mismatch) is right as often on an Original as on its
-  intervention: null 0. Clusters: source clips.
+  Table 1: an average can cancel a gap in one dimension with an over-correction in another, or dilute it). A
+  uniform guess over each dimension's answers (synchronized / delayed / early; sound / muted; match / mismatch) is
+  right as often on an Original as on its intervention: null 0. Clusters: source clips.
 - ``modality_dominance`` (composition): per sample, the share of its classified failed runs that one modality decides,
   minus the chance a content-blind model's failure on that very sample is so classified (the audit's
   ``dominance_test``: shared inputs and answer vocabularies make chance agreement look like "not moved"). Counted only

@@ -509,9 +509,9 @@ def _json_values(text: str, options: list[str]) -> tuple[list[str], Reading | No
     square = text.find("["), text.rfind("]")
     if -1 < square[0] < brace[0] and brace[1] < square[1]:  # a list of per-option objects
         listed, repeated = loads_lenient(text[square[0]: square[1] + 1])
-        obj = per_option(listed) if isinstance(listed, list) and not repeated else None
-        if obj is not None:
-            scored = json_scores(obj, options)
+        per = per_option(listed) if isinstance(listed, list) and not repeated else None
+        if per is not None:
+            scored = json_scores(per, options)
             return [], None if scored is None else Reading(*scored)
     obj, repeated = loads_lenient(text[brace[0]: brace[1] + 1])
     if not isinstance(obj, dict):

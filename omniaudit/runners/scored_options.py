@@ -108,7 +108,7 @@ def _direction(heading: str) -> int:
     return 1 if not _LOWER_BETTER.search(heading) and all(w in _PLAIN_HEADING for w in words) else 0
 
 
-def _scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, tuple] | None, list[tuple[int, int]]]:
+def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, list[tuple[int, int]]]:
     """Per option its one score (numbers first, else marks), or None when the scores decide nothing, and the spans of
     every score found (blanked for the rules, read or not). Scores count under a plain heading only (:func:`_plain`:
     "Noise: A 8, B 2" scores a fault, "Robotic-ness: ..." an attribute of unknown direction); they decide when every
@@ -142,7 +142,10 @@ _TABLE = re.compile(r"(?:^[ \t]*\|.*\|[ \t]*(?:\n|$))+", re.M)
 _TOTAL = re.compile(r"(?i:\W*(?:(?:final|overall|total)\s*)?(?:score|rating|total|overall|sum|grade)\W*)")
 
 
-def _table_scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, float], list[tuple[int, int]]] | None:
+Scores = dict[str, tuple[float, float]]  # option -> its score as an interval (low, high)
+
+
+def _table_scores(text: str, ref: str, options: list[str]) -> tuple[Scores, list[tuple[int, int]]] | None:
     """A markdown table with the options as columns and a score row ("| Score | 8 | 3 |"), or None."""
     for table in _TABLE.finditer(text):
         rows = [[c.strip() for c in line.strip().strip("|").split("|")] for line in table.group().splitlines()]
@@ -150,7 +153,7 @@ def _table_scores(text: str, ref: str, options: list[str]) -> tuple[dict[str, fl
         total = next((r for r in rows if r and _TOTAL.fullmatch(r[0])), None)
         if header is None or total is None or len(total) != len(header):
             continue
-        found = {}
+        found: Scores = {}
         for name, cell in zip(header, total, strict=True):
             named, score = re.fullmatch(ref, name), re.fullmatch(_SCORE + r"\W*", cell)
             option = _option(named.group(1), options) if named else None
@@ -239,7 +242,8 @@ def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> t
     """Winners of comparisons in the question's own words ("A is less natural than B" on "which sounds more
     natural?": B; "the cleaner one is clip B"), and their spans. An antonym is not read ("A is noisier than B" only
     describes: the reader infers no opposite)."""
-    winners, spans = set(), []
+    winners: set[str] = set()
+    spans: list[tuple[int, int]] = []
     words = {w: v for w, v in {**_DESCRIBED, **_COMPARATIVES}.items() if w in asked and v[1] > 0}
     if not words:
         return winners, spans
@@ -256,8 +260,9 @@ def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> t
     one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)\s+(?:one|clip|option|of\s+the\s+two)\s+(?:is|would\s+be)"
            rf"\s+{ref}")
     for m in re.finditer(one, text, re.I):
-        if words.get(m.group("word").lower(), (None, 0))[1] > 0 and _option(m.group(1), options):
-            winners.add(_option(m.group(1), options))
+        option = _option(m.group(1), options)
+        if words.get(m.group("word").lower(), (None, 0))[1] > 0 and option is not None:
+            winners.add(option)
             spans.append(m.span())
     return winners, spans
 
