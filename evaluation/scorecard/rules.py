@@ -97,8 +97,11 @@ def preference_measures(t: pd.DataFrame, name: str) -> list[Tested]:
     over-corrected to the shorter or against the prior (on the label-against slice alone, accuracy and the shortcut
     were one number: a correct judge read 0, a contrarian one 1)."""
     ab, ba = t[f"p_a1_ab__{name}"].to_numpy(float), t[f"p_a1_ba__{name}"].to_numpy(float)
-    decided = np.isfinite(ab) & np.isfinite(ba) & (np.abs(ab - 0.5) > 1e-9) & (np.abs(ba - 0.5) > 1e-9)
-    slot_a = ((ab > 0.5).astype(float) + (ba < 0.5).astype(float)) / 2
+    # every pair answered in both orders; a tie is half a pick of each slot (dropping pairs with a tie hid a judge
+    # that answers A when the gold is in slot A and "tie" otherwise: 0.75, not "not measured")
+    decided = np.isfinite(ab) & np.isfinite(ba)
+    slot = lambda p: np.where(np.abs(p - 0.5) <= 1e-9, 0.5, (p > 0.5).astype(float))  # noqa: E731
+    slot_a = (slot(ab) + slot(1 - ba)) / 2
     choice = stats.decide_with_ties(t[f"p_a1__{name}"].to_numpy(float))  # 1 a1, 0 a2, 0.5 tie
     y = (t["preference"] == "a1").to_numpy()
     len1, len2 = t["len1"].to_numpy(float), t["len2"].to_numpy(float)

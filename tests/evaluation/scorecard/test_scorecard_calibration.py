@@ -169,3 +169,21 @@ def test_a_one_dimension_collapse_is_flagged_at_every_size(structure, copies):
     by = {f"{e['key']}/{e['stratum']}": e for e in records["visual_inference"]}
     assert by["dim_gap/existence"]["verdict"] == "flagged", by["dim_gap/existence"]
     assert by["avg_gap/all"]["value"] < 20  # the average alone would not have caught it
+
+
+def test_ties_do_not_hide_a_slot_bias(structure):
+    """A judge that answers A when the gold is in slot A and "tie" otherwise picks slot A on three quarters of its
+    answers (a tie is half a pick of each slot): flagged, slot A. Pairs with a tie were dropped, and it was "not
+    measured". A judge that ties everything stays at the null."""
+    from omniaudit.evaluation.scorecard.rules import preference_measures
+
+    table = structure["preference"].copy()
+    gold_a1 = (table["preference"] == "a1").to_numpy()
+    # order ab shows a1 in slot A, order ba shows it in slot B: P(a1) is 1 where the gold is in slot A, else a tie
+    table["p_a1_ab__m"] = np.where(gold_a1, 1.0, 0.5)
+    table["p_a1_ba__m"] = np.where(gold_a1, 0.5, 0.0)
+    table["p_a1__m"] = (table["p_a1_ab__m"] + table["p_a1_ba__m"]) / 2
+    slot_a = decide_family({"position": preference_measures(table, "m")[:1]})["position"][0]
+    assert slot_a["verdict"] == "flagged" and slot_a["direction"] == "slot A" and abs(slot_a["value"] - 0.75) < 1e-9
+    table["p_a1_ab__m"] = table["p_a1_ba__m"] = table["p_a1__m"] = 0.5
+    assert decide_family({"position": preference_measures(table, "m")[:1]})["position"][0]["value"] == 0.5
