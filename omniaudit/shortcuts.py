@@ -65,6 +65,9 @@ class Shortcut:
                          for m in self.measures)
 
 
+# The commands are kept in the clone form (a clone's paths); whatever shows them (`omniaudit remedy`, the card) renders
+# each for where it runs (omniaudit.launch_files.render_command: -m omniaudit.training.X --config recipe:NAME outside
+# a clone).
 _LAUNCH = "accelerate launch --config_file accelerate_configs/multi_gpu.yaml training/"
 _QWEN = "training/recipes/qwen2.5-7b/"
 REMEDIES = {
@@ -114,11 +117,23 @@ TABLE: list[Shortcut] = [
                     directions=("slot B", "slot A")),
         MeasureSpec("lock", "pairwise lock, the same slot in AB and BA", "protocols", "above", 0.15,
                     strata=("concat", "native")),
+        # the lock's null is a uniform guesser's 0.5, and a judge that reads the content locks less (the oracle: 0),
+        # so a judge locked to one slot on half its trials reads 0.5 there; its slot-A rate over both orders is 0.75
+        # whatever it does on the other half (any slot-blind judge: 0.5); minimum 0.15: a slot taken on 30% of the
+        # trials, the lock's own minimum on a uniform guesser
+        MeasureSpec("pairwise_slot_a", "pairwise slot-A rate over both orders", "protocols", "outside", 0.15,
+                    strata=("concat", "native"), directions=("slot B", "slot A")),
     ), REMEDIES["position"]),
     Shortcut("label_following", "answers with a supplied label instead of what it hears",
              "label-follower", "label", _PLANTS + "the_supplied_label", (
-        MeasureSpec("cue", "answer = the wrong label, label supplied minus not, same clip and media", "protocols",
-                    "above", 0.10, strata=("all", "blueprint", "reference", "cue_conflict"), bounds=(-1.0, 1.0)),
+        # the share of items on which the answer is the supplied label beyond what the errors' spread over the
+        # wrong options puts there (a model distracted by any label, its errors uniform, has 0; one copying it on a
+        # share f of the items has f), label supplied minus not on the same clip and media; below 0: it avoids
+        # the label, which is reading it too
+        MeasureSpec("cue", "answers the supplied wrong label beyond its errors' spread, label supplied minus not, "
+                    "same clip and media", "protocols", "outside", 0.15,
+                    strata=("all", "blueprint", "reference", "cue_conflict"), bounds=(-2.0, 2.0),
+                    directions=("avoids the label", "follows the label")),
     ), REMEDIES["label_following"]),
     Shortcut("visual_inference", "infers the sound from the picture (Thud)",
              "deaf", "deaf", _PLANTS + "the_picture_s_sound", (

@@ -45,3 +45,28 @@ def test_the_table_refuses_a_taken_name_and_forgets_what_it_was_given(sixth):
     unregister_shortcut("guess_following")
     assert "guess_following" not in SHORTCUTS and len(TABLE) == 5
     register_shortcut(GUESS_FOLLOWING)  # for the fixture to take out
+
+
+def _minimum_effects_in(page: str) -> dict[str, list[float]]:
+    """Per shortcut row of a docs table (``| `name` | ... | minimum effect |``), the numbers of its last cell."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "docs" / page).read_text(encoding="utf-8")
+    rows = {}
+    for line in text.splitlines():
+        m = re.match(r"^\| `(\w+)` \|.*\| ([^|]*) \|$", line)
+        if m and m.group(1) in BY_NAME and m.group(1) not in rows:  # the first table naming the shortcuts
+            rows[m.group(1)] = [float(x) for x in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", m.group(2).split("(")[0])]
+    return rows
+
+
+@pytest.mark.parametrize("page", ["scorecard.md", "statistics.md"])
+def test_the_docs_state_each_measures_minimum_effect_as_the_table_does(page):
+    rows = _minimum_effects_in(page)
+    assert set(rows) == set(BY_NAME), page
+    for name, numbers in rows.items():
+        deltas = [m.delta for m in BY_NAME[name].measures]
+        if len(set(deltas)) == 1:  # one minimum for all its measures may be stated once
+            deltas = deltas[:len(numbers)] if len(numbers) == 1 else deltas
+        assert numbers == [pytest.approx(d) for d in deltas], (page, name, numbers)

@@ -15,7 +15,17 @@ from omniaudit.results import AuditOptions, AuditResult, AuditRun, estimate_row,
 if TYPE_CHECKING:
     import pandas as pd
 
-PARAMS = {"default": {"n_synthetic": 64}, "small": {"n_synthetic": 16}}  # the embedded default per size
+PARAMS = {"default": {"n_synthetic": 128}, "small": {"n_synthetic": 16}}  # per size (128: dominance MDE at its minimum)
+
+
+def leading_modality(shares: dict) -> str | None:
+    """The modality that decides most of the classified failures (``shares``: mode -> share), e.g. "text (62%)";
+    None without a dominance failure."""
+    dominance = {m.removesuffix("_dominance"): v for m, v in shares.items() if m.endswith("_dominance") and v}
+    if not dominance:
+        return None
+    top = max(sorted(dominance), key=lambda m: dominance[m])
+    return f"{top} ({dominance[top]:.0%} of classified failures)"
 
 
 class CompositionAudit(Audit):
@@ -60,7 +70,8 @@ class CompositionAudit(Audit):
         test = entry.get("dominance_test") or {}
         per_sample, null = test.get("per_sample") or {}, test.get("null_per_sample") or {}
         floor = (model.get("floor_check") or {}).get("status")
-        return {"modality_dominance": [dominance_measure(per_sample, null, floor)]}, {}
+        shares = ((entry.get("overall") or {}).get("shares") or {})
+        return {"modality_dominance": [dominance_measure(per_sample, null, floor, leading_modality(shares))]}, {}
 
     def metrics(self, audit: dict) -> dict[str, float]:
         out: dict[str, float] = {}

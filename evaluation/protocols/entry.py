@@ -56,8 +56,8 @@ class ProtocolsAudit(Audit):
         return AuditResult.read(self.name, run_protocols_audit(out, dataset, judges, config, options.progress))
 
     def measures(self, run: AuditRun) -> tuple[dict[str, list], dict[str, list[dict]]]:
-        """The lock per format (position) and cue following per protocol (label_following); slot A on identical
-        trials and RF per placement shown."""
+        """The lock and the slot-A rate over both orders per format (position) and cue following per protocol
+        (label_following); slot A on identical trials and RF per placement shown."""
         from omniaudit.evaluation.audit_outputs import read_audit
         from omniaudit.evaluation.scorecard.rules import cue_measures, lock_measures, protocol_frame, shown
 
@@ -73,12 +73,20 @@ class ProtocolsAudit(Audit):
                 {"position": position, "label_following": labels})
 
     def accuracy(self, run: AuditRun) -> Contrast | None:
-        """Agreement with the gold label where there is one; null 1/k per item."""
+        """Agreement with the gold label on the items no shortcut of this audit can help or hurt: those that supply
+        no label and are not pairwise (a label copier is wrong by construction where the label is wrong and right
+        where it is true, so counting those items made part of a remedy's accuracy gain the shortcut measure
+        itself); null 1/k per item."""
+        import numpy as np
+
         from omniaudit.evaluation.scorecard.inference import arm, contrast
         from omniaudit.evaluation.scorecard.rules import protocol_frame
 
         df = protocol_frame(run)
-        gold = df["gold"].notna().to_numpy() & (df["gold"].astype(str) != "")
+        config, cond = df["config"].to_numpy(object), df["condition"].to_numpy(object)
+        label_free = (((config == "blueprint") & np.isin(cond, ("audio", "skeleton", "descriptors")))
+                      | ((config == "cue_conflict") & (cond == "none")))
+        gold = df["gold"].notna().to_numpy() & (df["gold"].astype(str) != "") & label_free
         right = (df["label"].astype(object).to_numpy() == df["gold"].astype(object).to_numpy()).astype(float)
         p0 = 1.0 / df["k"].to_numpy(float)
         return contrast(df["clip_id"].astype(str).to_numpy(), [arm(right, gold, p0, p0 * (1 - p0))])

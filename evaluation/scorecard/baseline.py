@@ -15,8 +15,10 @@ model is not clear. *Introduced*: flagged for the model, not for the baseline. O
 was flagged) or *unchanged*.
 
 **Task accuracy** (the alignment tax), per audit, on the items both answered: the preference judge's accuracy against
-the human label (a tie half right), the protocols' answers against the gold label, Thud's accuracy on the Original
-clips; each a paired change with its 95% interval. An unread answer is not a right one.
+the human label (a tie half right, both orders averaged, so a slot bias neither helps nor hurts it), the protocols'
+answers against the gold label on the items that supply no label and are not pairwise (where no label copier or slot
+lock is right or wrong by construction), Thud's accuracy on the Original clips; each a paired change with its 95%
+interval. An unread answer is not a right one.
 """
 
 from __future__ import annotations

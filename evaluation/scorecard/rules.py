@@ -9,14 +9,18 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
   order has 0.5 (null 0.5, two-sided; clusters: pairs). (2) *lock* (protocols pairwise, per format ``concat`` /
   ``native``: the protocols paper finds the lock on one format): Pr[the same slot in AB and BA] over non-identical
   trials with both orders answered; a uniform guess has 0.5, any judge choosing by content less (null 0.5, above;
-  clusters: trials).
-- ``label_following`` (protocols, pooled and per protocol): Pr[answer = the clip's wrong label] on items that supply it
-  minus on items of the same clip with the *same media* that do not (blueprint: ``wrong_audio`` vs ``audio`` with the
-  clip,
-  ``wrong`` / ``no_frame`` vs ``descriptors`` without it; reference: ``wrong`` at every placement vs the clip's
-  no-label audio items; cue-conflict: the ``conf_*`` cells vs the same; the clip's no-label audio items are blueprint
-  ``audio`` and cue-conflict ``none``, one prompt and one clip). A model that does not read the label, however
-  it answers with or without audio, has 0 (a uniform guess: 1/k in both arms). Clusters: clips.
+  clusters: trials). (3) *pairwise slot-A rate over both orders*, per format: as (1) on the pairwise trials, so a
+  judge locked to one slot on a share q of its trials reads 0.5 + q/2 whatever it does on the rest (the lock of a
+  judge locked on half its trials and right on the others is 0.5, its null's value; null 0.5, two-sided).
+- ``label_following`` (protocols, pooled and per protocol, two-sided): how far answers follow the clip's wrong label
+  beyond the errors' spread over the wrong options (:func:`cue_values`: the share of items copying it) on items that
+  supply it, minus on items of the same clip with the *same media* that do not (blueprint: ``wrong_audio`` vs
+  ``audio`` with the clip, ``wrong`` / ``no_frame`` vs ``descriptors`` without it; reference: ``wrong`` at every
+  placement vs the clip's no-label audio items; cue-conflict: the ``conf_*`` cells vs the same; the clip's no-label
+  audio items are blueprint ``audio`` and cue-conflict ``none``, one prompt and one clip). A model that does not
+  read the label, however it answers with or without audio, has 0; so has one whose accuracy a label lowers but
+  whose errors do not prefer it (distraction is not following: Pr[answer = label] alone read it as following);
+  below 0 it avoids the label. Clusters: clips.
 - ``visual_inference`` (interventions): Thud's Avg Gap (eq. 10) recomputed from the audit's ``scored.csv``: mean over
   Sync, Existence, Consistency of Original minus Shift / Mute / Swap accuracy (points, paired rows); and each
   dimension's gap on its own (its minimum effect 30 points, below every Existence and Consistency gap of Thud's
@@ -135,20 +139,27 @@ def protocol_frame(run: AuditRun) -> pd.DataFrame:
 
 
 def lock_measures(df: pd.DataFrame) -> list[Tested]:
-    """The AB/BA lock per pairwise format."""
-    spec = next(m for m in BY_NAME["position"].measures if m.key == "lock")
+    """Per pairwise format, the AB/BA lock and the slot-A rate over both orders (a trial's two answers averaged,
+    a tie or any answer but A / B half a pick of each slot): the lock tests a judge locked to either slot on most
+    trials against a uniform guesser's 0.5, the slot-A rate a judge locked to one slot on any share of them against
+    a slot-blind judge's 0.5 (its choices follow the clips, so it picks the first slot as often as the second)."""
+    lock, slot_a = (next(m for m in BY_NAME["position"].measures if m.key == k) for k in ("lock", "pairwise_slot_a"))
     pair = df[(df["config"] == "pairwise") & (df["task"] != "identical")]
     out = []
-    for fmt in spec.strata:
+    for fmt in lock.strata:
         part = pair[pair["format"] == fmt]
         wide = part.pivot_table(index=["trial", "run"], columns="order", values="label", aggfunc="first")
         if not {"AB", "BA"} <= set(wide.columns):
-            out.append(Tested(spec, fmt, None, note=f"no {fmt} trial answered in both orders"))
+            note = f"no {fmt} trial answered in both orders"
+            out += [Tested(lock, fmt, None, note=note), Tested(slot_a, fmt, None, note=note)]
             continue
         wide = wide.dropna(subset=["AB", "BA"])
         same = (wide["AB"] == wide["BA"]).to_numpy(float)
+        first = lambda order: np.select([wide[order] == "A", wide[order] == "B"], [1.0, 0.0], 0.5)  # noqa: E731
         trials = wide.index.get_level_values("trial").astype(str).str.rsplit("/", n=1).str[0]
-        out.append(Tested(spec, fmt, contrast(trials, [arm(same, np.ones(len(same), bool), HALF, HALF_VAR)])))
+        every = np.ones(len(same), bool)
+        out += [Tested(lock, fmt, contrast(trials, [arm(same, every, HALF, HALF_VAR)])),
+                Tested(slot_a, fmt, contrast(trials, [arm((first("AB") + first("BA")) / 2, every, HALF, PAIR_VAR)]))]
     return out
 
 
@@ -163,8 +174,27 @@ CUE_ARMS = {
 CUE_ARMS["all"] = tuple(pair for protocol in tuple(CUE_ARMS) for pair in CUE_ARMS[protocol])  # every matched pair
 
 
+def cue_values(df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per item, how far its answer follows the supplied label beyond the errors' spread, with its content-blind
+    mean and variance. With ``k`` >= 3 options: ``((k - 1) [answer = cue] - [answer wrong]) / (k - 2)``, whose mean
+    is the share of items on which the label is copied whatever the accuracy (errors spread evenly over the wrong
+    options give 0: a model that a label only distracts; copying on a share ``f``: ``f``; a uniform guess: 0). With
+    two options every error is the label, so the item counts ``[answer = cue]`` (following and distraction cannot
+    be told apart there)."""
+    label, cue, gold = (df[c].to_numpy(object) for c in ("label", "cue", "gold"))
+    k = df["k"].to_numpy(float)
+    read = pd.notna(df["label"]).to_numpy()
+    hit = (read & (label == cue)).astype(float)
+    wrong = (read & pd.notna(df["gold"]).to_numpy() & (label != gold)).astype(float)
+    many = k >= 3
+    spread = np.where(many, ((k - 1) * hit - wrong) / np.where(many, k - 2, 1), hit)
+    null = np.where(many, 0.0, 1 / k)
+    null_var = np.where(many, (k - 1) / (k * np.where(many, k - 2, 1)), (1 / k) * (1 - 1 / k))
+    return spread, null, null_var
+
+
 def cue_measures(df: pd.DataFrame) -> list[Tested]:
-    """Cue following per protocol, matched by clip and media (see :data:`CUE_ARMS`)."""
+    """Cue following per protocol (:func:`cue_values`), matched by clip and media (see :data:`CUE_ARMS`)."""
     spec = BY_NAME["label_following"].measures[0]
     config, cond = df["config"].to_numpy(object), df["condition"].to_numpy(object)
     no_label_audio = ((config == "blueprint") & (cond == "audio")) | ((config == "cue_conflict") & (cond == "none"))
@@ -173,8 +203,7 @@ def cue_measures(df: pd.DataFrame) -> list[Tested]:
         where, conditions = cell
         return no_label_audio if where == "no_label_audio" else (config == where) & np.isin(cond, conditions)
 
-    hit = (df["label"].to_numpy(object) == df["cue"].to_numpy(object)).astype(float)
-    p0 = 1.0 / df["k"].to_numpy(float)
+    values, p0, v0 = cue_values(df)
     out = []
     for protocol in spec.strata:
         pairs = [(mask(s), mask(n)) for s, n in CUE_ARMS[protocol]]
@@ -182,8 +211,9 @@ def cue_measures(df: pd.DataFrame) -> list[Tested]:
         if not pairs:
             out.append(Tested(spec, protocol, None, note=f"no {protocol} items with and without the label"))
             continue
-        w, v0 = 1.0 / len(pairs), p0 * (1 - p0)
-        arms = [a for i, (s, n) in enumerate(pairs) for a in (arm(hit, s, p0, v0, w, i), arm(hit, n, p0, v0, -w, i))]
+        w = 1.0 / len(pairs)
+        arms = [a for i, (s, n) in enumerate(pairs)
+                for a in (arm(values, s, p0, v0, w, i), arm(values, n, p0, v0, -w, i))]
         out.append(Tested(spec, protocol, contrast(df["clip_id"].astype(str).to_numpy(), arms)))
     return out
 
@@ -220,8 +250,10 @@ def gap_measures(scored: pd.DataFrame) -> list[Tested]:
             *(Tested(dim_spec, d, contrast(clusters, arms(d, 1.0), score_floor=False)) for d in dim_spec.strata)]
 
 
-def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floor: str | None) -> Tested:
-    """Per-sample dominance over its per-sample null; counted only where the moves clear the stability floor."""
+def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floor: str | None,
+                      leading: str | None = None) -> Tested:
+    """Per-sample dominance over its per-sample null; counted only where the moves clear the stability floor.
+    ``leading``: the modality that decides most failures (any modality's dominance counts; the cell names it)."""
     spec = BY_NAME["modality_dominance"].measures[0]
     if not per_sample:
         return Tested(spec, "all", None, note="no classified failure to decompose")
@@ -231,6 +263,8 @@ def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floo
     c = contrast(np.array(ids), [arm(d, np.ones(len(ids), bool), p0, p0 * (1 - p0))])
     note = {"cleared": "moves clear the stability floor", "flagged": "moves do not clear the stability floor: noise",
             "unchecked": "no stability floor (one run): unchecked"}.get(cast(str, floor), f"floor check: {floor}")
+    if leading:
+        note += f"; mostly {leading}"
     return Tested(spec, "all", c, counts=floor == "cleared", note=note)
 
 
@@ -337,7 +371,10 @@ def measures(runs: dict[str, AuditRun]) -> tuple[dict[str, list[Tested]], dict[s
     return tested, extra
 
 
-def decide_family(tested: dict[str, list[Tested]], alpha: float = ALPHA) -> dict[str, list[dict]]:
-    """Every counted, measured test of one model is one family: each measure's record (:func:`_record`)."""
-    family = max(1, sum(t.counts and t.contrast is not None for ts in tested.values() for t in ts))
+def decide_family(tested: dict[str, list[Tested]], alpha: float = ALPHA,
+                  family: int | None = None) -> dict[str, list[dict]]:
+    """Every counted, measured test of one model is one family: each measure's record (:func:`_record`).
+    ``family``: its size where the tests given are part of a larger one (a simulation of some of a card's audits
+    priced at the whole card's family)."""
+    family = family or max(1, sum(t.counts and t.contrast is not None for ts in tested.values() for t in ts))
     return {s: [_record(t, family, alpha) for t in ts] for s, ts in tested.items()}

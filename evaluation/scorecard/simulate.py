@@ -11,7 +11,9 @@ with :func:`.rules.decide_family`. Shortcut-free policies:
 - ``audio_only``: right when the clip is sent, a guess otherwise (worse without audio, blind to any label).
 
 ``plant`` adds a shortcut on top, each as a probability per item: ``slot_a`` (answer the first slot),
-``lock`` (+ ``format``: a trial answers slot A in both orders), ``follow`` (copy the supplied label), ``deaf``
+``lock`` (+ ``format``: a trial answers slot A in both orders), ``follow`` (copy the supplied label),
+``distract`` (a supplied label turns the answer into any wrong option, itself no more often than the others),
+``avoid`` (an answer that would be the supplied label goes to another wrong option), ``deaf``
 (answer an intervened clip as its Original; + ``dimension``: in that dimension only), ``longer`` (pick the longer
 description), ``shorter`` (the over-correction: pick the shorter one), ``prior`` (follow the generator prior),
 ``against_prior`` (defy it). :data:`AT_MINIMUM` plants each measure's minimum effect of
@@ -25,6 +27,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from omniaudit.shortcuts import TABLE
 
 from omniaudit.evaluation.scorecard.rules import (
     THUD_CHANCE,
@@ -41,13 +45,19 @@ from omniaudit.evaluation.scorecard.rules import (
 POLICIES = ("uniform", "content", "audio_only")
 NO_AUDIO = ("skeleton", "descriptors", "true", "wrong", "no_frame")  # blueprint conditions sent without the clip
 PROTOCOL_CONFIGS = ("blueprint", "reference", "pairwise", "cue_conflict")
-# on a uniform base: slot-A 0.5 + q/2, lock 0.5 + q/2, follow q (1 - 1/k) with k = 4, Avg Gap 100 q, picks 0.5 + q/2
+# on a uniform base: slot-A 0.5 + q/2, lock and pairwise slot-A 0.5 + q/2, follow q, Avg Gap 100 q, picks 0.5 + q/2
 AT_MINIMUM = {"slot_a/all": {"slot_a": 0.2}, "lock/concat": {"lock": 0.3, "format": "concat"},
-              "lock/native": {"lock": 0.3, "format": "native"}, "cue/all": {"follow": 0.4 / 3},
-              "cue/blueprint": {"follow": 0.4 / 3},
-              "cue/reference": {"follow": 0.4 / 3}, "cue/cue_conflict": {"follow": 0.4 / 3},
+              "lock/native": {"lock": 0.3, "format": "native"},
+              **{f"pairwise_slot_a/{f}": {"lock": 0.3, "format": f} for f in ("concat", "native")},
+              **{f"cue/{p}": {"follow": 0.15} for p in ("all", "blueprint", "reference", "cue_conflict")},
               "avg_gap/all": {"deaf": 0.2}, **{f"dim_gap/{d}": {"deaf": 0.3, "dimension": d} for d in THUD_CHANCE},
               "longer/all": {"longer": 0.2}, "prior/all": {"prior": 0.2}}
+
+
+def card_family() -> int:
+    """The family of a model that every audit of the table measured: one test per measure and stratum (what its
+    card's Bonferroni split divides by, and so what its MDEs are priced at)."""
+    return sum(len(m.strata) for s in TABLE for m in s.measures)
 
 
 def item_structure(card: str | Path, model: str = "oracle") -> dict[str, pd.DataFrame]:
@@ -107,10 +117,20 @@ def _protocols(df: pd.DataFrame, policy: str, rng, plant: dict) -> tuple[list[Te
         label = np.where(has_gold & (rng.random(len(df)) < 0.7), gold, guess)
     else:
         label = np.where(audio & has_gold, gold, guess)
+    shown = (((config == "blueprint") & np.isin(cond, ["wrong_audio", "wrong", "no_frame"]))
+             | ((config == "reference") & (cond == "wrong")) | ((config == "cue_conflict") & (cond != "none")))
+    cue = df["cue"].to_numpy(object)
     if "follow" in plant:
-        shown = (((config == "blueprint") & np.isin(cond, ["wrong_audio", "wrong", "no_frame"]))
-                 | ((config == "reference") & (cond == "wrong")) | ((config == "cue_conflict") & (cond != "none")))
-        label = np.where(shown & (rng.random(len(df)) < plant["follow"]), df["cue"].to_numpy(object), label)
+        label = np.where(shown & (rng.random(len(df)) < plant["follow"]), cue, label)
+    if "distract" in plant:  # a shown label costs the answer, which goes to any wrong option, the label no more
+        wrong = [[o for o in opts if o != g] or list(opts) for opts, g in zip(df["options"], gold, strict=True)]
+        label = np.where(shown & has_gold & (rng.random(len(df)) < plant["distract"]), _guess(rng, pd.Series(wrong)),
+                         label)
+    if "avoid" in plant:  # never the shown label: an answer that would be it goes to another wrong option
+        other = [[o for o in opts if o not in (g, c)] or list(opts)
+                 for opts, g, c in zip(df["options"], gold, cue, strict=True)]
+        label = np.where(shown & (label == cue) & (rng.random(len(df)) < plant["avoid"]),
+                         _guess(rng, pd.Series(other)), label)
     if "lock" in plant:  # a locked trial answers slot A in both orders
         trials = df["trial"].dropna().unique()
         locked_trials = set(trials[rng.random(len(trials)) < plant["lock"]])

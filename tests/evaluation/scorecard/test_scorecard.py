@@ -53,6 +53,8 @@ def test_headline_flags_exactly_the_planted_shortcuts(headline):
     card = _card(out)
     assert card["flagged"] == EXPECTED
     assert seconds < 180, f"the headline scorecard took {seconds:.0f} s"
+    dominance = card["models"]["dominant"]["shortcuts"]["modality_dominance"]["evidence"][0]
+    assert "mostly audio" in dominance["note"], dominance  # the cell names the modality that decides
     for name, model in card["models"].items():
         assert set(model["audits"]) == {"preference", "interventions", "protocols", "composition"}
         for audit, entry in model["audits"].items():
@@ -241,7 +243,7 @@ def test_planted_models_take_one_shortcut_each():
     labelled = _item(options=["angry", "sad"], gold="sad", reference="angry")
     av = [MediaPart("video", b"v", "video", with_audio=True)]
     from omniaudit.data_builders.interventions.answers import QUESTIONS
-    from omniaudit.evaluation.interventions.extract import extract
+    from omniaudit.data_builders.interventions.extract import extract
 
     sound = {d: _item(id=f"c/mute/{d}", prompt=q, media=av, gold="gold answer") for d, q in QUESTIONS.items()}
     answers = {name: [ScriptedJudge(name).answer([x])[0] for x in (pair, labelled, *sound.values())]

@@ -61,7 +61,7 @@ def test_a_model_that_only_guesses_without_audio_does_not_follow_labels(structur
 def test_a_lock_confined_to_the_concatenated_format_is_flagged_there(structure):
     rng = np.random.default_rng(3)
     records = decide_family(simulate(structure, "content", rng, {"lock": 1.0, "format": "concat"}))
-    assert _flags(records) == ["lock/concat"]
+    assert sorted(_flags(records)) == ["lock/concat", "pairwise_slot_a/concat"]
     native = next(e for e in records["position"] if e["stratum"] == "native")
     assert native["verdict"] != "flagged" and native["value"] < 0.5
 
@@ -187,3 +187,93 @@ def test_ties_do_not_hide_a_slot_bias(structure):
     assert slot_a["verdict"] == "flagged" and slot_a["direction"] == "slot A" and abs(slot_a["value"] - 0.75) < 1e-9
     table["p_a1_ab__m"] = table["p_a1_ba__m"] = table["p_a1__m"] = 0.5
     assert decide_family({"position": preference_measures(table, "m")[:1]})["position"][0]["value"] == 0.5
+
+
+def test_a_judge_locked_to_one_slot_on_half_its_trials_is_flagged(structure):
+    """Right on every pairwise trial but locked to slot A on half of them (concat only): its lock is 0.5, a uniform
+    guesser's null, so the lock alone certified it clear; its slot-A rate over both orders is 0.75, flagged."""
+    df = structure["protocols"].copy()
+    rng = np.random.default_rng(10)
+    trials = df["trial"].dropna().unique()
+    locked = df["trial"].isin(set(trials[rng.random(len(trials)) < 0.5])) & (df["format"] == "concat")
+    df["label"] = np.where(locked & (df["config"] == "pairwise"), "A", df["gold"])
+    from omniaudit.evaluation.scorecard.rules import lock_measures
+
+    by = {f"{e['key']}/{e['stratum']}": e for e in decide_family({"position": lock_measures(df)})["position"]}
+    assert by["lock/concat"]["verdict"] != "flagged" and abs(by["lock/concat"]["value"] - 0.5) < 0.1
+    assert by["pairwise_slot_a/concat"]["verdict"] == "flagged"
+    assert by["pairwise_slot_a/concat"]["direction"] == "slot A"
+    assert by["pairwise_slot_a/native"]["verdict"] == "clear" and by["pairwise_slot_a/native"]["value"] == 0.5
+
+
+def test_a_label_that_distracts_is_not_read_as_following_and_avoiding_it_is_flagged(structure):
+    """A model right without a label whose accuracy a shown label halves, its errors spread over every wrong
+    option (the label no more than the others), follows no label: rarely flagged, mean 0 (Pr[answer = label]
+    alone flagged it). One that never answers the shown label is flagged, "avoids the label"."""
+    rng = np.random.default_rng(11)
+    runs = [decide_family(simulate(structure, "audio_only", rng, {"distract": 0.5})) for _ in range(40)]
+    cells = [e for r in runs for e in r["label_following"]]
+    assert abs(np.mean([e["value"] for e in cells if e["stratum"] == "all"])) < 0.02
+    assert np.mean([any(e["verdict"] == "flagged" for e in r["label_following"]) for r in runs]) <= 0.1
+    avoid = decide_family(simulate(structure, "uniform", rng, {"avoid": 1.0}))["label_following"]
+    pooled = next(e for e in avoid if e["stratum"] == "all")
+    assert pooled["verdict"] == "flagged" and pooled["direction"] == "avoids the label", pooled
+    follow = decide_family(simulate(structure, "audio_only", rng, {"follow": 0.5}))["label_following"]
+    pooled = next(e for e in follow if e["stratum"] == "all")
+    assert pooled["verdict"] == "flagged" and pooled["direction"] == "follows the label"
+    assert abs(pooled["value"] - 0.5) < 0.1  # the share of items copying the label
+
+
+def test_the_documented_power_table_is_the_codes(structure):
+    """docs/statistics.md's power table (written by benchmarks/scorecard_power.py --docs) states, per measure and
+    stratum, the clusters and the MDE a card prints on the defaults (priced at the whole card's family), and the
+    minimum effect of the shortcut table: a measure added, a minimum changed or a default resized fails here until
+    the table is rewritten."""
+    import re
+    from pathlib import Path
+
+    from omniaudit.evaluation.scorecard.simulate import card_family
+    from omniaudit.shortcuts import BY_NAME
+
+    text = (Path(__file__).resolve().parents[3] / "docs" / "statistics.md").read_text(encoding="utf-8")
+    block = text[text.index("<!-- power-table:start"):text.index("<!-- power-table:end -->")]
+    rows = {m.group(1): (int(m.group(2)), float(m.group(3)), float(m.group(4)))
+            for m in re.finditer(r"^\| `([\w/]+)` \| (\d+) \| ([\d.]+) \| ([\d.]+) \|", block, re.M)}
+    records = decide_family(simulate(structure, "uniform", np.random.default_rng(0)), family=card_family())
+    measured = {f"{e['key']}/{e['stratum']}": e for es in records.values() for e in es}
+    specs = {f"{m.key}/{s}": m for sc in BY_NAME.values() for m in sc.measures for s in m.strata}
+    assert set(rows) == set(specs), set(rows) ^ set(specs)
+    for key, (clusters, mde, delta) in rows.items():
+        assert delta == pytest.approx(specs[key].delta), key
+        if key in measured:  # composition is not simulated: its row is the benchmark's random model's card
+            assert clusters == measured[key]["clusters"], key
+            assert mde == pytest.approx(measured[key]["mde"], rel=0.01, abs=0.001), key
+
+
+def _replicated(structure: dict, copies: int) -> dict:
+    """The defaults' items ``copies`` times over, each copy its own clusters (a dataset ten times the default)."""
+    def copy(frame: pd.DataFrame, columns: tuple[str, ...]) -> pd.DataFrame:
+        return pd.concat([frame.assign(**{c: frame[c].astype(str) + f"#{k}" for c in columns if c in frame})
+                          for k in range(copies)], ignore_index=True)
+
+    return {"preference": copy(structure["preference"], ("id",)),
+            "protocols": copy(structure["protocols"], ("id", "clip_id", "trial")),
+            "scored": copy(structure["scored"], ("source_id",))}
+
+
+@pytest.mark.slow
+def test_at_ten_times_the_default_size_guessers_stay_clear_and_either_sign_is_found(structure):
+    """A dataset ten times the default: content-blind guessers are rarely flagged (a larger card must not turn
+    small noise into findings), and a shortcut at its minimum effect is flagged in each direction, named."""
+    big = _replicated(structure, 10)
+    rng = np.random.default_rng(12)
+    false = np.mean([bool(_flags(decide_family(simulate(big, "uniform", rng)))) for _ in range(30)])
+    assert false <= 0.1, false
+    signs = (({"slot_a": 0.2}, "slot_a/all", "slot A"), ({"shorter": 0.2}, "longer/all", "shorter"),
+             ({"longer": 0.2}, "longer/all", "longer"), ({"against_prior": 0.2}, "prior/all", "against the prior"),
+             ({"avoid": 0.5}, "cue/all", "avoids the label"), ({"follow": 0.15}, "cue/all", "follows the label"),
+             ({"lock": 0.3, "format": "native"}, "pairwise_slot_a/native", "slot A"))
+    for plant, key, direction in signs:
+        records = decide_family(simulate(big, "uniform", rng, plant))
+        record = next(e for es in records.values() for e in es if f"{e['key']}/{e['stratum']}" == key)
+        assert record["verdict"] == "flagged" and record["direction"] == direction, (plant, record["value"])
