@@ -9,7 +9,10 @@ reply: ``row``, ``id``, ``run``, ``raw``, ``reading``, ``reason``, and an empty 
 a non-answer read as one: the dangerous kind) and the misses (an answer left unread: the safe kind).
 
 Closed items are read as ``omniaudit judge`` read them (``label`` / ``unread``); free-form rows have no reading
-here (their audit reads them) and are left out of the sample.
+here (their audit reads them) and are left out of the sample. The composition audit's ``graded.csv`` (C3PO answers
+read by exact match, the closed number / yes-no readers or the LLM judge) is sampled too: each reply is shown with
+its question and gold answer, its reading is ``right`` or ``wrong`` (``none`` where nothing read it) and its reason
+says what read it (``read_by``); the truth is ``right``, ``wrong`` or ``none``.
 """
 
 from __future__ import annotations
@@ -49,12 +52,35 @@ def closed_rows(predictions: str | Path) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+GRADED = {"id", "question", "answer", "prediction", "correct", "read_by"}  # a composition audit's graded.csv
+
+
+def graded_rows(graded: str | Path) -> pd.DataFrame:
+    """The graded replies of a composition audit (``graded.csv``) as readings: the reply shown with its question and
+    gold answer, read ``right`` / ``wrong`` (``none`` where no reader decided), the reason the reader that did."""
+    raw, rows = read_records(graded)
+    text = lambda c: raw[c].fillna("").astype(str)  # noqa: E731
+    read_by = text("read_by").str.strip()
+    correct = text("correct").str.strip().str.casefold()
+    reading = pd.Series(np.where(read_by == "", NONE, np.where(correct == "true", "right", "wrong")), index=raw.index)
+    shown = "question: " + text("question") + "\ngold: " + text("answer") + "\nreply: " + text("prediction")
+    return pd.DataFrame({"row": rows, "id": text("id"), "run": raw["run"] if "run" in raw.columns else 0,
+                         "raw": shown, "reading": reading, "reason": read_by}).reset_index(drop=True)
+
+
+def reply_rows(path: str | Path) -> pd.DataFrame:
+    """The replies of ``path`` with their readings: a composition ``graded.csv`` or an ``omniaudit judge`` file."""
+    columns = set(read_records(path)[0].columns)
+    return graded_rows(path) if GRADED <= columns else closed_rows(path)
+
+
 def sample_readings(predictions: str | Path, n: int = 100, seed: int = 0) -> pd.DataFrame:
-    """Up to ``n`` closed-item replies, stratified by reading and reason (each stratum gets its share, at least one),
-    in file order, with an empty ``truth`` column."""
+    """Up to ``n`` replies (closed items of a predictions file, or a composition audit's graded replies: see the
+    module docstring), stratified by reading and reason (each stratum gets its share, at least one), in file order,
+    with an empty ``truth`` column."""
     if n < 1:
         raise InputError("expected --n >= 1", value=n)
-    rows = closed_rows(predictions)
+    rows = reply_rows(predictions)
     strata = rows.groupby(["reading", "reason"], sort=True).indices
     rng = np.random.default_rng(seed)
     share = {key: max(1, round(n * len(idx) / len(rows))) for key, idx in strata.items()}
@@ -84,8 +110,9 @@ def _page(sample: pd.DataFrame, source: str) -> str:
             "<style>body{font:14px sans-serif;margin:2em}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
             "vertical-align:top}.raw{white-space:pre-wrap;max-width:60em}</style>"
             f"<h1>Readings of {html.escape(source)}</h1><p>{len(sample)} replies. For each, write in the "
-            "<code>truth</code> column of readings.csv the option the reply states, or <code>none</code> when it "
-            "states none (a hedge, a reversal without a final answer, a refusal, noise); then run "
+            "<code>truth</code> column of readings.csv the option the reply states (a graded reply: <code>right</code> "
+            "or <code>wrong</code> against its gold), or <code>none</code> when it states none (a hedge, a reversal "
+            "without a final answer, a refusal, noise); then run "
             "<code>omniaudit readings agree readings.csv</code>.</p><table><tr><th>row</th><th>id</th><th>run</th>"
             f"<th>reply</th><th>reading</th><th>why unread</th></tr>{cells}</table>")
 

@@ -60,6 +60,26 @@ def test_agreement_counts_misreadings_and_misses_against_hand_labels(tmp_path):
     assert stop.value.code == 1
 
 
+def test_composition_grades_are_sampled_with_their_gold_and_what_read_them(tmp_path):
+    """A C3PO graded.csv: each reply shown with its question and gold, read right / wrong (none where no reader
+    decided), the reason its reader; a misgraded reply is a misreading."""
+    rows = [{"id": f"s{i}", "template_name": "T", "question": "How many dogs?", "answer": "3", "prediction": pred,
+             "exact": by == "exact", "closed": by == "closed", "read_by": by, "correct": ok, "run": 0}
+            for i, (pred, by, ok) in enumerate([("3", "exact", True), ("three dogs", "closed", True),
+                                                ("I count 4.", "closed", False), ("hmm", "", False),
+                                                ("Not 3: I count 4.", "closed", True)] * 3)]
+    path = tmp_path / "graded.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    sample = sample_readings(path, n=15)
+    assert set(sample["reading"]) == {"right", "wrong", "none"} and set(sample["reason"]) == {"exact", "closed", ""}
+    assert sample["raw"].str.contains("gold: 3\nreply: ").all()
+    sample["truth"] = sample["reading"]
+    sample.loc[sample["raw"].str.endswith("Not 3: I count 4."), "truth"] = "wrong"  # graded right: misread
+    sample.to_csv(tmp_path / "readings.csv", index=False)
+    result = agreement(tmp_path / "readings.csv")
+    assert len(result.misread) == 3 and not result.meets_goal
+
+
 def test_unfilled_and_foreign_files_are_refused(tmp_path):
     path = _predictions(tmp_path)
     sample = sample_readings(path, n=5)
