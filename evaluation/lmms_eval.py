@@ -171,7 +171,7 @@ def sample_rows(raw: pd.DataFrame, file: str | Path, rows: list[int]) -> tuple[p
     """The predictions rows (as ``omniaudit judge`` writes them) of an exported task's ``--log_samples`` records,
     and a note for the report saying where they came from."""
     from omniaudit.runners.items import JudgeItem, Sampling
-    from omniaudit.runners.run import prediction_row
+    from omniaudit.runners.rows import prediction_row
 
     task = task_of(file)
     records = raw.to_dict("records")

@@ -52,18 +52,33 @@ def test_yaml_is_an_lmms_eval_task_of_the_config(exported, mixed_dataset):
     text = (folder / f"{task.task}.yaml").read_text()
     assert "use_audio_in_video" in text  # the header says how to send videos with their soundtrack
     config = yaml.load(text, Loader=_function_loader(folder))
-    assert config["task"] == task.task and config["dataset_name"] == "mixed" and config["test_split"] == "train"
-    assert Path(config["dataset_path"]) == mixed_dataset.resolve()
+    assert config["task"] == task.task and config["test_split"] == "train" and "dataset_name" not in config
+    # the config's shards, by paths relative to the YAML's folder: no path of this machine is written
+    assert config["dataset_path"] == "parquet" and str(mixed_dataset.parent) not in text
+    [shard] = config["dataset_kwargs"]["data_files"]["train"]
+    assert not Path(shard).is_absolute() and (folder / shard).resolve() == next(
+        (mixed_dataset / "mixed").glob("*.parquet")).resolve()
     assert config["output_type"] == "generate_until" and "doc_to_choice" not in config
     assert config["generation_kwargs"] == {"max_new_tokens": 32, "temperature": 0.0, "do_sample": False,
                                            "num_beams": 1}
     for name in ("process_docs", "doc_to_visual", "doc_to_text", "doc_to_messages", "doc_to_target",
                  "process_results"):
         assert callable(config[name]) and config[name].__name__ == name
-    [metric] = config["metric_list"]
-    assert metric["metric"] == "omniaudit" and metric["aggregation"]([{"response": "x"}, {"response": " "}]) == 0.5
+    answered, slot_a = config["metric_list"]  # the mixed config's closed rows with an order: the slot-A rate
+    assert answered["metric"] == "omniaudit" and answered["higher_is_better"]
+    assert answered["aggregation"]([{"response": "x"}, {"response": " "}]) == 0.5
+    assert slot_a["metric"] == "slot_a" and not slot_a["higher_is_better"]
+    assert slot_a["aggregation"]([1.0, None, 0.0, 0.5, 1.0]) == 0.625
     info = json.loads((folder / "omniaudit_task.json").read_text())
     assert info["media"] == {"audio_1": "audio", "audio_2": "audio", "image": "image", "video": "video"}
+    assert info["metrics"] == ["slot_a"]
+
+
+def test_dataset_path_given_or_a_hub_id_is_written_as_it_is(mixed_dataset, tmp_path):
+    [task] = export_lmms_eval(mixed_dataset, tmp_path / "t", ["mixed"], options=ExportOptions(dataset_path="me/mixed"))
+    config = yaml.load((tmp_path / "t" / task.yaml).read_text(), Loader=_function_loader(tmp_path / "t" / task.task))
+    assert (config["dataset_path"], config["dataset_name"]) == ("me/mixed", "mixed")
+    assert "dataset_kwargs" not in config
 
 
 def _decoded(data: bytes) -> np.ndarray:

@@ -11,9 +11,10 @@ from lmms_eval_samples import write_log_samples
 from scipy.special import softmax
 
 from omniaudit.cli import main
+from omniaudit.data_builders.interventions.diagnostic_answers import read_predictions
 from omniaudit.errors import InputError
 from omniaudit.evaluation.audit_outputs import audit_metrics
-from omniaudit.evaluation.interventions.audit import load_diagnostic, read_predictions
+from omniaudit.evaluation.interventions.audit import load_diagnostic
 from omniaudit.evaluation.lmms_eval import read_log_samples
 from omniaudit.evaluation.lmms_eval_export import ExportOptions, export_lmms_eval
 from omniaudit.runners import run_judge
@@ -65,6 +66,26 @@ def test_log_samples_audit_as_the_same_answers_from_omniaudit_judge(kind, datase
     report = (tmp_path / "b" / "report.md").read_text()
     assert "lmms-eval:qwen2_5_omni" in report and f"task {tasks[0].task}, --log_samples" in report
     assert "/models/ckpt" not in report  # model_args' local paths are not published
+    # the task's own metrics (lmms-eval's aggregate of each) show the planted model's shortcut
+    results = json.loads(next((tmp_path / "logs").glob("*_results.json")).read_text())["results"]
+    shown = {(t.config, m): results[t.task].get(f"{m},none") for t in tasks for m in ("accuracy", *SHORTCUT_METRICS)}
+    assert {k: v for k, v in shown.items() if v is not None} == pytest.approx(PLANTED_SHOWS[kind])
+
+
+SHORTCUT_METRICS = ("slot_a", "lock", "longer", "follow_cue", "cue_following", "avg_gap")
+# audit -> its planted scripted model's (AUDITS) task metrics: the shortcut it takes in full, the oracle elsewhere
+# (blueprint: the specialist's label is also the answer on 1 in 64 items that do not show it)
+PLANTED_SHOWS = {
+    "preference": {("judge", "accuracy"): 16 / 29, ("judge", "longer"): 1.0, ("judge", "lock"): 0.0,
+                   ("judge", "slot_a"): 0.5},
+    "interventions": {("diagnostic", "accuracy"): 3 / 7, ("diagnostic", "avg_gap"): 100.0},
+    "protocols": {("blueprint", "accuracy"): 123 / 224, ("blueprint", "follow_cue"): 1.0,
+                  ("blueprint", "cue_following"): 0.984375, ("reference", "accuracy"): 0.5,
+                  ("reference", "follow_cue"): 1.0, ("reference", "cue_following"): 1.0,
+                  ("pairwise", "accuracy"): 1.0, ("pairwise", "lock"): 0.0, ("pairwise", "slot_a"): 0.5,
+                  ("cue_conflict", "accuracy"): 0.25, ("cue_conflict", "follow_cue"): 1.0,
+                  ("cue_conflict", "cue_following"): 1.0},
+    "composition": {("samples", "accuracy"): 0.0, ("ablations", "accuracy"): 2 / 3}}
 
 
 @pytest.fixture(scope="module")
