@@ -5,8 +5,6 @@ say the same. Every measure is shown beside what the reference models (``scripte
 
 from __future__ import annotations
 
-import base64
-import html
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +12,11 @@ import numpy as np
 
 from omniaudit import __version__
 from omniaudit.audits import get
-from omniaudit.evaluation.report import markdown_table, shown_path, shown_paths_in
-from omniaudit.evaluation.scorecard import figures
+from omniaudit.evaluation.report import shown_path, shown_paths_in
+from omniaudit.evaluation.scorecard import figures, glossary, html_reports
 from omniaudit.evaluation.scorecard.inference import ALPHA, FWER
 from omniaudit.evaluation.scorecard.references import ORACLE, planted, reference_specs
+from omniaudit.evaluation.scorecard.render import render_html, render_markdown
 from omniaudit.shortcuts import BY_NAME, SHORTCUTS
 
 KEY_FIGURES = 4  # the audits' own key figures shown per audit section (models under test first)
@@ -32,8 +31,13 @@ STATISTICS = (f"Each measure is a matched contrast on the same items, tested aga
               f"minimum); otherwise inconclusive (too few items to tell). MDE: the effect flagged with 80% power "
               f"on these items. Details: "
               f"omniaudit.evaluation.scorecard.inference.")
-
-
+LEGEND = ("How to read a cell: FLAGGED, with the direction of a two-sided measure (slot A, longer, follows the label) "
+          "or the stratum it is confined to (FLAGGED in concat), the value [CI] against its null and the MDE; clear, "
+          "the value and the one-sided 95% bound that rules out the null plus the minimum effect of interest "
+          "(clear, small: a real effect below that minimum); inconclusive, the value [CI], the MDE and about how "
+          "many clusters would decide; not measured or not answering: no verdict. Rows marked (reference) are the "
+          "calibration models. How the verdicts are decided: [below](#how-the-verdicts-are-decided); every term: "
+          "[glossary](#glossary).")
 
 
 def smoke_banner(limit: int) -> str:
@@ -248,7 +252,7 @@ def assemble(out: Path, card, results: dict, verdicts: dict) -> dict:
 
 def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> list[tuple]:
     """The card as blocks: ("h", level, text), ("p", text), ("table", headers, rows), ("img", file, alt),
-    ("ul", items), ("link", text, href)."""
+    ("ul", items), ("links", [(name, href), ...]), ("glossary", terms): rendered by :mod:`.render`."""
     models, audits = data["models"], data["audits"]
     refs = data["references"]
     smoke = data.get("smoke")
@@ -261,16 +265,6 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                          "that every model answers every config and gets through the audits, and every verdict below "
                          "is shown as computed, but none is a finding (too few items, and the reference models' "
                          "calibration is not checked). Run without --limit for the card."))
-    out += [(
-        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found: the simultaneous "
-             "interval shown excludes the null, a content-blind model's value, and an effect of interest is not "
-             "ruled out; a two-sided measure names its direction), clear (ruled out: the one-sided 95% bound shown "
-             "stays within the null plus the shortcut's minimum effect of interest; 'clear, small' when a real "
-             "effect below that minimum is measured), or inconclusive (too few items to tell either way: the MDE "
-             "the items can detect and about how many clusters would decide are shown). "
-             "Reference models answer the same items as calibration (scripted rules, and tiny models trained on "
-             "data where the shortcut pays): the oracle must be clear everywhere, each "
-             "planted model flagged for its own shortcut."), ("p", STATISTICS)]
     failed = {s: c for s, c in data["calibration"].items() if c["ok"] is False}
     if failed:
         out.append(("p", "CALIBRATION FAILED for " + "; ".join(f"{s} ({', '.join(c['why'])})"
@@ -280,6 +274,7 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
     out.append(("table", ["model", *SHORTCUTS, "summary"],
                 [[m + (" (reference)" if m in refs else ""), *(_cell(models[m]["shortcuts"][s]) for s in SHORTCUTS),
                   models[m]["summary"]] for m in models]))
+    out.append(("p", LEGEND))
     if "verdicts" in figs:
         out.append(("img", figs["verdicts"], "verdict heatmap"))
     tested = [m for m in models if m not in refs]
@@ -290,6 +285,16 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                     [[i, m, *(", ".join(s for s in SHORTCUTS if _kind(models[m]["shortcuts"][s]["status"]) == k)
                               or "none" for k in ("flagged", "clear", "inconclusive", "not"))]
                      for i, m in enumerate(board, start=1)]))
+    out += [("h", 2, "How the verdicts are decided"), (
+        "p", "Where each model answers by a shortcut instead of the evidence: FLAGGED (found: the simultaneous "
+             "interval shown excludes the null, a content-blind model's value, and an effect of interest is not "
+             "ruled out; a two-sided measure names its direction), clear (ruled out: the one-sided 95% bound shown "
+             "stays within the null plus the shortcut's minimum effect of interest; 'clear, small' when a real "
+             "effect below that minimum is measured), or inconclusive (too few items to tell either way: the MDE "
+             "the items can detect and about how many clusters would decide are shown). "
+             "Reference models answer the same items as calibration (scripted rules, and tiny models trained on "
+             "data where the shortcut pays): the oracle must be clear everywhere, each "
+             "planted model flagged for its own shortcut."), ("p", STATISTICS)]
     if data.get("baseline"):
         out += baseline_blocks(data["baseline"])
     if data.get("remedies"):
@@ -311,6 +316,7 @@ def blocks(data: dict, figs: dict[str, str], out_dir: Path | None = None) -> lis
                    "text: the docstring of omniaudit.evaluation.scorecard.rules."]))
     for audit in audits:
         out += _audit_section(audit, models, refs, figs, out_dir)
+    out.append(("glossary", glossary.terms(audits)))  # the terms the card uses, each use linked to its entry
     return out
 
 
@@ -352,16 +358,19 @@ def baseline_blocks(comparison: dict) -> list[tuple]:
 
 def remedies(verdicts: dict[str, dict]) -> dict[str, dict]:
     """Per shortcut flagged for a model under test: the models, and the remedy the papers prescribe (or that none
-    does), from the shortcut table."""
+    does), from the shortcut table; its commands in the form that runs where the card is written
+    (:func:`~omniaudit.launch_files.render_command`)."""
     from dataclasses import asdict
 
+    from omniaudit.launch_files import render_command
     from omniaudit.shortcuts import BY_NAME
 
     out = {}
     for s in SHORTCUTS:
         flagged = [m for m, v in verdicts.items() if v[s]["status"] == "flagged"]
-        if flagged and BY_NAME[s].remedy is not None:
-            out[s] = {"models": flagged, **asdict(BY_NAME[s].remedy)}  # type: ignore[arg-type]  # not None: checked
+        remedy = BY_NAME[s].remedy
+        if flagged and remedy is not None:
+            out[s] = {"models": flagged, **asdict(remedy), "commands": [render_command(c) for c in remedy.commands]}
     return out
 
 
@@ -434,63 +443,6 @@ def _audit_section(audit: str, models: dict, refs: list[str], figs: dict[str, st
     return out
 
 
-def render_markdown(items: list[tuple]) -> str:
-    parts = []
-    for block in items:
-        kind = block[0]
-        if kind == "h":
-            parts.append("#" * block[1] + " " + block[2])
-        elif kind == "p":
-            parts.append(block[1])
-        elif kind == "table":
-            parts.append(markdown_table(block[1], block[2]))
-        elif kind == "img":
-            parts.append(f"![{block[2]}]({block[1]})")
-        elif kind == "ul":
-            parts.append("\n".join(f"- {x}" for x in block[1]))
-        elif kind == "links":
-            parts.append("Full audit folders: " + ", ".join(f"[{m}]({href})" for m, href in block[1]))
-    return "\n\n".join(parts) + "\n"
-
-
-STYLE = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto;padding:0 1em}table{border-collapse:collapse;"
-         "margin:1em 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}"
-         "img{max-width:100%}.flag{color:#b00;font-weight:bold}")
-
-
-def render_html(items: list[tuple], folder: Path) -> str:
-    """Self-contained HTML: the same blocks, images inline, links relative to the card's folder."""
-    title = next((b[2] for b in items if b[0] == "h" and b[1] == 1), "Shortcut scorecard")
-    parts = [f"<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>{html.escape(title)}</title>",
-             f"<style>{STYLE}</style></head><body>"]
-    esc = html.escape
-    for block in items:
-        kind = block[0]
-        if kind == "h":
-            parts.append(f"<h{block[1]}>{esc(block[2])}</h{block[1]}>")
-        elif kind == "p":
-            parts.append(f"<p>{esc(block[1])}</p>")
-        elif kind == "table":
-            head = "".join(f"<th>{esc(h)}</th>" for h in block[1])
-            body = "".join("<tr>" + "".join(_td(str(c)) for c in row) + "</tr>" for row in block[2])
-            parts.append(f"<table><tr>{head}</tr>{body}</table>")
-        elif kind == "img":
-            data = base64.b64encode((folder / block[1]).read_bytes()).decode()
-            parts.append(f"<p><img alt=\"{esc(block[2])}\" src=\"data:image/png;base64,{data}\"></p>")
-        elif kind == "ul":
-            parts.append("<ul>" + "".join(f"<li>{esc(x)}</li>" for x in block[1]) + "</ul>")
-        elif kind == "links":
-            parts.append("<p>Full audit folders: " + ", ".join(f"<a href=\"{esc(h)}\">{esc(m)}</a>"
-                                                               for m, h in block[1]) + "</p>")
-    return "".join(parts) + "</body></html>\n"
-
-
-def _td(text: str) -> str:
-    flagged = text.startswith(("FLAGGED", "**"))
-    text = text.replace("**", "")
-    return f"<td class=\"flag\">{html.escape(text)}</td>" if flagged else f"<td>{html.escape(text)}</td>"
-
-
 def write_card(out: Path, card, results: dict, verdicts: dict, baseline: dict | None = None) -> dict:
     """Write figures/, scorecard.json, scorecard.md and scorecard.html (each file atomically); returns the JSON.
     ``baseline``: the comparison of ``--baseline`` (:func:`.baseline.against_baseline`), shown after the verdicts."""
@@ -519,6 +471,7 @@ def write_card(out: Path, card, results: dict, verdicts: dict, baseline: dict | 
             with atomic_file(out / "models" / name / "measures.json") as tmp:
                 tmp.write_text(to_json({"model": name, "family_size": entry["family_size"], "measures": records}),
                                encoding="utf-8")
+    html_reports.write_reports(out, data)  # each audit's report.md as report.html, linked from scorecard.html
     items = blocks(data, figs, out)
     for name, text in (("scorecard.json", to_json(data)), ("scorecard.md", render_markdown(items)),
                        ("scorecard.html", render_html(items, out))):
