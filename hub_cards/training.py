@@ -72,5 +72,10 @@ def training_section(template: str, configs: list[str]) -> str:
     return ("\n## Train on it\n\nThe recipes of omniaudit's `training/recipes/` that train on this dataset (their "
             "header has the full command; pass `--dataset_name PATH_OR_REPO` where the dataset lives elsewhere than "
             "the recipe's `dataset_name`):\n\n| config | recipe | script |\n|---|---|---|\n" + rows + "\n\n```bash\n"
+            "# from a clone of omniaudit (SCRIPT and RECIPE as in the table)\n"
             "accelerate launch --config_file accelerate_configs/zero3.yaml SCRIPT --config RECIPE "
-            "--dataset_name PATH_OR_REPO\n```\n")
+            "--dataset_name PATH_OR_REPO\n"
+            "# from a pip install: SCRIPT training/S.py as -m omniaudit.training.S, RECIPE training/recipes/R.yaml "
+            "as recipe:R\n"
+            "accelerate launch --config_file \"$(omniaudit recipes path accelerate:zero3)\" "
+            "-m omniaudit.training.S --config recipe:R --dataset_name PATH_OR_REPO\n```\n")

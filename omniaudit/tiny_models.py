@@ -334,6 +334,21 @@ def tiny_vision_lm(out_dir: str | Path, seed: int = 0) -> Path:
 DEFAULT_OUT = Path("runs/tiny")
 
 
+def train_command(out_dir: str | Path = DEFAULT_OUT, form: str | None = None) -> str:
+    """The ``accelerate launch`` line that trains the tiny DPO recipe (``tiny/dpo``, one CPU process) on what
+    :func:`build_tiny_suite` wrote into ``out_dir`` (its model and data named unless ``out_dir`` is the recipes'
+    ``runs/tiny``), in the form that runs here (:func:`omniaudit.launch_files.launch_line`)."""
+    import shlex
+
+    from omniaudit.launch_files import launch_line
+
+    out = Path(out_dir)
+    where = [] if out == DEFAULT_OUT else ["--model_name_or_path", str(out / "causal_lm"),
+                                           "--dataset_name", str(out / "data" / "chat")]
+    args = [*where, "--output_dir", str(out / "dpo")]
+    return launch_line("dpo", "tiny/dpo", "cpu", *map(shlex.quote, args), form=form)
+
+
 def _text_chat_tables(interventions: Path) -> dict:
     """Text-only chat records (the video items and column dropped) from the interventions' sft and dpo configs."""
     import pandas as pd

@@ -1,6 +1,8 @@
 """``omniaudit remedy SHORTCUT`` prints each shortcut's remedy from omniaudit/shortcuts.py, and every command a
 Remedy names is real: omniaudit commands parse with the CLI's own parser, training scripts, accelerate configs and
-recipes exist, and each training command trains on a dataset its remedy's build command writes."""
+recipes exist, and each training command trains on a dataset its remedy's build command writes. Printed (and on the
+card) in the form that runs where they are printed: a clone's paths in a clone, the installed package's elsewhere
+(tests/test_packaging.py runs them from a wheel)."""
 
 from __future__ import annotations
 
@@ -45,13 +47,49 @@ def test_every_shortcut_has_a_remedy_entry():
 
 
 @pytest.mark.parametrize("name", [s for s in SHORTCUTS if BY_NAME[s].remedy.supported])
-def test_prints_the_remedy_its_source_and_each_command_on_a_line(capsys, name):
+def test_prints_the_remedy_its_source_and_each_command_on_a_line(capsys, monkeypatch, name):
+    monkeypatch.chdir(REPO)  # a clone's root: the commands as the table keeps them
     assert omniaudit(["remedy", name]) == 0
     lines = capsys.readouterr().out.splitlines()
     remedy = BY_NAME[name].remedy
     assert lines[0] == f"{name}: {BY_NAME[name].what}"
     assert f"remedy: {remedy.what}" in lines and f"source: {remedy.source}" in lines
     assert lines[-len(remedy.commands):] == list(remedy.commands)  # exactly, one per line, copyable
+
+
+@pytest.mark.parametrize("name", [s for s in SHORTCUTS if BY_NAME[s].remedy.commands])
+def test_outside_a_clone_the_commands_name_the_installed_package(capsys, tmp_path, monkeypatch, name):
+    """In a folder that is not a clone: the packaged config by its absolute path, the script as a module of the
+    package, the recipe by name, everything else as the table has it."""
+    from omniaudit.launch_files import recipe_path
+
+    monkeypatch.chdir(tmp_path)
+    assert omniaudit(["remedy", name]) == 0
+    remedy = BY_NAME[name].remedy
+    printed = capsys.readouterr().out.splitlines()[-len(remedy.commands):]
+    for kept, line in zip(remedy.commands, printed, strict=True):
+        if kept.startswith("omniaudit "):
+            assert line == kept
+            continue
+        argv = words(line)
+        assert argv[:2] == ["accelerate", "launch"] and "training/" not in line, line
+        assert Path(options(argv)["config_file"]).is_absolute() and Path(options(argv)["config_file"]).is_file()
+        module = argv[argv.index("-m") + 1]
+        assert (REPO / "training" / f"{module.removeprefix('omniaudit.training.')}.py").is_file(), module
+        assert recipe_path(options(argv)["config"]).is_file()
+        assert words(kept)[words(kept).index("--config") + 2:] == argv[argv.index("--config") + 2:]  # the rest
+
+
+def test_the_card_prescribes_the_commands_in_the_form_that_runs_where_it_is_written(tmp_path, monkeypatch):
+    from omniaudit.evaluation.scorecard.card import remedies
+
+    verdicts = {"m": {s: {"status": "flagged" if s == "position" else "clear"} for s in SHORTCUTS}}
+    monkeypatch.chdir(REPO)
+    assert remedies(verdicts)["position"]["commands"] == list(BY_NAME["position"].remedy.commands)
+    monkeypatch.chdir(tmp_path)
+    installed = remedies(verdicts)["position"]["commands"]
+    assert installed[0] == BY_NAME["position"].remedy.commands[0]  # the build command
+    assert all(" -m omniaudit.training.pairwise_judge --config recipe:qwen2.5-7b/" in c for c in installed[1:])
 
 
 def test_a_shortcut_no_paper_supports_a_remedy_for_says_so(capsys):
@@ -111,16 +149,24 @@ def test_every_training_command_names_real_files_and_options(shortcut, command):
     assert trained_on(argv) & built, (command, built)
 
 
-def test_label_following_commands_run_end_to_end(capsys, tmp_path, protocol_dataset):
-    """The build command, with its dataset filled in, writes the config the training command names."""
+def test_label_following_commands_run_end_to_end(capsys, tmp_path, protocol_dataset, monkeypatch):
+    """The build command, with its dataset filled in, writes the config the training command names, and says how to
+    train on it in the form that runs here (no clone: the installed package's)."""
     from omniaudit.data_builders.hub import check_dataset_folder
 
+    monkeypatch.chdir(tmp_path)
     build, train = BY_NAME["label_following"].remedy.commands
     argv = [str(protocol_dataset) if w == "data/protocols" else str(tmp_path / w) if w == "data/deranged" else w
             for w in words(build)]
     assert omniaudit(argv[1:]) == 0
-    capsys.readouterr()
+    said = capsys.readouterr().out
     assert options(words(train))["dataset_config"] in check_dataset_folder(tmp_path / "data/deranged")
+    assert (f"-m omniaudit.training.sft --config recipe:qwen2.5-omni-7b/sft_deranged_labels --dataset_name "
+            f"{tmp_path / 'data/deranged'} --dataset_config sft") in said
+    from omniaudit.launch_files import render_command  # the set's card: both forms, for wherever it is read
+
+    card = (tmp_path / "data/deranged/README.md").read_text(encoding="utf-8")
+    assert all(c.replace("data/deranged", "PATH_OR_REPO") in card for c in (train, render_command(train, "shell")))
 
 
 def test_the_style_commands_train_on_a_config_their_build_command_writes():

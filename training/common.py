@@ -68,7 +68,8 @@ def _deepspeed_requested(argv: list[str]) -> bool:
 
 
 def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
-    """``TrlParser`` over ``--config recipe.yaml`` + command-line overrides; an unknown key names itself and exits.
+    """``TrlParser`` over ``--config recipe.yaml`` (or ``recipe:NAME``, a packaged recipe) + command-line overrides; an
+    unknown key names itself and exits.
 
     DeepSpeed without GPUs (tests, CPU smoke runs under torchrun): DeepSpeed's communication layer is initialised
     on gloo before the training arguments are built; otherwise every process would believe it is alone.
@@ -76,7 +77,9 @@ def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
     import torch
     from trl import TrlParser
 
-    argv = list(sys.argv[1:] if argv is None else argv)
+    from omniaudit.launch_files import resolve_config_argument
+
+    argv = resolve_config_argument(list(sys.argv[1:] if argv is None else argv))
     if os.environ.get("WORLD_SIZE") and not torch.cuda.is_available() and _deepspeed_requested(argv):
         import deepspeed
 

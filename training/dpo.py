@@ -3,6 +3,11 @@
     accelerate launch --config_file accelerate_configs/zero3.yaml training/dpo.py \
         --config training/recipes/qwen3-omni-30b-a3b/dpo.yaml
 
+From a pip install, in any folder (``omniaudit recipes list`` names the recipes)::
+
+    accelerate launch --config_file "$(omniaudit recipes path accelerate:zero3)" -m omniaudit.training.dpo \
+        --config recipe:qwen3-omni-30b-a3b/dpo
+
 Data: ``prompt`` / ``chosen`` / ``rejected`` message lists (``omniaudit build interventions``' ``dpo``), with or
 without an embedded ``video``. With LoRA (``use_peft``) the reference model is the adapter-disabled policy; for full
 fine-tuning a separate reference model is loaded with ``from_pretrained`` *after* the training arguments exist, so

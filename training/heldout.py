@@ -171,8 +171,8 @@ def dataset_record(dataset: str | Path, config: str | None) -> dict:
     (:func:`~omniaudit.data_builders.fingerprint.fingerprint_of`) and the fingerprint of every config of the same
     build (``fingerprints``: the judge answers another config of it, e.g. ``judge``, whose fingerprint the fold
     checks compare with the answers' provenance). Fingerprints that cannot be computed are null (the checks refuse)."""
+    from omniaudit.data_builders.card import card_configs
     from omniaudit.data_builders.fingerprint import fingerprint_of, local_dataset
-    from omniaudit.data_builders.hub import card_configs
 
     folder = local_dataset(dataset) if dataset else None
     try:

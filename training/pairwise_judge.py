@@ -3,6 +3,12 @@
     accelerate launch --config_file accelerate_configs/multi_gpu.yaml training/pairwise_judge.py \\
         --config training/recipes/qwen2.5-7b/pairwise_judge.yaml
 
+From a pip install, in any folder (``omniaudit recipes list`` names the recipes)::
+
+    accelerate launch --config_file "$(omniaudit recipes path accelerate:multi_gpu)" \\
+        -m omniaudit.training.pairwise_judge \\
+        --config recipe:qwen2.5-7b/pairwise_judge
+
 A two-class sequence-classification head on ``Description A / Description B`` prompts (LoRA on the trunk, the head
 trained in full). Training is symmetric by default: every pair appears in both orders with the target reversed
 (``train_orders: both``); ``train_orders: ab`` (or ``ba``) trains on one presentation order only, the position-bias

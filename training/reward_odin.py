@@ -3,6 +3,11 @@
     accelerate launch --config_file accelerate_configs/zero3.yaml training/reward_odin.py \\
         --config training/recipes/qwen2.5-7b/reward_odin.yaml [--lambda_dec 0 --output_dir runs/odin_control]
 
+From a pip install, in any folder (``omniaudit recipes list`` names the recipes)::
+
+    accelerate launch --config_file "$(omniaudit recipes path accelerate:zero3)" -m omniaudit.training.reward_odin \\
+        --config recipe:qwen2.5-7b/reward_odin [--lambda_dec 0 --output_dir runs/odin_control]
+
 Data: the ``pairs`` config (binary pairs; ``fold``, character lengths ``len1/len2``, generators ``model1/model2``).
 For each held-out fold in ``eval_folds`` a model is trained on the other folds and scores the held-out pairs with its
 content head; the generator prior of every candidate is the win rate over the training folds only, recomputed per

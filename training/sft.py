@@ -3,6 +3,11 @@
     accelerate launch --config_file accelerate_configs/zero3.yaml training/sft.py \
         --config training/recipes/qwen3-omni-30b-a3b/sft.yaml
 
+From a pip install, in any folder (``omniaudit recipes list`` names the recipes)::
+
+    accelerate launch --config_file "$(omniaudit recipes path accelerate:zero3)" -m omniaudit.training.sft \
+        --config recipe:qwen3-omni-30b-a3b/sft
+
 Data: a config with ``messages`` (e.g. ``omniaudit build interventions``' ``sft``). With a ``video`` column the omni
 collator feeds frames at ``fps`` and the audio track (``use_audio_in_video``) and trains on the answer only; with an
 ``audio`` column (``omniaudit remedy label_following``) it feeds the clip's audio alone; without either, contents

@@ -4,6 +4,12 @@
     accelerate launch --config_file accelerate_configs/multi_gpu.yaml training/star_verifier.py \\
         --config training/recipes/qwen2.5-7b/star_verifier.yaml
 
+From a pip install, in any folder (``omniaudit recipes list`` names the recipes)::
+
+    accelerate launch --config_file "$(omniaudit recipes path accelerate:multi_gpu)" \\
+        -m omniaudit.training.star_verifier \\
+        --config recipe:qwen2.5-7b/star_verifier
+
 Per held-out fold (``eval_folds``, as ``training/pairwise_judge.py``), on the binary pairs of the other folds:
 
 1. sample: the model is asked for two or three sentences comparing the facial expression, voice and visible events

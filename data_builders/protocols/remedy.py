@@ -216,6 +216,15 @@ def _read(dataset: str | Path, cue_conflict: bool) -> tuple[pd.DataFrame, pd.Dat
     return blueprint, conflicts
 
 
+def _train_command(clone: str) -> str:
+    """The card's training command: from a clone and, in the shell form, from a pip install."""
+    from omniaudit.launch_files import render_command
+
+    if not clone:
+        return clone
+    return f"# from a clone of omniaudit\n{clone}\n# from a pip install\n{render_command(clone, 'shell')}"
+
+
 def build_deranged_dataset(out_dir: str | Path, dataset: str | Path, seed: int = 0, cue_conflict: bool = False,
                            push_repo: str | None = None,
                            progress: Callable[[str], None] | None = None) -> Path:
@@ -250,7 +259,8 @@ def build_deranged_dataset(out_dir: str | Path, dataset: str | Path, seed: int =
                     "task_categories": ["audio-classification"],
                     "configs": configs_metadata({CONFIG: [SPLIT]})}
         card = dataset_card("remedy_label_following.md.j2", metadata, source=source, summary=summary,
-                            config=CONFIG, train_command=train.replace("data/deranged", "PATH_OR_REPO"),
+                            config=CONFIG,
+                            train_command=_train_command(train.replace("data/deranged", "PATH_OR_REPO")),
                             cue_conditions=CUE_CONDITIONS)
         (dest / "README.md").write_text(card, encoding="utf-8")
         info = {"builder": "remedy label_following", "source": source, "seed": seed, "cue_conflict": cue_conflict,

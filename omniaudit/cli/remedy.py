@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 from pathlib import Path
 
 from omniaudit.cli import common
@@ -14,9 +15,10 @@ BUILDS = {"label_following": "a protocols dataset (omniaudit build protocols)"} 
 
 
 def remedy_lines(name: str) -> list[str]:
-    """What ``omniaudit remedy NAME`` prints: the remedy, its source and its commands, one per line (InputError for
-    an unknown shortcut)."""
+    """What ``omniaudit remedy NAME`` prints: the remedy, its source and its commands, one per line, each in the form
+    that runs here (:func:`~omniaudit.launch_files.render_command`; InputError for an unknown shortcut)."""
     from omniaudit.errors import InputError
+    from omniaudit.launch_files import render_command
     from omniaudit.shortcuts import BY_NAME, SHORTCUTS
 
     shortcut = BY_NAME.get(name)
@@ -30,7 +32,7 @@ def remedy_lines(name: str) -> list[str]:
     lines = [head, f"remedy: {r.what}", f"source: {r.source}"]
     if r.commands:
         lines.append("commands (upper-case words are yours to fill):")
-        lines += list(r.commands)
+        lines += [render_command(c) for c in r.commands]
     return lines
 
 
@@ -59,6 +61,7 @@ def cmd_remedy(args: argparse.Namespace) -> None:
     if args.out is None:
         raise InputError("--dataset needs --out (the folder the training set is written to)")
     from omniaudit.data_builders.protocols.remedy import BUILD_INFO, CONFIG, build_deranged_dataset
+    from omniaudit.launch_files import launch_line
 
     with common.progress_status("building the deranged-label training set") as progress:
         out = build_deranged_dataset(args.out, args.dataset, args.seed, args.cue_conflict, args.push_to_hub,
@@ -70,9 +73,9 @@ def cmd_remedy(args: argparse.Namespace) -> None:
                               f"once (listed in {Path(out) / BUILD_INFO} and on the card)")
     print(f"{summary['clips']} clips: {summary['label_rows']} rows with a deranged label, {summary['no_label_rows']} "
           f"without a label ({summary['rows']} rows)")
-    print(f"dataset written to {out} (config {CONFIG}); train with: accelerate launch --config_file "
-          f"accelerate_configs/zero3.yaml training/sft.py --config "
-          f"training/recipes/qwen2.5-omni-7b/sft_deranged_labels.yaml --dataset_name {out} --dataset_config {CONFIG}")
+    train = launch_line("sft", "qwen2.5-omni-7b/sft_deranged_labels", "zero3", "--dataset_name",
+                        shlex.quote(str(out)), "--dataset_config", CONFIG)
+    print(f"dataset written to {out} (config {CONFIG}); train with: {train}")
     common.print_pushed(args.push_to_hub)
 
 
