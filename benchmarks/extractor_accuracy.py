@@ -2,19 +2,20 @@
 
 Two labelled sets:
 
-- ``evaluation.interventions.extract_labelled.LABELLED`` (the Thud extractor: the paper's appendix D answers, the
+- ``data_builders.interventions.extract_labelled.LABELLED`` (the Thud extractor: the paper's appendix D answers, the
   builder's reference answers, negations, hedges, picture-as-subject directions and answers that must stay unparsed):
   a case is right when every expected field is (offsets within 1e-6 s); the baseline answers every case of a
   dimension with that dimension's most frequent expected fields. One line per dimension, misses listed.
-- ``benchmarks/reader_phrasings.py`` (issue 17): answers to every reader (Thud sync / existence / consistency, closed
-  options A/B, 1/2 and the emotion and language label sets, the composition judge's Yes/No verdict, the normalised
-  exact match) in English, Spanish and Chinese, in a ``dev`` batch (written before the readers were changed) and a
-  ``held-out`` batch (written after, never used to tune them). Per reader and language: ``choice`` answers (they
-  state a reading: an option, a verdict, a Thud class; for the exact match, two spellings of one answer) with how
-  many were ``read`` and how many read ``wrong`` (another option, the opposite verdict or class, a false exact
-  match), and ``no-answer`` cases (off-topic, empty, noise, a bare topic word, the question echoed, refusals, hedges
-  without a choice; for the exact match, different answers) with how many were ``left`` unread. The goal: 0 wrong,
-  every no-answer left, >= 95% of the choices read.
+- ``benchmarks/data/readers-*.jsonl`` (issue 17; the format and where each set comes from: ``data/README.md``): answers
+  to every reader (Thud sync / existence / consistency, closed options A/B, 1/2 and the emotion and language label
+  sets, the composition judge's Yes/No verdict, the normalised exact match) in English, Spanish and Chinese, in a
+  ``dev`` batch (written before the readers were changed) and a ``held-out`` batch (written after, never used to tune
+  them), and the ``outside`` and ``outside-2`` batches written blind (also German and French). Per reader and language:
+  ``choice`` answers (they state a reading: an option, a verdict, a Thud class; for the exact match, two spellings of
+  one answer) with how many were ``read`` and how many read ``wrong`` (another option, the opposite verdict or class, a
+  false exact match), and ``no-answer`` cases (off-topic, empty, noise, a bare topic word, the question echoed,
+  refusals, hedges without a choice; for the exact match, different answers) with how many were ``left`` unread. The
+  goal: 0 wrong, every no-answer left, >= 95% of the choices read.
 
 - ``benchmarks/data/replies-*.jsonl`` (issue 39): replies to closed items as real models write them (per-option
   scores and comparisons, ``<think>`` traces, answers in ten languages and in languages no reader glosses, plain
@@ -37,38 +38,53 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import runpy
-import sys
 from collections import Counter
 from pathlib import Path
 
-from omniaudit.evaluation.interventions.extract_labelled import LABELLED, extractor_accuracy
+from omniaudit.data_builders.interventions.extract_labelled import LABELLED, extractor_accuracy
 
 DIMENSIONS = ("sync", "existence", "consistency")
 READERS = ("sync", "existence", "consistency", "options", "verdict", "em")
 LANGUAGES = ("en", "es", "zh", "de", "fr", "pt", "it", "ru", "ja", "ko")
+DATA = Path(__file__).with_name("data")
+# the labelled phrasings of every reader, one file per batch (data/README.md)
+PHRASING_SETS = {"dev": "readers-dev.jsonl", "held-out": "readers-held-out.jsonl", "outside": "readers-outside.jsonl",
+                 "outside-2": "readers-outside-2.jsonl"}
 REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "dev-3b": "replies-dev-3b.jsonl", "dev-3c": "replies-dev-3c.jsonl",
               "dev-3d": "replies-dev-3d.jsonl", "held-out-5": "replies-held-out-5.jsonl"}
 CATEGORIES = ("score", "think", "language", "plain", "doubt")
 BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
 
 
-def _questions() -> dict:
-    from reader_phrasings import Q_CLEAN, Q_EMOTION, Q_LANGUAGE, Q_NATURAL, Q_NATURAL_12, Q_PREFER
-
-    return {"clean": Q_CLEAN, "natural": Q_NATURAL, "natural_12": Q_NATURAL_12, "prefer": Q_PREFER,
-            "emotion": Q_EMOTION, "language": Q_LANGUAGE, None: None}
+def _rows(name: str) -> list[dict]:
+    """The JSON lines of one ``benchmarks/data`` file."""
+    return [json.loads(line) for line in (DATA / name).read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-QUESTIONS = _questions()  # a reply set's question names -> the item's prompt
+# a set's question names -> the item's prompt (None: no question)
+QUESTIONS = {**json.loads((DATA / "reader-questions.json").read_text(encoding="utf-8")), None: None}
+
+
+def phrasing_cases(batch: str) -> list[tuple]:
+    """``(reader, language, input, expected, batch)`` of one labelled phrasing set: ``input`` is the answer text
+    (Thud readers, verdicts), ``(answer, options, question)`` for ``options`` and ``(prediction, ground truth)`` for
+    ``em``."""
+    cases = []
+    for r in _rows(PHRASING_SETS[batch]):
+        if r["reader"] == "options":
+            given = (r["reply"], r["options"], QUESTIONS[r["question"]])
+        elif r["reader"] == "em":
+            given = (r["prediction"], r["truth"])
+        else:
+            given = r["reply"]
+        cases.append((r["reader"], r["language"], given, r["expected"], batch))
+    return cases
 
 
 def reply_cases(batch: str) -> list[tuple]:
     """``(reader, language, input, expected, batch, category)`` of one ``benchmarks/data`` reply set; languages the
     readers do not gloss are ``other``."""
-    path = Path(__file__).with_name("data") / REPLY_SETS[batch]
-    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = _rows(REPLY_SETS[batch])
     return [("options", r["language"] if r["language"] in LANGUAGES else "other",
              (r["reply"], r["options"], QUESTIONS[r["question"]]), r["expected"], batch, r["category"]) for r in rows]
 
@@ -81,17 +97,16 @@ def majority_baseline():
 
 
 def reader_cases() -> list[tuple]:
-    """``(reader, language, input, expected, batch)`` of ``benchmarks/reader_phrasings.py``,
-    ``benchmarks/reader_outside.py`` and ``benchmarks/reader_held_out_2.py``."""
-    cases = [case for name in ("reader_phrasings.py", "reader_outside.py", "reader_held_out_2.py")
-             for case in runpy.run_path(str(Path(__file__).with_name(name)))["CASES"]]
+    """``(reader, language, input, expected, batch)`` of every labelled phrasing set and reply set."""
+    cases = [case for batch in PHRASING_SETS for case in phrasing_cases(batch)]
     return cases + [case[:5] for batch in REPLY_SETS for case in reply_cases(batch)]
 
 
 def read(reader: str, given):
-    """What the library's reader makes of ``given`` (see ``reader_phrasings``)."""
-    from omniaudit.evaluation.composition.grading import exact_match, parse_verdict
-    from omniaudit.evaluation.interventions.extract import extract
+    """What the library's reader makes of ``given`` (see :func:`phrasing_cases`)."""
+    from omniaudit.answer_match import exact_match
+    from omniaudit.data_builders.interventions.extract import extract
+    from omniaudit.evaluation.composition.verdicts import parse_verdict
     from omniaudit.runners import parse_answer
 
     if reader in DIMENSIONS:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from omniaudit.data_builders.interventions import SyntheticClipSpec, media, synthesize_clips
+from omniaudit.data_builders.interventions import SyntheticClipSpec, audio_edits, media, synthesize_clips
 
 
 def reencode(info: media.ClipInfo, dst: Path, audio: np.ndarray, rate: int) -> None:
@@ -54,9 +54,9 @@ def outputs(infos: list[media.ClipInfo]):
     for k, info in enumerate(infos):
         rate = info.audio_rate
         partner = tracks[(k + 1) % len(infos)]
-        yield info, "shift", media.shift(tracks[k], rate, 2.0)
-        yield info, "mute", media.mute(tracks[k])
-        yield info, "swap", media.fit_length(partner, tracks[k].shape[1], loop=True)
+        yield info, "shift", audio_edits.shift(tracks[k], rate, 2.0)
+        yield info, "mute", audio_edits.mute(tracks[k])
+        yield info, "swap", audio_edits.fit_length(partner, tracks[k].shape[1], loop=True)
 
 
 def time_writer(infos, folder: Path, write) -> float:

@@ -95,7 +95,8 @@ def table(rows: list[tuple], rates: dict, args) -> str:
              f"{args.models} --docs`) -->", "",
              "| measure / stratum | clusters | MDE (80% power) | minimum effect | power at the minimum |",
              "| :--- | ---: | ---: | ---: | ---: |"]
-    lines += [f"| `{key}` | {clusters} | {mde:.3f} | {delta:g} | {power} |" for key, clusters, mde, delta, power in rows]
+    lines += [f"| `{key}` | {clusters} | {mde:.3f} | {delta:g} | {power} |"
+              for key, clusters, mde, delta, power in rows]
     flags = ", ".join(f"{policy} {rate:.1%}" for policy, rate in rates.items())
     lines += ["", f"False-flag rate (any flag of a model's family, {args.models} models each): {flags}.", "",
               MARKERS[1]]

@@ -1,9 +1,9 @@
 """Write, read and publish datasets in the Hugging Face Hub layout.
 
-Layout: ``OUT/<config>/<split>-00000-of-00001.parquet`` plus ``OUT/README.md`` whose YAML ``configs`` entry maps
-each config to its files, so ``datasets.load_dataset(OUT, config)`` works on the folder and on a pushed repo alike.
-Each config also carries a fingerprint of its data (:func:`seal_card`), so ``datasets``' cache never serves one
-build's rows for another. A push uploads exactly the files the build wrote, to a private repo unless asked
+Layout: ``OUT/<config>/<split>-00000-of-00001.parquet`` plus ``OUT/README.md`` whose YAML ``configs`` entry maps each
+config to its files, so ``datasets.load_dataset(OUT, config)`` works on the folder and on a pushed repo alike. Each
+config also carries a fingerprint of its data (:func:`~.fingerprint.seal_card`), so ``datasets``' cache never serves
+one build's rows for another. A push uploads exactly the files the build wrote, to a private repo unless asked
 (:func:`push_to_hub`).
 """
 
@@ -20,12 +20,10 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from omniaudit.data_builders.fingerprint import config_fingerprint
+from omniaudit.data_builders.card import card_configs, card_entries
+from omniaudit.data_builders.fingerprint import config_fingerprint, sealed_fingerprints
 from omniaudit.errors import InputError
 from omniaudit.io import MARKER, atomic_dir, marker_files, read_marker
-
-# What a dataset card's config ``description`` starts with when it carries the config's data fingerprint.
-FINGERPRINT_PREFIX = "omniaudit data "  # + the config's fingerprint (data_builders.fingerprint)
 
 
 def shard_name(split: str, index: int = 0, count: int = 1) -> str:
@@ -42,40 +40,6 @@ def configs_metadata(configs: dict[str, list[str]], default: str | None = None) 
             entry["default"] = True
         entries.append(entry)
     return entries
-
-
-def seal_card(folder: str | Path) -> bool:
-    """Give every config of the folder's ``README.md`` card a ``description`` carrying its data fingerprint
-    (:data:`FINGERPRINT_PREFIX` + :func:`~omniaudit.data_builders.fingerprint.config_fingerprint`, the value
-    ``omniaudit judge`` records in predictions). Returns whether the card was sealed.
-
-    Why: ``datasets.load_dataset(FOLDER, CONFIG)`` caches a local folder under its *name*, the config name and a hash
-    of the card's YAML only (the data file patterns, not the files), so two builds in folders of the same name, or a
-    folder rebuilt in place, would be served the rows cached first. The fingerprint puts the data into that hash
-    (a config's ``description`` is a builder parameter every ``datasets`` builder takes). :func:`atomic_dir` calls
-    this before the swap, so every dataset omniaudit writes is sealed. A card without YAML ``configs`` is left as is.
-    """
-    import yaml
-
-    card = Path(folder) / "README.md"
-    text = card.read_text(encoding="utf-8")
-    head, sep, rest = text.removeprefix("---\n").partition("\n---")
-    if not text.startswith("---\n") or not sep:
-        return False
-    try:
-        meta = yaml.safe_load(head)
-    except yaml.YAMLError:
-        return False
-    configs = meta.get("configs") if isinstance(meta, dict) else None
-    if not isinstance(configs, list) or not all(isinstance(c, dict) for c in configs):
-        return False
-    for entry in configs:
-        fingerprint = config_fingerprint(folder, str(entry.get("config_name")))
-        if fingerprint is not None:
-            entry["description"] = FINGERPRINT_PREFIX + fingerprint
-    front = yaml.safe_dump(meta, sort_keys=False, allow_unicode=True, width=119)
-    card.write_text(f"---\n{front.rstrip(chr(10))}\n---{rest}", encoding="utf-8")
-    return True
 
 
 def write_hub_dataset(out_dir: str | Path, tables: dict[str, dict[str, pd.DataFrame | pa.Table]], card: str) -> Path:
@@ -159,7 +123,7 @@ def load_hub_dataset(path_or_repo: str | Path, config: str | None, split: str = 
         configs = card_configs(folder)
         if config not in configs:
             raise InputError(f"no config '{config}' in this dataset; its card lists {sorted(configs)}", file=folder)
-        if any(e.get("config_name") == config and e.get("metadata_filenames") for e in _card_entries(folder)):
+        if any(e.get("config_name") == config and e.get("metadata_filenames") for e in card_entries(folder)):
             from omniaudit.data_builders.media_store import load_paths_config  # media by path: one copy per clip
 
             check_sealed(folder, config)
@@ -193,32 +157,6 @@ def load_config(path_or_repo: str | Path, config: str, split: str = "train",
     return ds.to_pandas()
 
 
-def _card_entries(folder: Path) -> list:
-    """The YAML ``configs`` list of a local folder's README.md card (InputError when there is none)."""
-    import yaml
-
-    card = folder / "README.md"
-    if not card.is_file():
-        raise InputError("no README.md dataset card: not a dataset folder written by omniaudit", file=folder)
-    text = card.read_text(encoding="utf-8", errors="replace")
-    head, sep, _ = text.removeprefix("---\n").partition("\n---")
-    try:
-        meta = yaml.safe_load(head) if text.startswith("---\n") and sep else None
-    except yaml.YAMLError:
-        meta = None
-    configs = meta.get("configs") if isinstance(meta, dict) else None
-    if not isinstance(configs, list) or not configs:
-        raise InputError("README.md has no YAML 'configs' list: not a dataset card written by omniaudit", file=card)
-    return configs
-
-
-def sealed_fingerprints(folder: str | Path) -> dict[str, str]:
-    """Config -> the fingerprint :func:`seal_card` wrote into the card (configs without one are left out)."""
-    return {str(e.get("config_name")): e["description"].removeprefix(FINGERPRINT_PREFIX)
-            for e in _card_entries(Path(folder))
-            if isinstance(e, dict) and str(e.get("description", "")).startswith(FINGERPRINT_PREFIX)}
-
-
 def check_sealed(folder: str | Path, config: str) -> None:
     """Refuse a config whose files changed after omniaudit wrote them (its card's fingerprint no longer matches):
     its rows are not the build the card, and any predictions made on it, describe."""
@@ -226,24 +164,6 @@ def check_sealed(folder: str | Path, config: str) -> None:
     if sealed is not None and sealed != (now := config_fingerprint(folder, config)):
         raise InputError(f"config '{config}': its files changed after omniaudit wrote them (the card says "
                          f"{sealed}, the files are {now}); rebuild the dataset, or restore its files", file=folder)
-
-
-def card_configs(folder: str | Path) -> dict[str, list[tuple[str, str]]]:
-    """The ``configs`` of a local folder's README.md card: config name -> [(split, data file pattern)]."""
-    folder = Path(folder)
-    card = folder / "README.md"
-    configs = _card_entries(folder)
-    out = {}
-    for entry in configs:
-        name = entry.get("config_name") if isinstance(entry, dict) else None
-        files = entry.get("data_files") if isinstance(entry, dict) else None
-        if not name or not isinstance(files, list) or not files:
-            raise InputError("a config of the card lacks config_name or data_files", file=card, value=entry)
-        specs = [(f.get("split", "train"), f.get("path")) if isinstance(f, dict) else ("train", f) for f in files]
-        if not all(isinstance(p, str) for _, p in specs):
-            raise InputError("a config's data_files entry has no path", file=card, value=entry)
-        out[name] = specs
-    return out
 
 
 def check_dataset_folder(folder: str | Path) -> list[str]:

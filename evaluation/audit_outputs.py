@@ -13,7 +13,9 @@ from pathlib import Path
 import pandas as pd
 
 from omniaudit.errors import InputError
-from omniaudit.results import ci_fields, estimate_row, estimates, put  # noqa: F401  # the audits' helpers, re-exported
+
+# re-exported: the audits' helpers and the audit.json reader
+from omniaudit.results import SCHEMA_VERSION, ci_fields, estimate_row, estimates, put, read_audit  # noqa: F401
 
 ROW_TABLES = frozenset({"predictions", "graded"})  # one row per item: may be long
 
@@ -41,34 +43,6 @@ def audit_tables(kind: str, folder: str | Path, audit: dict | None = None) -> di
     folder = Path(folder)
     audit = read_audit(folder) if audit is None else audit
     return {name: frame for name, frame in entry.tables(audit, folder).items() if len(frame.columns)}
-
-
-def read_audit(folder: str | Path, newer: bool = False) -> dict:
-    """A finished audit's ``audit.json`` (a JSON object). Its ``schema.version`` is checked first: a file written in
-    a newer schema than this omniaudit reads (:data:`SCHEMA_VERSION`) is refused with a line saying so, unless
-    ``newer`` (a reader that only reports, as ``omniaudit verify`` does); files from before the schema record are
-    read as they are. The shape is described by ``audit.schema.json`` beside this module (:func:`schema_path`)."""
-    path = Path(folder) / "audit.json"
-    try:
-        audit = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InputError("no audit.json: not the output folder of an omniaudit audit", file=path) from exc
-    except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON: {exc}", file=path) from exc
-    if not isinstance(audit, dict):
-        raise InputError(f"not an audit result: a JSON {type(audit).__name__}, not an object", file=path)
-    version = (audit.get("schema") or {}).get("version") if isinstance(audit.get("schema"), dict) else None
-    if not newer and isinstance(version, int) and version > SCHEMA_VERSION:
-        raise InputError(f"written by a newer omniaudit (audit.json schema {version}; this omniaudit "
-                         f"{__version__()} reads schema {SCHEMA_VERSION} and older): upgrade omniaudit to read it",
-                         file=path)
-    return audit
-
-
-def __version__() -> str:
-    from omniaudit import __version__ as version
-
-    return version
 
 
 def schema_path() -> Path:
@@ -125,9 +99,6 @@ def predictions_metrics(frame: pd.DataFrame) -> dict[str, float]:
             out["predictions/generated"] = float(generated)
             out["predictions/generated_rate"] = generated / float(free.sum())
     return out
-
-
-SCHEMA_VERSION = 1
 
 
 def scorecard_verdicts(card: dict) -> tuple[dict[str, float], pd.DataFrame]:

@@ -62,7 +62,8 @@ def graded_rows(graded: str | Path) -> pd.DataFrame:
     text = lambda c: raw[c].fillna("").astype(str)  # noqa: E731
     read_by = text("read_by").str.strip()
     correct = text("correct").str.strip().str.casefold()
-    reading = pd.Series(np.where(read_by == "", NONE, np.where(correct == "true", "right", "wrong")), index=raw.index)
+    reading = pd.Series(np.where(read_by == "", NONE, np.where(correct == "true", "right", "wrong")),
+                        index=raw.index)
     shown = "question: " + text("question") + "\ngold: " + text("answer") + "\nreply: " + text("prediction")
     return pd.DataFrame({"row": rows, "id": text("id"), "run": raw["run"] if "run" in raw.columns else 0,
                          "raw": shown, "reading": reading, "reason": read_by}).reset_index(drop=True)
@@ -71,7 +72,7 @@ def graded_rows(graded: str | Path) -> pd.DataFrame:
 def reply_rows(path: str | Path) -> pd.DataFrame:
     """The replies of ``path`` with their readings: a composition ``graded.csv`` or an ``omniaudit judge`` file."""
     columns = set(read_records(path)[0].columns)
-    return graded_rows(path) if GRADED <= columns else closed_rows(path)
+    return graded_rows(path) if columns >= GRADED else closed_rows(path)
 
 
 def sample_readings(predictions: str | Path, n: int = 100, seed: int = 0) -> pd.DataFrame:
@@ -110,9 +111,9 @@ def _page(sample: pd.DataFrame, source: str) -> str:
             "<style>body{font:14px sans-serif;margin:2em}td,th{border-bottom:1px solid #ddd;padding:4px 8px;"
             "vertical-align:top}.raw{white-space:pre-wrap;max-width:60em}</style>"
             f"<h1>Readings of {html.escape(source)}</h1><p>{len(sample)} replies. For each, write in the "
-            "<code>truth</code> column of readings.csv the option the reply states (a graded reply: <code>right</code> "
-            "or <code>wrong</code> against its gold), or <code>none</code> when it states none (a hedge, a reversal "
-            "without a final answer, a refusal, noise); then run "
+            "<code>truth</code> column of readings.csv the option the reply states (a graded reply: "
+            "<code>right</code> or <code>wrong</code> against its gold), or <code>none</code> when it states none "
+            "(a hedge, a reversal without a final answer, a refusal, noise); then run "
             "<code>omniaudit readings agree readings.csv</code>.</p><table><tr><th>row</th><th>id</th><th>run</th>"
             f"<th>reply</th><th>reading</th><th>why unread</th></tr>{cells}</table>")
 

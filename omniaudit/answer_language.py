@@ -1,7 +1,7 @@
 """The language of a free-form answer, and a phrase-by-phrase English gloss for the rule-based readers.
 
-The readers (``evaluation.extract`` for the Thud questions, ``judges.items.parse_answer`` for closed options,
-``grading.parse_verdict`` for the grading judge) are written against English phrasings. Omni models also answer in
+The readers (``data_builders.interventions.extract`` for the Thud questions, ``runners.reading`` for closed options,
+``verdicts.parse_verdict`` for the grading judge) are written against English phrasings. Omni models also answer in
 Spanish, Chinese, Russian or Japanese; rather than a second set of rules per language, each reader keeps a small
 lexicon per language (phrase -> English phrase) and reads the gloss with its English rules. A gloss is built in one
 pass, so a phrase is never translated twice, and words the lexicon does not know are left as they are: they cannot

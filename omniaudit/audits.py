@@ -28,11 +28,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from omniaudit.errors import InputError
+from omniaudit.results import AuditOptions, AuditResult, AuditRun, estimates, set_unit_lookup
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from omniaudit.results import AuditOptions, AuditResult, AuditRun
 
 ENTRY_POINT_GROUP = "omniaudit.audits"
 SIZES = ("default", "small")  # the embedded defaults: sized by power, or small for smoke runs
@@ -99,8 +98,6 @@ class Audit:
 
     def metrics(self, audit: dict) -> dict[str, float]:
         """The scalars tracking logs: every estimate of ``audit.json`` (``a/b/c`` paths) by default."""
-        from omniaudit.results import estimates
-
         return {"/".join(path): float(e["value"]) for path, e in estimates(audit)
                 if isinstance(e["value"], int | float)}
 
@@ -205,3 +202,12 @@ def get(name: str) -> Audit:
         return AUDITS[name]
     except KeyError:
         raise InputError(f"unknown audit; expected one of {', '.join(AUDITS)}", value=name) from None
+
+
+def _unit_of(audit: str, path: tuple[str, ...]) -> str | None:
+    """The unit of the estimate at ``path`` of the registered audit ``audit`` (None: not registered, or unsaid)."""
+    found = AUDITS.get(audit)
+    return found.unit_of(path) if found is not None else None
+
+
+set_unit_lookup(_unit_of)  # AuditResult.estimates() (omniaudit.results, below this registry) reads units through it

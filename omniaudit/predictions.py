@@ -20,7 +20,7 @@ accepted and reported as of unknown provenance. lmms-eval ``--log_samples`` file
 lmms-eval`` wrote are read as predictions files: :func:`check_predictions` turns their rows into predictions rows
 first (:func:`omniaudit.evaluation.lmms_eval.adopt_log_samples`), with a provenance naming the lmms-eval task.
 
-Rows also carry ``doc_hash`` and ``prompt_hash`` (:func:`omniaudit.runners.run.row_hashes`): the item as
+Rows also carry ``doc_hash`` and ``prompt_hash`` (:func:`omniaudit.runners.rows.row_hashes`): the item as
 the judge saw it and the request it was sent. :func:`check_predictions` refuses a file where some rows carry them and
 others do not, rows of one item that disagree on them, and, with the dataset at hand, a row whose ``doc_hash`` is not
 its item's in the dataset (:func:`check_row_hashes`); files written before the fields existed pass unchecked.
@@ -38,12 +38,13 @@ import pandas as pd
 
 from omniaudit import __version__
 from omniaudit.errors import InputError
-from omniaudit.records import canonical, first_difference, value_at
+from omniaudit.records import canonical, first_difference, missing, value_at
+from omniaudit.row_hashes import check_row_hashes
+from omniaudit.runs import SAMPLING as SAMPLING  # re-exported: the protocols audit reads it here
+from omniaudit.runs import is_blank, run_labels, sampling_settings
+from omniaudit.runs import sampling_sentence as sampling_sentence  # re-exported: as SAMPLING
 
 PROVENANCE = "provenance"
-ROW_HASHES = ("doc_hash", "prompt_hash")  # per row: the item it answers and the request it was sent (runners.run)
-SAMPLING = ("temperature", "top_p", "top_k", "seed", "max_tokens", "max_new_tokens")  # recorded when a file has them
-INTEGER_SETTINGS = ("top_k", "seed", "max_tokens", "max_new_tokens")
 UNKNOWN = ("provenance unknown: the file does not say which dataset build, model and sampling its answers came "
            "from (not written by `omniaudit judge`)")
 
@@ -207,133 +208,6 @@ def _check_served(raw: pd.DataFrame, file: str, rows: list[int], out: FileProven
                              f"{shares}): the server changed during the run")
 
 
-def _missing(value) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
-
-
-def _is_digest(value) -> bool:
-    return isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-
-
-def row_item(row: dict, config: str | None = None) -> tuple:
-    """The item a predictions row answers, as its rows are joined: (config, id, order), ids as text, a missing order
-    as None."""
-    order = row.get("order")
-    return (config, str(row.get("id")), None if _missing(order) else str(order))
-
-
-class RowHashes:
-    """The row hashes (:data:`ROW_HASHES`) of a predictions file's rows, or of the parts of one run, fed row by row
-    (:meth:`add`): refused (InputError naming the file and row) when some rows carry them and others do not, when a
-    value is not a SHA-256 hex digest, or when two rows of one item (:func:`row_item`, or the ``key`` given) disagree
-    on either hash (answers made for another version of the item, or another prompt, spliced in). Rows without any
-    (files written before the fields existed) are accepted as they are."""
-
-    def __init__(self, what: str = "row") -> None:
-        self.what = what
-        self.first: tuple[bool, str, int | None] | None = None  # (carries the hashes, file, row) of the first row
-        self.seen: dict[tuple, tuple[dict[str, str], str, int | None]] = {}
-
-    @property
-    def present(self) -> bool:
-        return bool(self.first and self.first[0])
-
-    def add(self, row: dict, file: str | Path, n: int | None, key: tuple | None = None) -> None:
-        file = str(file)
-        have = [name for name in ROW_HASHES if not _missing(row.get(name))]
-        if have and len(have) < len(ROW_HASHES):
-            lacks = next(name for name in ROW_HASHES if name not in have)
-            raise InputError(f"this {self.what} has {have[0]} but no {lacks}: a row carries both or neither",
-                             file=file, row=n, column=lacks)
-        carries = bool(have)
-        if self.first is None:
-            self.first = (carries, file, n)
-        elif carries != self.first[0]:
-            with_, without = ((file, n), self.first[1:]) if carries else (self.first[1:], (file, n))
-            raise InputError(f"some rows carry doc_hash / prompt_hash and others do not (row {with_[1]} of "
-                             f"{with_[0]} does, row {without[1]} of {without[0]} does not): rows written by "
-                             "different omniaudit versions, or edited, are not one run", file=file, row=n,
-                             column="doc_hash")
-        if not carries:
-            return
-        for name in ROW_HASHES:
-            if not _is_digest(row[name]):
-                raise InputError(f"expected {name} to be a SHA-256 hex digest (64 lowercase hex characters)",
-                                 file=file, row=n, column=name, value=row[name])
-        key = row_item(row) if key is None else key
-        hashes = {name: row[name] for name in ROW_HASHES}
-        earlier = self.seen.setdefault(key, (hashes, file, n))
-        for name in ROW_HASHES:
-            if earlier[0][name] != hashes[name]:
-                where = f"row {earlier[2]}" + ("" if earlier[1] == file else f" of {earlier[1]}")
-                thing = "item" if name == "doc_hash" else "rendered prompt"
-                raise InputError(f"item '{row.get('id')}' has {name} {hashes[name]!r} here but {earlier[0][name]!r} "
-                                 f"in {where}: its answers were made for another version of the {thing}; the rows "
-                                 "of one item must agree", file=file, row=n, column=name)
-
-
-_DOC_HASHES: dict[tuple, dict] = {}  # (dataset, config, fingerprint) -> items.doc_hashes, kept for this process
-
-
-def _dataset_doc_hashes(dataset: str | Path, config: str) -> dict | None:
-    """:func:`~omniaudit.runners.items.doc_hashes` of a config at hand (None when its fingerprint cannot be
-    computed: not at hand), computed once per build in this process."""
-    from omniaudit.data_builders.fingerprint import fingerprint_of
-    from omniaudit.runners.items import doc_hashes
-
-    fingerprint = fingerprint_of(dataset, config)
-    if fingerprint is None:
-        return None
-    key = (str(Path(dataset).resolve()) if Path(dataset).exists() else str(dataset), config, fingerprint)
-    if key not in _DOC_HASHES:
-        if len(_DOC_HASHES) >= 8:
-            _DOC_HASHES.clear()
-        _DOC_HASHES[key] = doc_hashes(dataset, config)
-    return _DOC_HASHES[key]
-
-
-def check_row_hashes(raw: pd.DataFrame, file: str | Path, rows: list[int], records: list | None = None,
-                     dataset: str | Path | None = None) -> bool:
-    """The rows' ``doc_hash`` / ``prompt_hash`` (``omniaudit judge`` writes them, see
-    :func:`~omniaudit.runners.run.row_hashes`): every row carries both or none does (:class:`RowHashes`:
-    files written before the fields existed pass unchecked), the rows of one item agree, and, with ``dataset`` at
-    hand, each row's ``doc_hash`` is that of its item (config, id, order) in the dataset, recomputed
-    (:func:`~omniaudit.runners.items.doc_hashes`): a row whose item has changed is refused, naming the file
-    and row. A row whose item the dataset lacks is left to the audit's own join. ``prompt_hash`` is not recomputed
-    (that needs the runner). ``records``: each row's provenance (its config), where known. Returns whether the rows
-    carry the hashes."""
-    if not any(name in raw.columns for name in ROW_HASHES):
-        return False
-    file = str(file)
-    configs = [(r.get("dataset") or {}).get("config") if isinstance(r, dict) else None for r in records] \
-        if records is not None else [None] * len(raw)
-    checked = RowHashes()
-    table = raw.to_dict("records")
-    for i, row in enumerate(table):
-        checked.add(row, file, rows[i], row_item(row, configs[i]))
-    if not checked.present or dataset is None:
-        return checked.present
-    expected: dict[str, dict | None] = {}
-    for i, row in enumerate(table):
-        config = configs[i]
-        if config is None:
-            continue
-        if config not in expected:
-            expected[config] = _dataset_doc_hashes(dataset, config)
-        items = expected[config]
-        key = row_item(row)[1:]
-        if items is None or key not in items:
-            continue
-        if row["doc_hash"] not in items[key]:
-            order = f" (order {key[1]})" if key[1] is not None else ""
-            raise InputError(f"item '{key[0]}'{order} of config '{config}' is not the item this answer was made for: "
-                             f"the row's doc_hash {row['doc_hash']!r} is not the dataset's "
-                             f"{', '.join(map(repr, sorted(items[key])))} (its text, options, labels or media "
-                             f"changed since the answers were made). Rerun `omniaudit judge` on this dataset, or "
-                             "audit the build the answers were made on", file=file, row=rows[i], column="doc_hash")
-    return True
-
-
 def _check_rows(raw: pd.DataFrame, record: dict, file: str, rows: list[int]) -> None:
     """Rows whose own fields contradict their run's provenance or each other are refused, naming the row: an edited
     or spliced file would otherwise be audited as the run it claims to be. Checked: the sampling settings
@@ -357,14 +231,14 @@ def _check_rows(raw: pd.DataFrame, record: dict, file: str, rows: list[int]) -> 
             raise InputError(f"seed {row['seed']!r} contradicts the run's provenance (seed {base} + run {run})",
                              file=file, row=rows[i], column="seed")
         parsed, label = row.get("parsed"), row.get("label")
-        if {"parsed", "label"} <= columns and not _missing(parsed) and bool(parsed) == _missing(label):
+        if {"parsed", "label"} <= columns and not missing(parsed) and bool(parsed) == missing(label):
             raise InputError(f"parsed {parsed!r} contradicts label {label!r} (a closed answer is parsed exactly "
                              "when it has a label)", file=file, row=rows[i], column="parsed")
 
 
 def _whole(value) -> int | None:
     """An integer field's value (1 and 1.0 alike), or None when it is missing or not a whole number."""
-    if isinstance(value, bool) or _missing(value):
+    if isinstance(value, bool) or missing(value):
         return None
     if isinstance(value, numbers.Integral):
         return int(value)
@@ -373,8 +247,8 @@ def _whole(value) -> int | None:
 
 def _same(a, b) -> bool:
     """Equal settings, None and NaN alike."""
-    if _missing(a) or _missing(b):
-        return _missing(a) and _missing(b)
+    if missing(a) or missing(b):
+        return missing(a) and missing(b)
     try:
         return float(a) == float(b)
     except (TypeError, ValueError):
@@ -491,63 +365,6 @@ def label_sources_sentence(src: dict) -> str:
     return line
 
 
-def _is_null(value: object) -> bool:
-    return value is None or (isinstance(value, float) and value != value) or (isinstance(value, str)
-                                                                                 and not value.strip())
-
-
-def run_labels(raw: pd.DataFrame, path: str | Path, rows: list[int]) -> list[str] | None:
-    """Each row's ``run`` as text (``omniaudit judge --runs N`` writes it), or None when the file has no ``run``
-    column; a row without one is an error naming it."""
-    if "run" not in raw.columns:
-        return None
-    out = []
-    for row, value in zip(rows, raw["run"].tolist(), strict=True):
-        if _is_null(value):
-            raise InputError("expected a run (the file has a 'run' column, so every row needs one)", file=path,
-                             row=row, column="run", value=value)
-        out.append(str(int(value)) if isinstance(value, float) and value.is_integer() else str(value).strip())
-    return out
-
-
-def run_order(labels) -> list[str]:
-    """Run labels in order: numerically when they are all integers (2 before 10), else as text."""
-    unique = list(dict.fromkeys(labels))
-    return sorted(unique, key=int) if all(u.lstrip("-").isdigit() for u in unique) else sorted(unique)
-
-
-def sampling_settings(frame: pd.DataFrame) -> dict:
-    """The sampling settings a predictions file records: per setting one value, or the sorted distinct values
-    (numbers in numeric order: seed 2 before 10; integer settings read back as floats by JSONL gaps are ints)."""
-    import numpy as np
-
-    out = {}
-    for column in SAMPLING:
-        if column not in frame.columns:
-            continue
-        values = [v.item() if isinstance(v, np.generic) else v for v in frame[column].tolist() if not _is_null(v)]
-        if column in INTEGER_SETTINGS:
-            values = [int(v) if isinstance(v, float) and v.is_integer() else v for v in values]
-        numeric = lambda v: isinstance(v, int | float) and not isinstance(v, bool)  # noqa: E731
-        distinct = sorted(set(values), key=lambda v: (0, v, "") if numeric(v) else (1, 0, str(v)))
-        if distinct:
-            out[column] = distinct[0] if len(distinct) == 1 else distinct
-    return out
-
-
-def merge_sampling(settings: list[dict]) -> dict:
-    """The :func:`sampling_settings` of several files of one run as one: per setting one value, or the distinct
-    values in the same order."""
-    frame = pd.DataFrame([{k: v} for one in settings for k, values in one.items()
-                          for v in (values if isinstance(values, list) else [values])])
-    return sampling_settings(frame) if not frame.empty else {}
-
-
-def sampling_sentence(settings: dict) -> str:
-    """:func:`sampling_settings` for a report: ``temperature 0.7, seed 0/1/2`` (several values joined by /)."""
-    return ", ".join(f"{k} {'/'.join(str(x) for x in v) if isinstance(v, list) else v}" for k, v in settings.items())
-
-
 ANSWER_COLUMNS = ("prediction", "response", "raw")  # a row's free-form answer, first present; raw: `omniaudit judge`
 
 
@@ -593,7 +410,7 @@ class PredictionFile:
         if "label" not in self.records.columns:
             return [None] * len(self.records)
         parsed = self.records["parsed"] if "parsed" in self.records.columns else [True] * len(self.records)
-        return [None if _is_null(label) or str(ok).strip().lower() in ("false", "0") else str(label).strip()
+        return [None if is_blank(label) or str(ok).strip().lower() in ("false", "0") else str(label).strip()
                 for label, ok in zip(self.records["label"], parsed, strict=True)]
 
 
@@ -622,7 +439,7 @@ def read_prediction_file(path: str | Path, dataset: str | Path | None, configs: 
                          file=path)
     if raw.empty:
         raise InputError("no rows", file=path)
-    ids = raw[key].map(lambda v: "" if _is_null(v) else str(v).strip())
+    ids = raw[key].map(lambda v: "" if is_blank(v) else str(v).strip())
     if known is not None:
         outside = ~ids.isin(known)
         if outside.any():
@@ -630,7 +447,7 @@ def read_prediction_file(path: str | Path, dataset: str | Path | None, configs: 
             raise InputError(f"{unknown} ({int(outside.sum())} unknown {key}(s))", file=path, row=rows[i],
                              column=key, value=raw[key].iloc[i])
     column = next((c for c in answer_columns if c in raw.columns), None)
-    answers = None if column is None else [v if isinstance(v, str) else "" if _is_null(v) else str(v)
+    answers = None if column is None else [v if isinstance(v, str) else "" if is_blank(v) else str(v)
                                            for v in raw[column].tolist()]
     return PredictionFile(path, raw, rows, key, ids, run_labels(raw, path, rows), answers, column,
                           sampling_settings(raw), provenance)

@@ -10,6 +10,11 @@ from pathlib import Path
 import numpy as np
 
 
+def missing(value: object) -> bool:
+    """A value a record does not have: None, or NaN (as a missing cell reads from a table)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
 def canonical(record: object) -> str:
     """One text per value: sorted keys, no spaces (two records are the same iff their canonical forms are)."""
     return json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)

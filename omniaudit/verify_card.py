@@ -1,4 +1,5 @@
-"""Whether a scorecard says what its own numbers say (``omniaudit verify`` on a scorecard ``OUT``).
+"""``omniaudit verify``'s checks of a scorecard ``OUT``: the predictions files it read against the digests it recorded
+(:func:`check_scorecard`), and whether it says what its own numbers say (:func:`card_findings`).
 
 A verdict on a card is a statistical claim decided from numbers the card keeps beside it: each counted measure's
 value, null, standard errors and cluster count, its minimum effect and the family it was tested in. So
@@ -16,11 +17,60 @@ import json
 from pathlib import Path
 
 from omniaudit import __version__
+from omniaudit.verify_findings import CANNOT, FAILED, VERIFIED, Finding, code_version
+from omniaudit.verify_survey import Context
+
+STATUS = "status.json"  # evaluation.scorecard.answers.STATUS (not imported: that module pulls in the runners)
 
 
-def _finding(status: str, path: str, what: str):
-    from omniaudit.verify import Finding
+def check_scorecard(ctx: Context, folder: Path) -> list[Finding]:
+    """A scorecard OUT: the version that wrote it, and each model's predictions files against the SHA-256 its
+    status.json recorded when the audits read them."""
+    from omniaudit.data_builders.fingerprint import file_digest
 
+    where = ctx.shown(folder / "scorecard.json")
+    ctx.examined.add(folder / "scorecard.json")
+    try:
+        card = json.loads((folder / "scorecard.json").read_text(encoding="utf-8"))
+        models = list(card.get("models") or {})
+    except (OSError, ValueError, AttributeError) as exc:
+        return [Finding(FAILED, "scorecard", where, f"not a readable scorecard.json ({exc})")]
+    findings = [code_version(where, card.get("omniaudit"), "`omniaudit scorecard`")]
+    findings += card_findings(folder, where, card)
+    kept = sorted(p.parent.name for p in (folder / "models").glob(f"*/{STATUS}"))
+    for name in dict.fromkeys(models + kept):
+        status = folder / "models" / name / STATUS
+        shown = ctx.shown(status)
+        ctx.examined.add(status)
+        try:
+            entries = json.loads(status.read_text(encoding="utf-8"))
+            if not isinstance(entries, dict) or not all(isinstance(e, dict) for e in entries.values()):
+                raise ValueError("expected an object of audits, each an object")
+        except FileNotFoundError:
+            findings.append(Finding(CANNOT, "scorecard", ctx.shown(status.parent, folder=True), f"model {name}: no "
+                                    f"{STATUS}, so the digests of the predictions it was scored on are not recorded"))
+            continue
+        except (OSError, ValueError) as exc:
+            findings.append(Finding(FAILED, "scorecard", shown, f"not a readable {STATUS} ({exc})"))
+            continue
+        for audit, entry in sorted(entries.items()):
+            for config, digest in sorted((entry.get("predictions") or {}).items()):
+                file = status.parent / f"{config}.jsonl"
+                if not file.is_file():
+                    findings.append(Finding(FAILED, "scorecard", ctx.shown(file), f"missing: {shown} records it as "
+                                                                                  f"the {audit} answers of {name}"))
+                elif file_digest(file) != digest:
+                    findings.append(Finding(FAILED, "scorecard", ctx.shown(file), f"changed after the scorecard read "
+                                            f"it: {shown} records SHA-256 {digest[:16]}..., the file is "
+                                            f"{file_digest(file)[:16]}..."))
+                else:
+                    ctx.digested.add(file)
+                    findings.append(Finding(VERIFIED, "scorecard", ctx.shown(file), f"the file the {audit} audit of "
+                                            f"{name} read (SHA-256 as {shown} records)"))
+    return findings
+
+
+def _finding(status: str, path: str, what: str) -> Finding:
     return Finding(status, "scorecard", path, what)
 
 

@@ -53,7 +53,7 @@ def decode_clip(data: bytes, fps: float, max_frames: int, audio_rate: int) -> De
     """
     import av
 
-    from omniaudit.data_builders.interventions.media import fit_length
+    from omniaudit.data_builders.interventions.audio_edits import fit_length
 
     if not fps > 0 or max_frames < 1:
         raise ValueError(f"fps must be > 0 and max_frames >= 1, got fps={fps}, max_frames={max_frames}")

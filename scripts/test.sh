@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 quick=()
 if [ "${1:-}" = "--quick" ]; then quick=(-m "not slow"); shift; fi
-scripts/system_deps.sh
-scripts/setup_env.sh media,train,serve,dev
+scripts/system_deps.sh --test   # + chromium, for the browser test of scorecard.html
+scripts/setup_env.sh media,train,serve,inspect,dev
 export HF_HUB_OFFLINE=1 MPLBACKEND=Agg
 .venv/bin/ruff check .
 .venv/bin/python -m pytest "${quick[@]}" "$@"

@@ -4,6 +4,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 os.environ["HF_HUB_OFFLINE"] = "1"
@@ -21,6 +22,13 @@ os.environ["OMNIAUDIT_CACHE"] = tempfile.mkdtemp(prefix="omniaudit-cache-")
 for _folder in (_HF, os.environ["OMNIAUDIT_CACHE"]):
     atexit.register(shutil.rmtree, _folder, ignore_errors=True)
 os.environ["MPLBACKEND"] = "Agg"
+# pytest-xdist runs a worker per core (addopts in pyproject.toml): each worker, and the processes it launches, gets its
+# share of the cores for torch's and the BLAS's threads (by default each would start one per core, oversubscribing
+# them), unless the environment sets a number. Set before numpy or torch is imported.
+if os.environ.get("PYTEST_XDIST_WORKER_COUNT"):
+    _threads = str(max(1, (os.cpu_count() or 1) // int(os.environ["PYTEST_XDIST_WORKER_COUNT"])))
+    for _var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(_var, _threads)
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
@@ -30,6 +38,38 @@ from judge_items import media, mixed_dataset  # noqa: E402, F401
 
 from omniaudit.data_builders.preference import SyntheticSpec, synthesize  # noqa: E402
 from omniaudit.data_builders.preference.read import COLUMNS  # noqa: E402
+
+
+def shared_build(tmp_path_factory, name: str, build: Callable[[Path], object]) -> Path:
+    """``build(folder)`` once per test run, for read-only artifacts several test files use (tiny models, embedded
+    datasets): under pytest-xdist the workers share the run's folder, the first to ask builds it under a file lock and
+    the others wait for it and reuse it; run serially, a folder of the session's own. Returns the folder."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # pytest-of-USER/pytest-N, above each worker's popen-gwK
+    folder, done = root / f"shared-{name}", root / f"shared-{name}.done"
+    with FileLock(str(root / f"shared-{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build an earlier worker left half-written
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``--dist loadfile``: each test file runs on one worker, so a module's fixtures are built
+    once): the files holding the most slow tests are handed out first, so that a long file does not start last while
+    the other workers idle. Each file keeps its tests in order; a serial run (``-n 0``) keeps pytest's order."""
+    if not hasattr(config, "workerinput"):
+        return
+    files: dict[str, list] = {}
+    for item in items:
+        files.setdefault(item.nodeid.split("::")[0], []).append(item)
+    order = sorted(files.values(), key=lambda tests: -sum(t.get_closest_marker("slow") is not None for t in tests))
+    items[:] = [item for tests in order for item in tests]
 
 
 @pytest.fixture(scope="session")
@@ -63,7 +103,9 @@ def intervention_dataset(tmp_path_factory, intervention_spec):
     """The embedded synthetic intervention dataset (6 clips), built once per test session."""
     from omniaudit.data_builders.interventions import build_interventions_dataset
 
-    return build_interventions_dataset(tmp_path_factory.mktemp("iv") / "ds", spec=intervention_spec)
+    built = shared_build(tmp_path_factory, "iv", lambda root: build_interventions_dataset(root / "ds",
+                                                                                          spec=intervention_spec))
+    return built / "ds"
 
 
 @pytest.fixture(scope="session")
@@ -71,8 +113,9 @@ def protocol_dataset(tmp_path_factory):
     """The embedded espeak-ng protocol probes (one sentence per cell), built once per test session."""
     from omniaudit.data_builders.protocols import ProtocolBuildOptions, SpeechSetSpec, build_protocols_dataset
 
-    return build_protocols_dataset(tmp_path_factory.mktemp("proto") / "ds", None,
-                                   ProtocolBuildOptions(max_trials=12), SpeechSetSpec(sentences_per_cell=1))
+    built = shared_build(tmp_path_factory, "proto", lambda root: build_protocols_dataset(
+        root / "ds", None, ProtocolBuildOptions(max_trials=12), SpeechSetSpec(sentences_per_cell=1)))
+    return built / "ds"
 
 
 @pytest.fixture(scope="session")
@@ -80,8 +123,29 @@ def tiny_models(tmp_path_factory):
     """A tiny text LM and a tiny audio LM (Qwen2 / Qwen2-Audio), built from configs offline."""
     from omniaudit.tiny_models import tiny_audio_lm, tiny_causal_lm
 
-    root = tmp_path_factory.mktemp("tiny")
-    return {"text": tiny_causal_lm(root / "text"), "audio": tiny_audio_lm(root / "audio")}
+    def build(root: Path) -> None:
+        tiny_causal_lm(root / "text")
+        tiny_audio_lm(root / "audio")
+
+    root = shared_build(tmp_path_factory, "tiny", build)
+    return {"text": root / "text", "audio": root / "audio"}
+
+
+@pytest.fixture(scope="session")
+def tiny_root(tmp_path_factory) -> Path:
+    """A working folder holding runs/tiny exactly as `omniaudit tiny-models` writes it (the training tests' models
+    and data), built once per run."""
+    from omniaudit.cli import main as omniaudit
+
+    def build(root: Path) -> None:
+        cwd = os.getcwd()
+        os.chdir(root)
+        try:
+            assert omniaudit(["tiny-models"]) == 0
+        finally:
+            os.chdir(cwd)
+
+    return shared_build(tmp_path_factory, "tiny-models", build)
 
 
 @pytest.fixture(autouse=True)
@@ -112,3 +176,4 @@ def offline(tmp_path, monkeypatch) -> Path:
     for var in ("WANDB_PROJECT", "WANDB_RUN_GROUP", "WANDB_NAME", "WANDB_API_KEY"):
         monkeypatch.delenv(var, raising=False)
     return tmp_path / "wandb-runs"
+

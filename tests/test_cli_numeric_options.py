@@ -14,12 +14,13 @@ from omniaudit.cli.scorecard import LIBRARY_CHECKED
 from omniaudit.errors import InputError
 
 # plain int / float on purpose: the library refuses a wrong value before any work, in one line that tests pin
-# (scorecard: evaluation.scorecard.runner.check_options; interventions: the shift plan, the unit counts and the
+# (scorecard: evaluation.scorecard.options.check_options; interventions: the shift plan, the unit counts and the
 # offset tolerance, see tests/data_builders/interventions/test_interventions_build.py,
 # test_interventions_frame_units.py and tests/evaluation/interventions/test_interventions_audit.py)
 PLAIN = {("scorecard", flag) for flag in LIBRARY_CHECKED} | {
     ("build interventions", "--shift"), ("build interventions", "--shift-range"), ("annotate", "--units"),
-    ("annotate", "--frames-per-unit"), ("audit interventions", "--offset-tolerance")}
+    ("annotate", "--frames-per-unit"), ("audit interventions", "--offset-tolerance"),
+    ("plan", "--zero")}  # choices (2, 3): argparse refuses anything else
 
 
 def _options() -> list[tuple[str, argparse.ArgumentParser, argparse.Action]]:

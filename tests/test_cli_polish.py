@@ -56,7 +56,7 @@ def test_a_missing_extra_names_itself_in_one_line(tmp_path, capsys, monkeypatch)
 
 
 def test_an_hf_judge_without_torch_names_the_extra(protocol_dataset, tiny_models, tmp_path, capsys, monkeypatch):
-    from omniaudit.runners.run import release_models
+    from omniaudit.runners.factory import release_models
 
     release_models()  # no model kept from another test
     monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` raises ModuleNotFoundError(name="torch")

@@ -83,7 +83,7 @@ def test_what_the_hf_runners_and_tiny_models_import_is_in_infer_or_media():
     """Every optional package the hf: runner modules, tiny-models and the data-parallel shards import is in [infer]
     (or [media], which decodes the clips), so `pip install 'omniaudit[media,infer]'` runs them without [train]."""
     files = sorted((ROOT / "omniaudit/runners").glob("hf*.py")) + [ROOT / "omniaudit/tiny_models.py",
-                                                                    ROOT / "omniaudit/runners/shards.py"]
+                                                                    ROOT / "omniaudit/runners/data_parallel.py"]
     optional = {m for f in files for m in third_party_imports(f)} & set(common.EXTRAS)
     assert {"torch", "transformers", "accelerate"} <= optional
     for module in optional:
@@ -92,9 +92,10 @@ def test_what_the_hf_runners_and_tiny_models_import_is_in_infer_or_media():
 
 
 def test_the_scripts_install_extras_that_exist():
-    """scripts/*.sh pass setup_env.sh extras (media,train,serve,dev in test.sh, as the README says): each exists."""
+    """scripts/*.sh pass setup_env.sh extras (media,train,serve,inspect,dev in test.sh, as the README says): each
+    exists."""
     calls = [m.group(1) for f in sorted((ROOT / "scripts").glob("*.sh"))
              for m in re.finditer(r"setup_env\.sh\s+([\w,]+)", f.read_text())]
-    assert "media,train,serve,dev" in calls
+    assert "media,train,serve,inspect,dev" in calls
     for call in calls:
         assert set(call.split(",")) <= set(EXTRAS), call

@@ -75,6 +75,7 @@ RENAMES = 10
 KILLED = textwrap.dedent("""
     import json, os, signal, sys
     from pathlib import Path
+    import omniaudit.in_place as in_place
     import omniaudit.io as io
 
     step, files = int(sys.argv[1]), json.loads(sys.argv[2])
@@ -101,7 +102,7 @@ KILLED = textwrap.dedent("""
             die()
         return remove_path(path)
 
-    Path.rename, Path.write_text, io.remove_path = killing_rename, killing_write_text, killing_remove
+    Path.rename, Path.write_text, in_place.remove_path = killing_rename, killing_write_text, killing_remove
     with io.atomic_dir(".") as tmp:
         for rel, text in files.items():
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)

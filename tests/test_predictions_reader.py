@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 from omniaudit.errors import InputError
-from omniaudit.predictions import merge_sampling, read_prediction_file, sampling_sentence
+from omniaudit.predictions import read_prediction_file
 from omniaudit.runners.run import run_judge
+from omniaudit.runs import merge_sampling, sampling_sentence
 
 
 def _write(path, rows, blank_after=()):

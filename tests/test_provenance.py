@@ -106,7 +106,8 @@ def test_audits_refuse_a_shard_or_a_truncated_run_unless_partial(intervention_da
 
 
 def test_one_file_holds_one_run(intervention_dataset, tmp_path):
-    from omniaudit.evaluation.interventions.audit import load_diagnostic, read_predictions
+    from omniaudit.data_builders.interventions.diagnostic_answers import read_predictions
+    from omniaudit.evaluation.interventions.audit import load_diagnostic
 
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     run_judge(intervention_dataset, "diagnostic", "scripted:oracle", a)
@@ -210,11 +211,12 @@ def test_the_card_carries_the_fingerprint_and_edited_files_are_refused(protocol_
     assert len(load_config(copy, "blueprint", columns=["id"]))  # the other configs still read
 
 
+@pytest.mark.slow
 def test_a_local_model_is_loaded_once_across_configs(protocol_dataset, tiny_models, tmp_path, monkeypatch):
     """run-protocols judges four configs (and an audit grades several runs) with one model: loaded once."""
-    from omniaudit.runners import hf, run
+    from omniaudit.runners import factory, hf
 
-    run.release_models()
+    factory.release_models()
     loads = []
     original = hf.HFJudge.__init__
 
@@ -227,9 +229,9 @@ def test_a_local_model_is_loaded_once_across_configs(protocol_dataset, tiny_mode
     for config, conditions in (("blueprint", ["audio"]), ("reference", ["match"])):
         run_judge(protocol_dataset, config, spec, tmp_path / f"{config}.jsonl", conditions)
     assert loads == [str(tiny_models["audio"])]  # one load for both configs
-    run.make_judge(spec, batch_size=1)  # other settings: a fresh runner
+    factory.make_judge(spec, batch_size=1)  # other settings: a fresh runner
     assert len(loads) == 2
-    run.release_models()
+    factory.release_models()
 
 
 def test_every_audit_json_opens_with_its_schema(intervention_dataset, tmp_path):

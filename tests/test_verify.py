@@ -181,6 +181,7 @@ def test_scorecard_predictions_are_checked_against_the_digests_status_json_recor
     assert _findings(report, "failed")[0].startswith("changed after the scorecard read it")
 
 
+@pytest.mark.slow
 def test_a_scorecard_whose_verdicts_were_edited_fails(tmp_path, capsys):
     out = tmp_path / "card"
     assert main(["scorecard", "--model", "coin=scripted:random", "--audits", "protocols", "--size", "small",

@@ -124,14 +124,14 @@ def muted_video(path: str | Path, out: Path) -> bytes:
     same channels, layout, sample rate, start and duration (the source's codec where it can be encoded, else AAC)."""
     import av
 
-    from omniaudit.data_builders.interventions import media
+    from omniaudit.data_builders.interventions import audio_edits, media
 
     info = media.probe(path)
     with media._open(path) as src:
         ain = src.streams.audio[0]
         codec, layout, rate = ain.codec_context.codec.canonical_name, ain.layout.name, ain.rate
     start_s, duration_s = audio_extent(path)
-    n = media.n_samples(duration_s, rate)
+    n = audio_edits.n_samples(duration_s, rate)
 
     def write(dst, codec: str, layout: str) -> None:
         with media._open(path) as src:
@@ -146,7 +146,7 @@ def muted_video(path: str | Path, out: Path) -> bytes:
                     continue
                 packet.stream = vout
                 dst.mux(packet)
-        first = media.n_samples(start_s, rate)
+        first = audio_edits.n_samples(start_s, rate)
         for i in range(0, n, rate):  # one second per frame; the encoder re-chunks (and converts) to its own frames
             frame = av.AudioFrame.from_ndarray(np.zeros((len(av.AudioLayout(layout).channels), min(rate, n - i)),
                                                         np.float32), format="fltp", layout=layout)

@@ -44,8 +44,8 @@ def _digest(path: str) -> str:
 
 def choose_donors(chosen: pd.DataFrame, modalities: tuple[str, ...], seed: int = 0) -> dict[tuple[str, str], str]:
     """``(sample id, modality) -> donor sample id`` for every sample that has a donor (see the module docstring)."""
+    from omniaudit.answer_match import normalize
     from omniaudit.data_builders.composition.samples import media_path
-    from omniaudit.evaluation.composition.grading import normalize
 
     donors: dict[tuple[str, str], str] = {}
     for modality in modalities:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DIMENSIONS = ("sync", "existence", "consistency")
+OOD_SYNC_CATEGORY = "ood-sync"  # the category of `build interventions --ood-sync` items: independent clips
 INTERVENTION_DIMENSION = {"shift": "sync", "mute": "existence", "swap": "consistency"}
 QUESTIONS = {
     "sync": "Watch the video and listen to its audio. Is the sound of the main event synchronized with what you see? "

@@ -33,7 +33,7 @@ import pyarrow.parquet as pq
 from omniaudit.data_builders import media_store
 from omniaudit.data_builders.fingerprint import file_digest
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
-from omniaudit.data_builders.interventions import answers, media
+from omniaudit.data_builders.interventions import answers, audio_edits, media
 from omniaudit.data_builders.interventions.manifest import read_manifest
 from omniaudit.data_builders.interventions.plan import (  # noqa: F401  (re-exported: the public names of this module)
     DEFAULT_SHIFTS,
@@ -67,8 +67,8 @@ def _swap_audio(partner: media.ClipInfo, rate: int, layout: str, n: int) -> np.n
     """The partner's recorded audio (without silence padded onto it) at this clip's rate and channel layout, looped or
     cut to ``n``."""
     audio, pad_s = media.timeline_audio(partner, rate, layout=layout)
-    recorded = audio[:, : audio.shape[1] - media.n_samples(pad_s, rate)]
-    return media.fit_length(recorded, n, loop=True)
+    recorded = audio[:, : audio.shape[1] - audio_edits.n_samples(pad_s, rate)]
+    return audio_edits.fit_length(recorded, n, loop=True)
 
 
 def _work_key(clip_id: str, path: str) -> str:
@@ -106,9 +106,9 @@ def _render(job: tuple[ClipPlan, str, str]) -> dict[str, tuple[str, float]]:
         if v.intervention == "original":
             y = audio
         elif v.intervention == "shift":
-            y = media.shift(audio, rate, v.offset_s)
+            y = audio_edits.shift(audio, rate, v.offset_s)
         elif v.intervention == "mute":
-            y = media.mute(audio)
+            y = audio_edits.mute(audio)
         else:
             y = _swap_audio(plan.partner, rate, layout, audio.shape[1])
         with atomic_file(done[v.name]) as tmp:  # the temporary keeps the suffix: the container follows it

@@ -212,8 +212,8 @@ def units_prompt(units: list[FrameUnit], duration: float, target: str, per_unit:
 
 
 def read_unit_answer(found: dict, raw: str, units: list[FrameUnit]) -> tuple[FrameUnit | None, object, str | None]:
-    """(unit, raw time value, problem) from a parsed answer (``found``: :func:`annotate.parse_annotation`'s keys plus
-    ``unit`` read here); a time outside the chosen unit is dropped (the unit stands)."""
+    """(unit, raw time value, problem) from a parsed answer (``found``: :func:`~.annotation_answers.parse_annotation`'s
+    keys plus ``unit`` read here); a time outside the chosen unit is dropped (the unit stands)."""
     value = _unit_field(raw)
     if value is None or str(value).strip().lower() in ("", "null", "none"):
         return None, None, "no unit selected"
@@ -229,9 +229,9 @@ def read_unit_answer(found: dict, raw: str, units: list[FrameUnit]) -> tuple[Fra
 def _unit_field(raw: str):
     import re
 
-    from omniaudit.data_builders.interventions.annotate import _json_object
+    from omniaudit.data_builders.interventions.annotation_answers import json_object
 
-    obj = _json_object(raw or "")
+    obj = json_object(raw or "")
     if obj is not None:
         for k, v in obj.items():
             if str(k).strip().lower() in ("unit", "frame_unit", "unit_index"):

@@ -29,9 +29,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from omniaudit.data_builders.interventions import answers, media
+from omniaudit.data_builders.interventions import answers, audio_edits, media
+from omniaudit.data_builders.interventions.answers import OOD_SYNC_CATEGORY
 from omniaudit.errors import InputError
-from omniaudit.evaluation.interventions.pairing import OOD_SYNC_CATEGORY
 
 SYNC_TOLERANCE_S = 0.0  # any nonzero offset is a shift (Thud §3.1 on VGGSoundSync)
 ZERO_S = 1e-6  # float slack: an offset this close to the tolerance (0: to zero) counts as within it
@@ -221,7 +221,7 @@ def render_offset_clips(manifest: str | Path, out_dir: str | Path, offsets: tupl
         layout, _ = media.output_layout(info, audio_codec)
         audio, _ = media.timeline_audio(info, info.audio_rate, layout=layout)
         for offset in offsets:
-            y = media.shift(audio, int(info.audio_rate), offset) if offset else audio
+            y = audio_edits.shift(audio, int(info.audio_rate), offset) if offset else audio
             dst = out / offset_file_name(row["id"], offset, media.output_suffix(info))
             with atomic_file(dst) as tmp:  # the temporary keeps the suffix: the container follows it
                 media.write_with_audio(info, tmp, y, int(info.audio_rate), audio_codec, layout)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy.signal import resample_poly
 
-from omniaudit.data_builders.interventions import answers, media
+from omniaudit.data_builders.interventions import answers, audio_edits, media
 from omniaudit.data_builders.interventions.manifest import EPS_AUDIO, EPS_VISUAL, Manifest
 from omniaudit.errors import InputError
 
@@ -228,20 +228,20 @@ class AudioPrint:
         """The first ``m`` (<= the cap) samples of the Swap track this clip gives another: its recorded audio looped
         or cut, as ``_swap_audio`` does (exact for any partner length, since ``m`` never exceeds the cap)."""
         recorded = self.samples[None, : min(self.recorded, self.samples.size)].astype(np.float32)
-        return media.fit_length(recorded, m, loop=True)[0]
+        return audio_edits.fit_length(recorded, m, loop=True)[0]
 
 
 def audio_print(info: media.ClipInfo) -> tuple[AudioPrint, float]:
     """Decode the clip's whole audio (corrupt tracks fail here) and return its fingerprint and its peak amplitude."""
     audio, pad_s = media.timeline_audio(info, None, 1)
     rate = int(info.audio_rate or FINGERPRINT_RATE)
-    x = audio[0, : media.n_samples(FINGERPRINT_MAX_S, rate)]
+    x = audio[0, : audio_edits.n_samples(FINGERPRINT_MAX_S, rate)]
     g = np.gcd(FINGERPRINT_RATE, rate)
     fp = resample_poly(x.astype(np.float64), FINGERPRINT_RATE // g, rate // g) if x.size else np.zeros(0)
     peak = float(np.max(np.abs(audio))) if audio.size else 0.0
     scale = float(np.max(np.abs(fp))) if fp.size else 0.0
-    n = media.n_samples(info.duration, FINGERPRINT_RATE)
-    recorded = max(0, n - media.n_samples(pad_s, FINGERPRINT_RATE))
+    n = audio_edits.n_samples(info.duration, FINGERPRINT_RATE)
+    recorded = max(0, n - audio_edits.n_samples(pad_s, FINGERPRINT_RATE))
     return AudioPrint((fp / scale if scale else fp).astype(np.float16), n, recorded), peak
 
 
@@ -324,7 +324,7 @@ def _assign_partners(plans: list[ClipPlan], seed: int, max_similarity: float = S
     """Seeded swap partner per clip, from another category when categories are known (else any other clip).
 
     A drawn partner whose Swap track would be at least ``max_similarity`` similar to the clip's own audio
-    (:func:`media.similarity` of the fingerprints) is refused (kept in ``refused_partners``) and another is drawn
+    (:func:`audio_edits.similarity` of the fingerprints) is refused (kept in ``refused_partners``) and another is drawn
     from the remaining candidates; a clip whose candidates are all refused gets no Swap.
     """
     if len(plans) < 2:
@@ -357,7 +357,7 @@ def _swap_similarity(plan: ClipPlan, partner: ClipPlan) -> float:
     if plan.fingerprint is None or partner.fingerprint is None:
         return 0.0
     own = plan.fingerprint.samples.astype(np.float32)
-    return media.similarity(own, partner.fingerprint.swap_track(own.size))
+    return audio_edits.similarity(own, partner.fingerprint.swap_track(own.size))
 
 
 def media_summary(plans: list[ClipPlan], max_similarity: float) -> dict:

@@ -73,7 +73,8 @@ def sample_policy(dataset: str | Path, policy, out: str | Path, options: SPOptio
     from omniaudit.io import atomic_file
     from omniaudit.runners import Sampling, load_items, run_judge
     from omniaudit.runners.base import as_runner
-    from omniaudit.runners.run import check_sampling, prediction_row
+    from omniaudit.runners.options import check_sampling
+    from omniaudit.runners.rows import prediction_row
 
     out = Path(out)
     if isinstance(policy, str):
@@ -104,7 +105,11 @@ def score_answers(predictions: str | Path, diagnostic: pd.DataFrame, options: SP
                   **judge_options) -> pd.DataFrame:
     """One row per (diagnostic row, run) of the predictions file: ``id``, ``run``, ``text`` (the answer), ``verdict``
     (correct / wrong / unparsed / empty / missing), scored exactly as the intervention audit scores answers."""
-    from omniaudit.evaluation.interventions.audit import TEXT_COLUMNS, answers_correct, read_predictions
+    from omniaudit.data_builders.interventions.diagnostic_answers import (
+        TEXT_COLUMNS,
+        answers_correct,
+        read_predictions,
+    )
 
     path = Path(predictions)
     pred = read_predictions(path, diagnostic, options.extractor, **judge_options)
@@ -131,7 +136,7 @@ def _diagnostic(dataset: str | Path):
     import datasets
 
     from omniaudit.data_builders.hub import load_hub_dataset
-    from omniaudit.evaluation.interventions.audit import DIAGNOSTIC_COLUMNS
+    from omniaudit.data_builders.interventions.diagnostic_answers import DIAGNOSTIC_COLUMNS
 
     ds = load_hub_dataset(dataset, "diagnostic")
     missing = [c for c in (*DIAGNOSTIC_COLUMNS, *ITEM_COLUMNS) if c not in ds.column_names]

@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
-from omniaudit.data_builders.interventions.media import add_noise, concat_with_tone
+from omniaudit.data_builders.interventions.audio_edits import add_noise, concat_with_tone
 from omniaudit.data_builders.protocols import prompts
 from omniaudit.data_builders.protocols.clips import RATE, ClipStore, audio_cell, load_clips  # noqa: F401
 from omniaudit.data_builders.protocols.corpora import CorpusOptions, write_corpus_manifest

@@ -63,17 +63,11 @@ from omniaudit.evaluation.composition.ablation_accuracy import (
     judging,
 )
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
-from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts, verdict_yes_rate
+from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts
+from omniaudit.evaluation.composition.verdicts import verdict_yes_rate
 from omniaudit.io import atomic_dir, to_json
-from omniaudit.predictions import (
-    ANSWER_COLUMNS,
-    SAMPLING,
-    check_same_run,
-    provenance_section,
-    read_prediction_file,
-    run_order,
-    sampling_settings,
-)
+from omniaudit.predictions import ANSWER_COLUMNS, check_same_run, provenance_section, read_prediction_file
+from omniaudit.runs import SAMPLING, run_order, sampling_settings
 from omniaudit.specs import model_or_named_file, parse_named_files, split_model_run
 
 SAMPLE_COLUMNS = ["id", "template_name", "category", "tier", "question", "answer"]

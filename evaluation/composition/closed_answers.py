@@ -2,12 +2,14 @@
 
 A C3PO counting question ("How many dogs bark?", gold "3") or a yes/no one ("Is there a dog barking?") has one right
 answer that a free reply states in many ways: "There are three dogs barking.", "3 dogs.", "Yes, a dog barks in the
-background." The normalised exact match (:func:`~.grading.exact_match`) takes only the bare answer; everything else
-went to the LLM judge, a call each. These readers read the stated value, or abstain with a reason, never guessing:
+background." The normalised exact match (:func:`~omniaudit.answer_match.exact_match`) takes only the bare answer;
+everything else went to the LLM judge, a call each. These readers read the stated value, or abstain with a reason,
+never guessing:
 
-- :func:`read_number`: the one number a reply states, in digits or words ("three" is 3, :func:`~.grading.normalize`),
-  its unit aside ("3 dogs"); none when it states several ("3 dogs, maybe 4": ``conflict``), a range ("2-3", "2 or 3")
-  or a bound ("at least 2", "about 3": ``hedged``), or denies it ("not 3": ``negated``);
+- :func:`read_number`: the one number a reply states, in digits or words ("three" is 3,
+  :func:`~omniaudit.answer_match.normalize`), its unit aside ("3 dogs"); none when it states several ("3 dogs, maybe
+  4": ``conflict``), a range ("2-3", "2 or 3") or a bound ("at least 2", "about 3": ``hedged``), or denies it ("not
+  3": ``negated``);
 - :func:`read_yes_no`: yes or no as the closed-item reader reads a label ("Yes, a dog barks." is yes; "There is no
   barking." names no answer).
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 import re
 
 from omniaudit.answer_language import unreadable
-from omniaudit.evaluation.composition.grading import normalize
+from omniaudit.answer_match import normalize
 from omniaudit.runners.reading import Reading, read_answer
 from omniaudit.runners.reasoning import split_reasoning
 
@@ -40,8 +42,8 @@ def _visible(raw: object) -> str | None:
 
 
 def read_number(raw: object) -> Reading:
-    """The one number ``raw`` states (as :func:`~.grading.normalize` writes it), or None and why not (see the module
-    docstring)."""
+    """The one number ``raw`` states (as :func:`~omniaudit.answer_match.normalize` writes it), or None and why not
+    (see the module docstring)."""
     text = _visible(raw)
     if text is None:
         return Reading(None, "reasoning-only")

@@ -57,8 +57,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from omniaudit.answer_match import normalize
 from omniaudit.evaluation.composition.failure_modes import CLASSIFIED, CLASSIFYING, mode_of
-from omniaudit.evaluation.composition.grading import normalize
 
 POLICIES = ("iid", "per_input", "worst")
 NULL_POLICY = "worst"  # the policy p0_i is read from

@@ -47,7 +47,8 @@ from collections.abc import Iterable
 import pandas as pd
 
 from omniaudit.answer_language import unreadable
-from omniaudit.evaluation.composition.grading import grade, normalize
+from omniaudit.answer_match import normalize
+from omniaudit.evaluation.composition.grading import grade
 
 ABLATION_OF = {"mute_audio": "audio", "drop_image": "image", "blank_video": "video"}
 CLASSIFYING = (*ABLATION_OF, "text_only")  # the ablations a failure mode is read off (swaps only corroborate)
@@ -147,7 +148,7 @@ def _no_answers(graded: pd.DataFrame, questions: pd.Series, ablated: pd.Series) 
     answer the run gives to every question and every ablation (a
     constant model: at least 3 different questions, one answer, nothing ever moves). Such a wrong answer persists
     under every ablation, which would otherwise read as text dominance."""
-    from omniaudit.evaluation.composition.grading import normalize
+    from omniaudit.answer_match import normalize
 
     answers = graded["prediction"].map(lambda a: "" if _blank(a) else normalize(str(a)))
     asked = questions.map(lambda q: normalize(str(q)) if isinstance(q, str) and q.strip() else "\0")

@@ -121,7 +121,7 @@ class InterventionsAudit(Audit):
     def tables(self, audit: dict, folder: Path) -> dict[str, pd.DataFrame]:
         import pandas as pd
 
-        from omniaudit.evaluation.interventions.audit import FAILURE_MODES
+        from omniaudit.evaluation.interventions.failure_modes import FAILURE_MODES
         from omniaudit.results import estimates
 
         rows = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-OOD_SYNC_CATEGORY = "ood-sync"  # the category of `build interventions --ood-sync` items: independent clips
+from omniaudit.data_builders.interventions.answers import OOD_SYNC_CATEGORY
 
 
 def _ood(diag: pd.DataFrame) -> np.ndarray:

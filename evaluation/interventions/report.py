@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from omniaudit.evaluation.interventions.audit import FAILURE_MODES
+from omniaudit.evaluation.interventions.failure_modes import FAILURE_MODES
 from omniaudit.evaluation.report import fmt, markdown_table, plt, save_figure, shown_path
 from omniaudit.predictions import label_sources_sentence
 

@@ -7,7 +7,7 @@ table. Metrics never see a model: probes are fitted here, judges come in as pred
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -33,6 +33,8 @@ from omniaudit.evaluation.preference import (
     report,
     style_control,
 )
+from omniaudit.evaluation.preference.audit_config import PROBES, SLICES, PreferenceAuditConfig
+from omniaudit.evaluation.preference.comparisons import comparison, parse_comparisons, position_bias
 from omniaudit.evaluation.preference.judge_files import (
     ORDERS,
     JudgeScores,
@@ -41,44 +43,17 @@ from omniaudit.evaluation.preference.judge_files import (
     read_judge,
 )
 from omniaudit.evaluation.stats import (
-    BOOTSTRAP_SEED,
-    N_RESAMPLES,
     TIE,
-    bootstrap_waf,
     decide_with_ties,
     mcnemar_exact,
-    paired_waf_difference,
     prior_following,
     waf_against_null,
 )
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.tables import SUFFIXES
 
-SLICES = ("full", "length_matched", "counter_stereotypical")
-PROBES = ("length_lr", "generator_lr", "length_generator_lr", "winrate_rule")
 REQUIRED = ("id", "name", "model1", "a1", "model2", "a2", "preference", "fold", "len1", "len2", "prior_choice",
             "is_binary", "length_matched", "counter_stereotypical", "source_pair")
-
-
-@dataclass
-class PreferenceAuditConfig:
-    n_resamples: int = N_RESAMPLES
-    seed: int = BOOTSTRAP_SEED
-    reference: str = "length_generator_lr"  # McNemar reference predictor
-    permutation_seeds: tuple[int, ...] = (0, 1, 2, 3, 4)
-    source_classifier: bool = True
-    controls: bool = True
-    # judge prediction files: a Path is a file; a string is FILE or NAME=FILE (files sharing a NAME are one judge)
-    judges: list[Path | str] = field(default_factory=list)
-    judged_only: bool = False  # audit only the binary pairs every judge covers (e.g. predictions for some folds)
-    compare: list[str] = field(default_factory=list)  # "A:B" predictor pairs: McNemar + paired WAF-difference CI
-    length_control: bool = True  # per-generator mean length, wordiest-generator check, LC win rates
-    style_control: bool = True  # Chatbot Arena style control: strengths with length and markdown/prose style fixed
-    annotations: Path | str | None = None  # per-annotator labels (name|id, annotator, label): consensus remedy
-    odin_runs: list[Path | str] = field(default_factory=list)  # ODIN runs ([NAME=]PATH): Fig. 2a correlations
-    # the built dataset whose `judge` config the runner's prediction files must have answered (its fingerprint is
-    # compared with theirs); run_preference_audit sets it, None skips the comparison
-    dataset: Path | str | None = None
 
 
 def _check_columns(pairs: pd.DataFrame) -> None:
@@ -157,118 +132,6 @@ def per_order_scores(spec, binary: pd.DataFrame) -> np.ndarray:
     return per_order.reindex(index=binary[rows.attrs["key"]].astype(str), columns=list(ORDERS)).to_numpy(np.float64)
 
 
-def parse_comparisons(specs: list[str], names: list[str]) -> list[tuple[str, str]]:
-    """``A:B`` -> (A, B), both predictors of this audit (probe or judge names)."""
-    out = []
-    for spec in specs:
-        parts = str(spec).split(":")
-        if len(parts) != 2 or not all(p.strip() for p in parts):
-            raise InputError("expected a comparison as A:B (two predictor names)", value=spec)
-        a, b = (p.strip() for p in parts)
-        unknown = [x for x in (a, b) if x not in names]
-        if unknown:
-            raise InputError(f"unknown predictor {unknown[0]!r} in --compare; choose from {names}", value=spec)
-        if a == b:
-            raise InputError("a comparison needs two different predictors", value=spec)
-        out.append((a, b))
-    return out
-
-
-def position_bias(y: np.ndarray, per_order: np.ndarray, averaged: dict, masks: dict[str, np.ndarray],
-                  config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
-    """Per-order WAF of one judge (each order scored alone, on the pairs judged in it), beside the averaged one.
-
-    ``first_slot_rate`` is the share of decisions that pick the first-shown description (option A): 1.0 or 0.0 in
-    both orders is a position-locked judge. ``ab_minus_ba`` is WAF(ab) - WAF(ba) on the pairs judged in both orders
-    with a paired bootstrap CI (the position-bias gap of a single-order-trained judge, e.g. 30.9 vs 79.7).
-    """
-    out: dict = {"orders": {}, "first_slot_rate": {}, "n_pairs": {}}
-    decisions = {}
-    for j, order in enumerate(ORDERS):
-        has = ~np.isnan(per_order[:, j])
-        d = decide_with_ties(np.where(has, per_order[:, j], 0.5))
-        decisions[order] = d
-        out["n_pairs"][order] = int(has.sum())
-        first = d if order == "ab" else 1.0 - d  # in order ba option A shows a2
-        out["first_slot_rate"][order] = float(first[has].mean()) if has.any() else None
-        entry = {}
-        for slice_name, mask in masks.items():
-            m = mask & has
-            est = bootstrap_waf(y[m], d[m], config.n_resamples, config.seed,
-                                clusters=None if clusters is None else clusters[m])[0]
-            entry[slice_name] = {"waf": est.value, "ci": list(est.ci), "n": int(m.sum())}
-        out["orders"][order] = entry
-    out["orders"]["averaged"] = {s: {k: averaged[s][k] for k in ("waf", "ci", "n")} for s in masks}
-    both = ~np.isnan(per_order).any(axis=1)
-    out["ab_minus_ba"] = {s: paired_waf_difference(y[m & both], decisions["ab"][m & both],
-                                                   decisions["ba"][m & both], config.n_resamples, config.seed,
-                                                   clusters=None if clusters is None else clusters[m & both])
-                          for s, m in masks.items()}
-    return out
-
-
-def comparison(y: np.ndarray, decisions: np.ndarray, a: int, b: int, masks: dict[str, np.ndarray],
-               config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
-    """Table 3 for one pair of predictors on every slice: exact McNemar (b = pairs only A gets right, c = only B; ties
-    left out) and WAF(A) - WAF(B) with a paired bootstrap CI (same resamples for both, clusters kept together)."""
-    correct = np.where(y == 1, decisions, 1.0 - decisions)
-    out = {}
-    for slice_name, mask in masks.items():
-        both = mask & (decisions[a] != TIE) & (decisions[b] != TIE)
-        diff = paired_waf_difference(y[mask], decisions[a, mask], decisions[b, mask], config.n_resamples,
-                                     config.seed, clusters=None if clusters is None else clusters[mask])
-        out[slice_name] = {"n": int(mask.sum()), "difference": diff,
-                           "mcnemar": {**mcnemar_exact(correct[a, both] == 1, correct[b, both] == 1),
-                                       "n_ties_excluded": int((mask & ~both).sum())}}
-    return out
-
-
-def consensus_audit(annotations: pd.DataFrame, pairs: pd.DataFrame, binary: pd.DataFrame, names: list[str],
-                    decisions: np.ndarray, config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
-    """Agreement among annotators and every predictor scored against consensus labels (unanimous pairs, majority
-    vote, Dawid-Skene) on the audited binary pairs that have annotations."""
-    key = annotations.attrs["key"]
-    codes_all, annotators = consensus.label_matrix(annotations, pairs[key])
-    counts_all = consensus.counts_per_item(codes_all)
-    rated_all = counts_all.sum(axis=1) > 0
-    ds = consensus.dawid_skene(codes_all[rated_all])
-    ds_label = np.full(len(pairs), -1)
-    ds_label[rated_all] = ds["label"]
-    majority_all, share_all = consensus.majority_vote(counts_all)
-    position = pd.Index(pairs[key].astype(str)).get_indexer(binary[key].astype(str))
-    counts, majority, ds_bin = counts_all[position], majority_all[position], ds_label[position]
-    n_rated = counts.sum(axis=1)
-    dataset = (binary["preference"] == "a1").to_numpy(np.int64)
-    unanimous_label = np.where((n_rated >= 2) & (counts.max(axis=1) == n_rated), counts.argmax(axis=1), -1)
-    targets = {"unanimous": unanimous_label, "majority": majority, "dawid_skene": ds_bin}
-    scored = {}
-    for target, label in targets.items():
-        keep = np.isin(label, (0, 1))  # a1 or a2 (class codes 0 and 1); "same" and no consensus are left out
-        y = (label[keep] == 0).astype(np.int64)
-        entry: dict = {"n": int(keep.sum()),
-                       "agrees_with_dataset_label": float(np.mean(y == dataset[keep])) if keep.any() else None}
-        if keep.any() and 0 < y.sum() < y.size:
-            est = bootstrap_waf(y, decisions[:, keep], config.n_resamples, config.seed,
-                                clusters=None if clusters is None else clusters[keep])
-            entry["predictors"] = {n: {"waf": e.value, "ci": list(e.ci)} for n, e in zip(names, est, strict=True)}
-        scored[target] = entry
-    per_annotator = {}
-    for j, name in enumerate(annotators):
-        rated = codes_all[:, j] >= 0
-        agree = rated & (majority_all >= 0)
-        per_annotator[name] = {"n": int(rated.sum()),
-                               "agrees_with_majority": float(np.mean(codes_all[agree, j] == majority_all[agree]))
-                               if agree.any() else None,
-                               "dawid_skene_accuracy": float(ds["prior"] @ np.diag(ds["confusion"][j]))}
-    ratings = counts_all[rated_all].sum(axis=1)
-    return {"n_pairs_annotated": int(rated_all.sum()), "n_annotators": len(annotators),
-            "ratings_per_pair": {"min": int(ratings.min()), "max": int(ratings.max()), "mean": float(ratings.mean())},
-            "fleiss_kappa": consensus.fleiss_kappa(counts_all), "classes": list(consensus.CLASSES),
-            "majority_share_mean": float(np.nanmean(share_all[rated_all])),
-            "n_binary_annotated": int((n_rated > 0).sum()), "targets": scored, "annotators": per_annotator,
-            "dawid_skene_iterations": int(ds["iterations"])}
-
-
 def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None = None,
                      progress=None) -> tuple[dict, pd.DataFrame]:
     """Run the audit; returns (audit.json dict, per-pair predictions DataFrame).
@@ -343,8 +206,8 @@ def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None =
     audit.update(_benchmark_sections(pairs, y_all, generators, summary, config, step))
     if annotations is not None:
         step("multi-annotator consensus")
-        audit["consensus"] = {"file": str(config.annotations),
-                              **consensus_audit(annotations, pairs, binary, names, decisions, config, clusters)}
+        scored = consensus.consensus_audit(annotations, pairs, binary, names, decisions, config, clusters)
+        audit["consensus"] = {"file": str(config.annotations), **scored}
     if odin is not None:
         audit["odin"] = odin
     return audit, _pair_table(binary, names, scores, decisions, orders)

@@ -11,6 +11,8 @@ score every predictor against a consensus instead of one rater. Read here: a lon
 * Dawid-Skene (1979) EM: a full confusion matrix per annotator and a posterior label per pair, initialised from the
   majority-vote shares. cleanlab's multiannotator module needs classifier probabilities and is not in the pinned
   stack, so this is implemented here (pure NumPy) and tested on planted annotators.
+
+:func:`consensus_audit` is the audit's consensus section: every predictor scored against each consensus target.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.errors import InputError
+from omniaudit.evaluation.preference.audit_config import PreferenceAuditConfig
+from omniaudit.evaluation.stats import bootstrap_waf
 from omniaudit.tables import fail_at, read_records
 
 CLASSES = ("a1", "a2", "same")
@@ -132,3 +136,49 @@ def dawid_skene(codes: np.ndarray, n_classes: int = len(CLASSES), max_iter: int 
             break
     label = np.where(rated.any(axis=1), post.argmax(axis=1), -1)
     return {"posterior": post, "confusion": conf, "prior": post.mean(axis=0), "label": label, "iterations": it}
+
+
+def consensus_audit(annotations: pd.DataFrame, pairs: pd.DataFrame, binary: pd.DataFrame, names: list[str],
+                    decisions: np.ndarray, config: PreferenceAuditConfig, clusters: np.ndarray | None) -> dict:
+    """Agreement among annotators and every predictor scored against consensus labels (unanimous pairs, majority
+    vote, Dawid-Skene) on the audited binary pairs that have annotations."""
+    key = annotations.attrs["key"]
+    codes_all, annotators = label_matrix(annotations, pairs[key])
+    counts_all = counts_per_item(codes_all)
+    rated_all = counts_all.sum(axis=1) > 0
+    ds = dawid_skene(codes_all[rated_all])
+    ds_label = np.full(len(pairs), -1)
+    ds_label[rated_all] = ds["label"]
+    majority_all, share_all = majority_vote(counts_all)
+    position = pd.Index(pairs[key].astype(str)).get_indexer(binary[key].astype(str))
+    counts, majority, ds_bin = counts_all[position], majority_all[position], ds_label[position]
+    n_rated = counts.sum(axis=1)
+    dataset = (binary["preference"] == "a1").to_numpy(np.int64)
+    unanimous_label = np.where((n_rated >= 2) & (counts.max(axis=1) == n_rated), counts.argmax(axis=1), -1)
+    targets = {"unanimous": unanimous_label, "majority": majority, "dawid_skene": ds_bin}
+    scored = {}
+    for target, label in targets.items():
+        keep = np.isin(label, (0, 1))  # a1 or a2 (class codes 0 and 1); "same" and no consensus are left out
+        y = (label[keep] == 0).astype(np.int64)
+        entry: dict = {"n": int(keep.sum()),
+                       "agrees_with_dataset_label": float(np.mean(y == dataset[keep])) if keep.any() else None}
+        if keep.any() and 0 < y.sum() < y.size:
+            est = bootstrap_waf(y, decisions[:, keep], config.n_resamples, config.seed,
+                                clusters=None if clusters is None else clusters[keep])
+            entry["predictors"] = {n: {"waf": e.value, "ci": list(e.ci)} for n, e in zip(names, est, strict=True)}
+        scored[target] = entry
+    per_annotator = {}
+    for j, name in enumerate(annotators):
+        rated = codes_all[:, j] >= 0
+        agree = rated & (majority_all >= 0)
+        per_annotator[name] = {"n": int(rated.sum()),
+                               "agrees_with_majority": float(np.mean(codes_all[agree, j] == majority_all[agree]))
+                               if agree.any() else None,
+                               "dawid_skene_accuracy": float(ds["prior"] @ np.diag(ds["confusion"][j]))}
+    ratings = counts_all[rated_all].sum(axis=1)
+    return {"n_pairs_annotated": int(rated_all.sum()), "n_annotators": len(annotators),
+            "ratings_per_pair": {"min": int(ratings.min()), "max": int(ratings.max()), "mean": float(ratings.mean())},
+            "fleiss_kappa": fleiss_kappa(counts_all), "classes": list(CLASSES),
+            "majority_share_mean": float(np.nanmean(share_all[rated_all])),
+            "n_binary_annotated": int((n_rated > 0).sum()), "targets": scored, "annotators": per_annotator,
+            "dawid_skene_iterations": int(ds["iterations"])}

@@ -35,14 +35,9 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.stats import TIE, decide_with_ties
-from omniaudit.predictions import (
-    check_same_run,
-    merge_sampling,
-    provenance_lines,
-    read_prediction_file,
-    sampling_sentence,
-)
+from omniaudit.predictions import check_same_run, provenance_lines, read_prediction_file
 from omniaudit.runners.reading import agreeing_probs
+from omniaudit.runs import merge_sampling, sampling_sentence
 from omniaudit.specs import parse_named_files
 
 ORDERS = ("ab", "ba")
@@ -135,7 +130,7 @@ def _slot_probs(value: object, path: Path, row: int) -> tuple[float, float] | No
 def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial: bool = False) -> pd.DataFrame:
     """Validated rows ``key, order, run, p_a1, source`` (key = the pair's ``id`` or ``name``, as string; source =
     how P(a1) was read: p_a1, probs, label or unparsed). ``attrs``: ``key`` (id or name), ``items`` (True for the
-    runner's item predictions), ``sampling`` (:func:`~omniaudit.predictions.sampling_settings`), ``provenance``
+    runner's item predictions), ``sampling`` (:func:`~omniaudit.runs.sampling_settings`), ``provenance``
     (checked against ``dataset``'s ``judge`` config) and ``row_numbers`` (each row's line or CSV row, for errors);
     the file is read by :func:`~omniaudit.predictions.read_prediction_file`, as every audit reads its files."""
     path = Path(path)

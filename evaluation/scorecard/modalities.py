@@ -12,8 +12,8 @@ def model_accepts(spec: str, runner: dict) -> frozenset[str]:
     kind, ``hf:`` what the loaded model and its processor encode); text always. The ``hf:`` model stays loaded for
     its runs (``make_judge`` keeps it)."""
     from omniaudit.runners.base import as_runner
+    from omniaudit.runners.factory import make_judge
     from omniaudit.runners.payload import ACCEPTS
-    from omniaudit.runners.run import make_judge
 
     kind = spec.partition(":")[0]
     if kind == "openai":  # known from the dialect, without asking the server

@@ -155,11 +155,11 @@ def lock_measures(df: pd.DataFrame) -> list[Tested]:
             continue
         wide = wide.dropna(subset=["AB", "BA"])
         same = (wide["AB"] == wide["BA"]).to_numpy(float)
-        first = lambda order: np.select([wide[order] == "A", wide[order] == "B"], [1.0, 0.0], 0.5)  # noqa: E731
+        first = [np.select([wide[o] == "A", wide[o] == "B"], [1.0, 0.0], 0.5) for o in ("AB", "BA")]
         trials = wide.index.get_level_values("trial").astype(str).str.rsplit("/", n=1).str[0]
         every = np.ones(len(same), bool)
         out += [Tested(lock, fmt, contrast(trials, [arm(same, every, HALF, HALF_VAR)])),
-                Tested(slot_a, fmt, contrast(trials, [arm((first("AB") + first("BA")) / 2, every, HALF, PAIR_VAR)]))]
+                Tested(slot_a, fmt, contrast(trials, [arm((first[0] + first[1]) / 2, every, HALF, PAIR_VAR)]))]
     return out
 
 

@@ -28,8 +28,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from omniaudit.shortcuts import TABLE
-
 from omniaudit.evaluation.scorecard.rules import (
     THUD_CHANCE,
     AuditRun,
@@ -41,6 +39,7 @@ from omniaudit.evaluation.scorecard.rules import (
     preference_table,
     protocol_frame,
 )
+from omniaudit.shortcuts import TABLE
 
 POLICIES = ("uniform", "content", "audio_only")
 NO_AUDIO = ("skeleton", "descriptors", "true", "wrong", "no_frame")  # blueprint conditions sent without the clip

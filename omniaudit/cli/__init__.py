@@ -25,9 +25,11 @@ from omniaudit.cli import (
     hub,
     interventions,
     models,
+    plan,
     preference,
     protocols,
     readings,
+    recipes,
     registry,
     remedy,
     scorecard,
@@ -50,8 +52,8 @@ from omniaudit.errors import InputError, ServiceError
 __all__ = ["build_parser", "console", "main", "progress_status"]
 
 # the order of the help
-MODULES = (scorecard, remedy, models, readings, preference, interventions, annotate, protocols, composition, export,
-           hub, registry, verify)
+MODULES = (scorecard, remedy, recipes, plan, models, readings, preference, interventions, annotate, protocols,
+           composition, export, hub, registry, verify)
 AFTER = "_verbosity_after"  # namespace attribute: -q / -v given after COMMAND (absent when not given there)
 
 
@@ -106,7 +108,7 @@ def _tracking(args: argparse.Namespace):
 
     if getattr(args, "report_to", "none") == "none":
         return nullcontext(None)
-    from omniaudit.runners.shards import launch_world
+    from omniaudit.runners.data_parallel import launch_world
 
     world = launch_world()
     if world is not None and world[0] != 0:  # under a multi-process launch only the main process tracks the run
@@ -209,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _run(args)
     finally:
         if "torch" in sys.modules:  # a launched command's ranks leave their process group before the interpreter exits
-            from omniaudit.runners.shards import leave_process_group
+            from omniaudit.runners.data_parallel import leave_process_group
 
             leave_process_group()
         for warning in deprecated.values():

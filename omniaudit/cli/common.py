@@ -34,7 +34,7 @@ DEPRECATED = "_deprecated"  # namespace attribute: old flag spelling -> its warn
 # tests/test_extras.py checks the table against pyproject.
 EXTRAS = {"torch": "infer", "torchvision": "infer", "transformers": "infer", "accelerate": "infer",
           "bitsandbytes": "infer", "peft": "train", "trl": "train", "deepspeed": "train", "torchcodec": "decode",
-          "wandb": "track", "av": "media", "soundfile": "media", "opensmile": "media"}
+          "wandb": "track", "av": "media", "soundfile": "media", "opensmile": "media", "inspect_ai": "inspect"}
 TRAIN_COVERS = ("infer", "decode", "track")  # extras that [train] includes: a training script names [train] for them
 
 
@@ -165,7 +165,7 @@ def add_tracking(p) -> None:
 def add_min_usable(p, what: str) -> None:
     """``--min-usable SHARE`` (default ``run.MIN_USABLE``): answers that are an option named, or free text that is
     not empty, a refusal, an error reply or byte noise; ``what`` says what happens below it."""
-    from omniaudit.runners.run import MIN_USABLE
+    from omniaudit.runners.rows import MIN_USABLE
 
     p.add_argument("--min-usable", type=share, default=MIN_USABLE, metavar="SHARE",
                    help=f"{what} when fewer than this share of the answers are usable (an option named, or free text "

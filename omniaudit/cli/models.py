@@ -80,8 +80,8 @@ def cmd_judge(args: argparse.Namespace) -> None:
 
     from omniaudit.errors import InputError
     from omniaudit.runners import run_judge
+    from omniaudit.runners.data_parallel import OtherRankReports, judge_data_parallel, launch_world
     from omniaudit.runners.folds import check_judge_folds
-    from omniaudit.runners.shards import OtherRankReports, judge_data_parallel, launch_world
 
     world = launch_world()  # (rank, N) under `accelerate launch -m omniaudit judge` / torchrun, else None
     main_rank = world is None or world[0] == 0
@@ -151,16 +151,16 @@ def cmd_tiny_models(args: argparse.Namespace) -> None:
 
     Build, offline and from configs: a tiny Qwen2 causal LM, a tiny sequence classifier, a tiny Qwen2.5-Omni thinker
     (audio + vision + text), a tiny Qwen2-Audio-style audio LM (audio_lm) and a locally trained tokenizer, plus the
-    datasets of training/recipes/tiny/*.yaml (our builders' embedded defaults). Then, from the repository root:
-    accelerate launch --config_file accelerate_configs/cpu.yaml training/dpo.py --config
-    training/recipes/tiny/dpo.yaml --output_dir OUT
+    datasets of the tiny recipes (`omniaudit recipes list`: tiny/*; our builders' embedded defaults). Then train on
+    them, from this folder, with the line it prints last:
     """
-    from omniaudit.tiny_models import build_tiny_suite
+    from omniaudit.tiny_models import build_tiny_suite, train_command
 
     with common.progress_status("building tiny models and datasets") as progress:
         paths = build_tiny_suite(args.out, progress)
     for name, path in paths.items():
         print(f"{name}: {path}")
+    print(f"train with: {train_command(args.out)}")
 
 
 def register(groups: common.Groups) -> None:
@@ -213,5 +213,12 @@ def register(groups: common.Groups) -> None:
     common.add_out(p, "merged predictions file (JSONL)", common.REPLACE_FILE)
 
     p = common.command(groups.top, "tiny-models", cmd_tiny_models)
+    from omniaudit.errors import InputError
+    from omniaudit.tiny_models import train_command
+
+    try:  # in the form that runs where the help is asked for
+        p.description = f"{p.description} {train_command()}"
+    except InputError as exc:  # an install without its recipes: every other command still works
+        p.description = f"{p.description} (none: {exc})"
     common.add_out(p, "output folder (default runs/tiny, what the recipes expect)",
                    "replace existing subfolders that omniaudit did not write", default="runs/tiny")

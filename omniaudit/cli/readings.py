@@ -46,8 +46,9 @@ def register(groups: common.Groups) -> None:
                                                  "the rule-based readers agree with you.")
     sub = readings.add_subparsers(dest="what", metavar="STEP", required=True)
     p = common.command(sub, "sample", cmd_sample)
-    p.add_argument("--predictions", required=True, help="an `omniaudit judge` predictions file (JSONL), or a composition audit's "
-                   "graded.csv (its replies read right / wrong)")
+    p.add_argument("--predictions", required=True,
+                   help="an `omniaudit judge` predictions file (JSONL), or a composition audit's graded.csv (its "
+                        "replies read right / wrong)")
     p.add_argument("--n", type=positive_int, default=100, help="replies to draw (default 100)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="sampling seed (default 0)")
     common.add_out(p)

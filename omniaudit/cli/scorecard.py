@@ -8,7 +8,7 @@ from pathlib import Path
 
 from omniaudit.cli import common
 
-# checked by the library before any work (evaluation.scorecard.runner.check_options: one line naming the option and
+# checked by the library before any work (evaluation.scorecard.options.check_options: one line naming the option and
 # its range, exit 2), so read as plain numbers here: that one line is the message, not argparse's usage + error
 LIBRARY_CHECKED = {"--min-usable": float, "--n-resamples": int, "--temperature": float, "--top-p": float,
                    "--max-tokens": int, "--batch-size": int, "--fps": float, "--max-frames": int,
@@ -58,7 +58,7 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.scorecard import ScorecardOptions, run_scorecard
     from omniaudit.evaluation.scorecard.runner import CalibrationFailed
     from omniaudit.io import check_out_dir, output_lock
-    from omniaudit.runners.shards import OtherRankReports, launch_world
+    from omniaudit.runners.data_parallel import OtherRankReports, launch_world
 
     world = launch_world()  # (rank, N) under `accelerate launch -m omniaudit scorecard` / torchrun, else None
     main_rank = world is None or world[0] == 0

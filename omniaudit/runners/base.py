@@ -13,6 +13,8 @@ it answers items and says what answers; what it can do beyond that is declared, 
 - ``refresh_cache``: a runner with a response cache asks past it while this is set;
 - after ``answer``: ``answer_paths`` and ``option_probs`` (aligned with the last answers, where it knows them) and,
   for a served runner, ``requests_sent``, ``rejected``, ``not_completions`` and ``where`` (its URL).
+
+A runner that cannot answer the items as asked raises :class:`RefusedItems`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ from typing import Any
 
 from omniaudit.errors import InputError
 from omniaudit.runners.items import JudgeItem, Sampling
+
+
+class RefusedItems(InputError):
+    """A runner that cannot answer the items as asked (an option-picking scripted model on free-form items, a server
+    rejecting them): the model does not answer them, no option or input of the run is wrong."""
 
 
 class Runner:

@@ -202,7 +202,7 @@ def _check_one_fold_each(record: dict, path: Path, judges_seen: dict[tuple[str, 
 
 def merge_fold_predictions(out: str | Path, files: list[str | Path]) -> dict:
     """Join the fold-filtered files of cross-fitted judges into ``out`` (atomically); see the module docstring."""
-    from omniaudit.runners.run import is_predictions_file, write_jsonl
+    from omniaudit.runners.rows import is_predictions_file, write_jsonl
 
     out = check_out_file(out, is_predictions_file)
     files = [Path(f) for f in files]

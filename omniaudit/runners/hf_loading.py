@@ -1,6 +1,6 @@
 """How an ``hf:`` model is loaded: device placement, weight dtype, k-bit quantisation and attention kernel.
 
-Four :func:`~omniaudit.runners.run.make_judge` options (``omniaudit judge`` / ``scorecard`` flags
+Four :func:`~omniaudit.runners.factory.make_judge` options (``omniaudit judge`` / ``scorecard`` flags
 ``--device-map``, ``--torch-dtype``, ``--load-in``, ``--attn-implementation``), given to ``from_pretrained``:
 
 - ``device_map``: ``auto`` / ``balanced`` / ``sequential`` (accelerate spreads the layers over every visible GPU, then

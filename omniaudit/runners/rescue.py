@@ -40,7 +40,7 @@ def rescue_unread(pairs: list[tuple[dict, JudgeItem]], spec: str, progress: Call
                   **judge_options) -> int:
     """Put the closed rows the rules did not understand (:data:`RESCUABLE`) to the extractor ``spec``; rows it reads
     are updated in place (see the module docstring). Returns how many it read."""
-    from omniaudit.runners.run import make_judge
+    from omniaudit.runners.factory import make_judge
     from omniaudit.runners.transport import redact
 
     asked = [(row, item) for row, item in pairs

@@ -15,9 +15,8 @@ import re
 import numpy as np
 
 from omniaudit.errors import InputError
-from omniaudit.runners.base import Runner
+from omniaudit.runners.base import RefusedItems, Runner
 from omniaudit.runners.items import JudgeItem, Sampling
-from omniaudit.runners.run import RefusedItems
 from omniaudit.shortcuts import BY_NAME, PLANTED  # the planted-shortcut reference models: name -> its one shortcut
 
 ORIGINAL = ("always-a", "always-b", "copy-reference", "copy-specialist", "oracle", "random")

@@ -27,8 +27,8 @@ def test_a_rebuilt_folder_and_a_namesake_folder_are_read_afresh(tmp_path):
 
 def test_load_dataset_as_users_type_it_reads_each_folders_own_rows(tmp_path, monkeypatch):
     """``datasets.load_dataset(FOLDER, CONFIG)`` caches a local folder by its name, the config and the card's YAML;
-    the card's per-config data fingerprint (hub.seal_card) keeps two builds named alike, or one rebuilt in place,
-    apart."""
+    the card's per-config data fingerprint (fingerprint.seal_card) keeps two builds named alike, or one rebuilt in
+    place, apart."""
     import datasets
 
     from omniaudit.cli import main
@@ -55,7 +55,8 @@ def test_load_dataset_as_users_type_it_reads_each_folders_own_rows(tmp_path, mon
 
 
 def test_seal_card_is_deterministic_and_follows_the_data(tmp_path):
-    from omniaudit.data_builders.hub import FINGERPRINT_PREFIX, card_configs, seal_card
+    from omniaudit.data_builders.card import card_configs
+    from omniaudit.data_builders.fingerprint import FINGERPRINT_PREFIX, seal_card
 
     one = _build(tmp_path / "one", 5, "x")
     two = _build(tmp_path / "two", 5, "x")

@@ -55,7 +55,8 @@ def test_a_duck_typed_runner_is_adapted_once_with_what_it_has():
     assert as_runner(scripted) is scripted
 
 
-@pytest.mark.parametrize("path", ["omniaudit/runners/run.py", "omniaudit/runners/identity.py",
+@pytest.mark.parametrize("path", ["omniaudit/runners/run.py", "omniaudit/runners/rows.py",
+                                  "omniaudit/runners/factory.py", "omniaudit/runners/identity.py",
                                   "evaluation/scorecard/modalities.py"])
 def test_nothing_probes_a_runner_for_what_it_can_do(path):
     tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))

@@ -48,6 +48,7 @@ def _rendered(path) -> dict[str, str]:
     return {r["id"].rsplit("/", 1)[1]: r["rendered_prompt"] for r in rows if r["id"].startswith(first + "/")}
 
 
+@pytest.mark.slow
 def test_the_system_placement_keeps_the_templates_default_system_prompt(protocol_dataset, audio_lms, tmp_path):
     out = tmp_path / "default.jsonl"
     assert main(["judge", "--dataset", str(protocol_dataset), "--config", "reference", "--conditions", "wrong",

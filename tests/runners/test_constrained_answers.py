@@ -11,9 +11,12 @@ from chat_server import ChatServer, first_option
 from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.runners import run_judge
+from omniaudit.runners.base import RefusedItems
+from omniaudit.runners.factory import make_judge
 from omniaudit.runners.items import JudgeItem, Sampling
 from omniaudit.runners.payload import Payloads, answer_schema
-from omniaudit.runners.run import AnswerFormatWarning, RefusedItems, make_judge, prediction_row
+from omniaudit.runners.rows import prediction_row
+from omniaudit.runners.run import AnswerFormatWarning
 
 CLOSED = {"audio/1": "angry", "image/1": "yes", "pair/1/AB": "A", "pair/1/BA": "A"}  # the fake server's picks
 FREE_FORM = ("video/sync", "video/sound", "video/silent", "text/1")
@@ -185,6 +188,7 @@ def test_hf_option_scores_take_choice_as_they_are(protocol_dataset, tiny_models,
     assert "answer_format" not in next(iter(rows.values()))["provenance"]["runner"]  # nothing changed for hf
 
 
+@pytest.mark.slow
 def test_the_scorecard_constrains_served_models_only(tmp_path):
     """--answer-format reaches the served model under test; the scripted references answer as they do."""
     import json as _json

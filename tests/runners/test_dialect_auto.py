@@ -10,10 +10,12 @@ from chat_server import ChatServer
 
 from omniaudit.cli import common
 from omniaudit.errors import InputError
+from omniaudit.runners.factory import make_judge
 from omniaudit.runners.items import JudgeItem, MediaPart
-from omniaudit.runners.openai_compat import DialectWarning, OpenAIJudge
+from omniaudit.runners.openai_compat import OpenAIJudge
+from omniaudit.runners.openai_server import DialectWarning
+from omniaudit.runners.options import check_runner_options
 from omniaudit.runners.payload import DIALECTS, Payloads
-from omniaudit.runners.run import check_runner_options, make_judge
 
 
 def _item(id, *parts):

@@ -11,9 +11,10 @@ import torch
 from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.runners import hf_loading, run_judge
+from omniaudit.runners.factory import input_settings, make_judge, release_models
 from omniaudit.runners.hf import HFJudge
 from omniaudit.runners.items import JudgeItem
-from omniaudit.runners.run import check_runner_options, input_settings, make_judge, release_models
+from omniaudit.runners.options import check_runner_options
 
 TEXT = ["skeleton", "descriptors", "true", "wrong", "no_frame"]  # blueprint conditions a text-only model takes
 ITEMS = [JudgeItem("q0", "Which emotion does the speaker express?", ["sad", "sadness", "happy"]),

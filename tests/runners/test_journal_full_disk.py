@@ -7,7 +7,8 @@ import pathlib
 
 import pytest
 
-from omniaudit.runners import run, run_judge
+from omniaudit.runners import run_judge
+from omniaudit.runners.journal import Journal
 
 
 class _FullDisk:
@@ -58,7 +59,7 @@ def test_a_full_disk_while_journaling_names_the_predictions_file(fail, intervent
 
 
 def test_the_journal_knows_its_predictions_file(tmp_path):
-    assert run._Journal(tmp_path / ".p.jsonl.journal-0123.jsonl", False).out == tmp_path / "p.jsonl"
+    assert Journal(tmp_path / ".p.jsonl.journal-0123.jsonl", False).out == tmp_path / "p.jsonl"
     odd = tmp_path / ".a.journal-b.jsonl.journal-0123.jsonl"  # a predictions file whose name looks like a journal
-    assert run._Journal(odd, False).out == tmp_path / "a.journal-b.jsonl"
-    assert run._Journal(tmp_path / "j.jsonl", False, out=tmp_path / "x.jsonl").out == tmp_path / "x.jsonl"
+    assert Journal(odd, False).out == tmp_path / "a.journal-b.jsonl"
+    assert Journal(tmp_path / "j.jsonl", False, out=tmp_path / "x.jsonl").out == tmp_path / "x.jsonl"

@@ -18,12 +18,14 @@ import pytest
 from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.predictions import check_predictions
+from omniaudit.runners import rows as rows_module
 from omniaudit.runners import run as run_module
 from omniaudit.runners import run_judge
+from omniaudit.runners.data_parallel import _finish, launch_world, part_path
 from omniaudit.runners.items import load_items
 from omniaudit.runners.run import CHUNK
 from omniaudit.runners.scripted import ScriptedJudge
-from omniaudit.runners.shards import _finish, launch_world, limit_positions, merge_predictions, part_path
+from omniaudit.runners.shards import limit_positions, merge_predictions
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -204,8 +206,8 @@ def test_an_unusable_run_is_checked_over_all_parts_and_writes_nothing(protocol_d
     and leaves no part or journal (a rerun asks again)."""
     out = tmp_path / "x.jsonl"
     outcomes = _parts(protocol_dataset, out)
-    monkeypatch.setattr(run_module, "usable", lambda row: False)
-    with pytest.raises(run_module.UnusableRun, match="0 usable answers"):
+    monkeypatch.setattr(rows_module, "usable", lambda row: False)
+    with pytest.raises(rows_module.UnusableRun, match="0 usable answers"):
         _finish(out, "openai:m@http://127.0.0.1:1/v1", 2, outcomes, None, 0.2, None, judged=True)
     assert not out.exists() and leftovers(out) == []
 

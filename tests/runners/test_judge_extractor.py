@@ -4,7 +4,7 @@ import json
 
 from omniaudit.runners.items import JudgeItem, Sampling
 from omniaudit.runners.rescue import extraction_item, rescue_unread
-from omniaudit.runners.run import prediction_row
+from omniaudit.runners.rows import prediction_row
 
 ITEM = JudgeItem(id="p/ab", order="ab", prompt="Two clips follow. Which clip sounds more natural? Answer A or B.",
                  options=["A", "B"])
@@ -30,7 +30,7 @@ def test_only_replies_the_rules_did_not_understand_are_put_to_the_extractor(monk
         "Hmm, the clips.")]                     # none: the extractor says none
     assert [r.get("unread") for r in rows] == [None, "none", "language", "hedged", "none"]
     extractor = Extractor(["B", "Answer: B", "none"])
-    monkeypatch.setattr("omniaudit.runners.run.make_judge", lambda spec, **kw: extractor)
+    monkeypatch.setattr("omniaudit.runners.factory.make_judge", lambda spec, **kw: extractor)
     assert rescue_unread([(r, ITEM) for r in rows], "openai:reader@http://127.0.0.1:1/v1") == 2
     assert [r["label"] for r in rows] == ["B", "B", "B", None, None]
     assert [r.get("read_by") for r in rows] == [None, "extractor", "extractor", None, None]

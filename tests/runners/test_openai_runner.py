@@ -16,8 +16,9 @@ from judge_items import EMOTIONS, b64
 from omniaudit.cli import main
 from omniaudit.errors import InputError, ServiceError
 from omniaudit.runners import load_items, run_judge
+from omniaudit.runners.completions import option_probs
 from omniaudit.runners.items import JudgeItem, MediaPart, Sampling, to_wav
-from omniaudit.runners.openai_compat import OpenAIJudge, option_probs
+from omniaudit.runners.openai_compat import OpenAIJudge
 from omniaudit.runners.payload import Payloads
 from omniaudit.runners.shards import group_key, merge_predictions, shard_positions
 

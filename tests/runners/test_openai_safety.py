@@ -14,7 +14,8 @@ from omniaudit.cli import main
 from omniaudit.errors import InputError, ServiceError
 from omniaudit.runners import make_judge
 from omniaudit.runners.items import Answer, JudgeItem, Sampling
-from omniaudit.runners.openai_compat import OpenAIJudge, stable_served
+from omniaudit.runners.openai_compat import OpenAIJudge
+from omniaudit.runners.openai_server import stable_served
 from omniaudit.runners.transport import is_loopback, key_env_for, redact
 
 KEY = "sk-test-0123456789abcdef"

@@ -14,8 +14,9 @@ from chat_server import ChatServer
 
 from omniaudit.cli import main
 from omniaudit.evaluation.scorecard.runner import MIN_RESAMPLES
+from omniaudit.runners.completions import completion_reply, option_probs
 from omniaudit.runners.items import JudgeItem
-from omniaudit.runners.openai_compat import OpenAIJudge, _completion, option_probs
+from omniaudit.runners.openai_compat import OpenAIJudge
 from omniaudit.runners.transport import scrub
 
 KEY = "echo-secret-0123456789abc"  # not sk-...: the key's own value is what is hidden
@@ -55,7 +56,7 @@ def _probs(body: dict, answer: str) -> dict[str, float]:
 def test_a_parsed_reply_keeps_no_key():
     echoed = {"token": KEY, "logprob": -1.0, "bytes": list(KEY.encode())}
     logprobs = {"content": [{"token": "yes", "logprob": -0.1, "top_logprobs": [echoed]}, echoed]}
-    reply = _completion(json.dumps({"model": KEY, "system_fingerprint": KEY, "choices": [
+    reply = completion_reply(json.dumps({"model": KEY, "system_fingerprint": KEY, "choices": [
         {"finish_reason": f"stop {KEY}", "message": {"content": f"yes {KEY}"}, "logprobs": logprobs}]}), KEY)
     assert reply.answered and reply.raw == "yes ***" and reply.finish_reason == "stop ***"
     assert KEY not in json.dumps(reply.__dict__) and str(list(KEY.encode()))[1:-1] not in json.dumps(reply.__dict__)

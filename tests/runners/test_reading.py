@@ -8,7 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from omniaudit.evaluation.interventions.audit import audit_interventions, read_predictions
+from omniaudit.data_builders.interventions.diagnostic_answers import read_predictions
+from omniaudit.evaluation.interventions.audit import audit_interventions
 from omniaudit.evaluation.interventions.report import label_sources_line
 from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, audit_protocols, read_judge_predictions
 from omniaudit.evaluation.protocols.report import protocols_report

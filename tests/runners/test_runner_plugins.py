@@ -132,6 +132,7 @@ def test_a_plugin_that_breaks_the_contract_or_claims_a_built_in_kind_is_refused(
         make_judge("nothere:x")
 
 
+@pytest.mark.slow
 def test_a_plugin_without_media_is_skipped_where_items_need_audio_and_one_that_hears_is_asked(toy, preference,
                                                                                              protocol_dataset,
                                                                                              tmp_path):

@@ -119,6 +119,7 @@ def preference(tmp_path_factory) -> Path:
     return out / "datasets" / "preference"
 
 
+@pytest.mark.slow
 def test_a_scorecard_rerun_after_the_fingerprint_changed_answers_afresh(preference, tmp_path, capsys):
     out = tmp_path / "card"
     answers = out / "models" / "srv" / "judge.jsonl"

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from test_training import RECIPES, launch, ok, tiny_root  # noqa: F401  (tiny_root: the session fixture)
+from test_training import RECIPES, ok
 
 from omniaudit.cli import main as omniaudit
 
@@ -78,7 +78,8 @@ def test_single_order_examples_and_held_out_scores_match_a_hand_computation():
     assert right["first_slot_rate"] == 0.5
 
 
-def test_single_order_training_is_position_biased_and_the_best_held_out_checkpoint_is_kept(tiny_root,  # noqa: F811
+@pytest.mark.slow
+def test_single_order_training_is_position_biased_and_the_best_held_out_checkpoint_is_kept(tiny_root,
                                                                                             tmp_path):
     data = tmp_path / "ds"
     assert omniaudit(["build", "preference", "--data", str(position_prior_csv(tmp_path / "p.csv")),
@@ -184,7 +185,7 @@ def test_judge_sft_and_pairs_media_configs_carry_each_pairs_clip_in_both_orders(
 
 
 @pytest.mark.slow
-def test_tiny_omni_judge_trains_on_chat_records_and_is_judged_in_both_orders(tiny_root, omni_preference,  # noqa: F811
+def test_tiny_omni_judge_trains_on_chat_records_and_is_judged_in_both_orders(tiny_root, omni_preference,
                                                                              tmp_path):
     _, _, ds = omni_preference
     out = tmp_path / "judge_omni"
@@ -224,7 +225,7 @@ def test_odin_single_head_loss_is_bradley_terry_on_the_content_head():
 
 @pytest.mark.parametrize(("recipe", "n_heads"), [("reward_odin_omni.yaml", 3), ("reward_odin_omni_control.yaml", 1)])
 @pytest.mark.slow
-def test_omni_odin_and_the_single_head_control_train_on_clips_and_reload(tiny_root, omni_preference,  # noqa: F811
+def test_omni_odin_and_the_single_head_control_train_on_clips_and_reload(tiny_root, omni_preference,
                                                                         tmp_path, recipe, n_heads):
     import datasets
     import torch

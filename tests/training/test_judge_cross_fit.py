@@ -10,7 +10,7 @@ import subprocess
 import numpy as np
 import pytest
 import torch
-from test_training import BIN, REPO, env, tiny_root  # noqa: F401  (tiny_root: the session fixture)
+from test_training import BIN, REPO, env
 
 from omniaudit.errors import InputError
 
@@ -86,7 +86,7 @@ def test_heldout_fold_needs_checkpoint_selection_by_a_held_out_score():
 
 
 @pytest.mark.slow
-def test_two_fold_cross_fit_loop_gives_one_out_of_fold_judge_the_audit_reads(tiny_root, tmp_path):  # noqa: F811
+def test_two_fold_cross_fit_loop_gives_one_out_of_fold_judge_the_audit_reads(tiny_root, tmp_path):
     """training/judge_folds.sh on the tiny omni model, folds 0 and 1, two steps each (a save and a held-out WAF at
     each): per fold the selected step and its WAF, the kept weights those of that checkpoint, the two judges' fold
     files merged into one judge and audited on the pairs of those folds."""

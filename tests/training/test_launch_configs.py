@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from test_training import BIN, RECIPES, REPO, SCRIPTS, env, ok, tiny_root  # noqa: F401 (tiny_root: a fixture)
+from test_training import BIN, RECIPES, REPO, SCRIPTS, env, ok
 
 from omniaudit.errors import InputError
 from omniaudit.training.common import check_launch_precision
@@ -74,7 +74,7 @@ def launch(root: Path, config: str, out: Path, *extra: str) -> tuple[subprocess.
 
 
 @pytest.mark.slow
-def test_tiny_dpo_under_zero3_on_cpu_and_the_gpu_config_refused_at_once(tiny_root, tmp_path):  # noqa: F811
+def test_tiny_dpo_under_zero3_on_cpu_and_the_gpu_config_refused_at_once(tiny_root, tmp_path):
     result, _ = launch(tiny_root, "zero3_cpu.yaml", tmp_path / "zero3_cpu")
     ok(result)
     assert "activating zero.init() for this model" in result.stdout + result.stderr  # ZeRO-3 partitioned

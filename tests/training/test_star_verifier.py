@@ -7,7 +7,7 @@ import json
 
 import pandas as pd
 import pytest
-from test_training import RECIPES, tiny_root  # noqa: F401  (tiny_root: the session fixture)
+from test_training import RECIPES
 
 from omniaudit.errors import InputError
 
@@ -59,7 +59,7 @@ def run_star(root, out, *extra: str) -> dict:
 
 
 @pytest.mark.slow
-def test_tiny_star_run_samples_filters_trains_and_judges(tiny_root, tmp_path):  # noqa: F811
+def test_tiny_star_run_samples_filters_trains_and_judges(tiny_root, tmp_path):
     from omniaudit.cli import main as omniaudit
     from omniaudit.data_builders.hub import load_config
 

@@ -24,19 +24,6 @@ SCRIPTS = {"sft": "sft.py", "sft_omni": "sft.py", "dpo": "dpo.py", "dpo_omni": "
            "judge_omni": "sft.py", "reward_odin_omni_control": "reward_odin.py"}
 
 
-@pytest.fixture(scope="session")
-def tiny_root(tmp_path_factory):
-    """A working folder holding runs/tiny exactly as `omniaudit tiny-models` writes it."""
-    root = tmp_path_factory.mktemp("train")
-    cwd = os.getcwd()
-    os.chdir(root)
-    try:
-        assert omniaudit(["tiny-models"]) == 0
-    finally:
-        os.chdir(cwd)
-    return root
-
-
 def env(**extra) -> dict:
     return {**os.environ, "HF_HUB_OFFLINE": "1", "WANDB_MODE": "offline", "TOKENIZERS_PARALLELISM": "false",
             "TORCH_EXTENSIONS_DIR": str(Path(sys.prefix) / "torch_extensions"), **extra}
@@ -65,11 +52,25 @@ def ok(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
     return result
 
 
+@pytest.fixture(scope="module")
+def recipe_run(tiny_root, tmp_path_factory):
+    """``recipe_run(recipe)``: the tiny recipe launched with its own settings, once for the tests that read that run
+    (a test that changes the run works on a copy); returns its output folder."""
+    root, runs = tmp_path_factory.mktemp("recipes"), {}
+
+    def run(recipe: str) -> Path:
+        if recipe not in runs:
+            ok(launch(tiny_root, recipe, root / recipe))
+            runs[recipe] = root / recipe
+        return runs[recipe]
+
+    return run
+
+
 @pytest.mark.parametrize("recipe", list(SCRIPTS))
 @pytest.mark.slow
-def test_every_tiny_recipe_runs_through_accelerate_launch(tiny_root, tmp_path, recipe):
-    out = tmp_path / recipe
-    ok(launch(tiny_root, recipe, out))
+def test_every_tiny_recipe_runs_through_accelerate_launch(recipe_run, recipe):
+    out = recipe_run(recipe)
     files = {p.name for p in out.iterdir()}
     assert files & {"model.safetensors", "adapter_model.safetensors"}, files
     if recipe == "reward_odin":
@@ -97,9 +98,11 @@ def test_the_same_seed_trains_the_same_weights(tiny_root, tmp_path, recipe):
 
 
 @pytest.mark.slow
-def test_a_run_resumes_from_its_last_checkpoint(tiny_root, tmp_path):
+def test_a_run_resumes_from_its_last_checkpoint(tiny_root, recipe_run, tmp_path):
+    import shutil
+
     out = tmp_path / "sft"
-    ok(launch(tiny_root, "sft", out))
+    shutil.copytree(recipe_run("sft"), out)  # the recipe's run (4 steps, a checkpoint every 2), copied
     state = json.loads((out / "checkpoint-2" / "trainer_state.json").read_text())
     assert state["global_step"] == 2
     (out / "checkpoint-4").rename(tmp_path / "lost")  # the crash took the last two steps with it
@@ -146,14 +149,13 @@ def test_resume_point_is_the_runs_or_the_folds_own_checkpoint(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_lora_adapter_reloads(tiny_root, tmp_path):
+def test_the_lora_adapter_reloads(tiny_root, recipe_run):
     import torch
     from peft import PeftModel
     from safetensors.torch import load_file
     from transformers import AutoModelForCausalLM
 
-    out = tmp_path / "dpo"
-    ok(launch(tiny_root, "dpo", out))
+    out = recipe_run("dpo")
     base = AutoModelForCausalLM.from_pretrained(tiny_root / "runs/tiny/causal_lm")
     model = PeftModel.from_pretrained(base, out)
     saved = load_file(out / "adapter_model.safetensors")
@@ -257,20 +259,54 @@ def test_reward_odin_runs_data_parallel_with_two_cpu_processes(tiny_root, tmp_pa
     assert "Total train batch size (w. parallel, distributed & accumulation) = 16" in result.stdout + result.stderr
 
 
-@pytest.mark.parametrize(("extra", "message"), [
+BAD_INPUT = [
     (["--no_such_key", "1"], "no_such_key"),
     (["--dataset_name", "runs/tiny/data/chat", "--dataset_config", "dpo"], "lacks column(s) ['a1', 'a2'"),
     (["--dataset_config", "dpo"], "no config 'dpo' in this dataset; its card lists ['judge', 'pairs']"),
-])
+]
+
+
+def script_main(script: str, arguments: tuple, argv: list[str]) -> None:
+    """``training/<script>.py`` in this process, parsed as its ``__main__`` parses ``argv`` (the recipe's relative
+    paths resolve against the working folder) and exiting as it does: ``SystemExit("error: ...")`` on bad input."""
+    import importlib
+
+    from omniaudit.errors import InputError
+    from omniaudit.training.common import parse
+
+    try:
+        importlib.import_module(f"omniaudit.training.{script}").main(*parse(arguments, argv))
+    except InputError as exc:
+        sys.exit(f"error: {exc}")
+
+
 @pytest.mark.slow
-def test_bad_input_fails_before_training_naming_it(tiny_root, tmp_path, extra, message):
+def test_bad_input_fails_before_training_naming_it(tiny_root, tmp_path, monkeypatch):
+    """Through `accelerate launch` once (the run exits non-zero naming the bad input, before any checkpoint), then
+    every bad input through the script's entry point in this process (the same checks, without a launch each)."""
+    import re
+
+    from transformers import TrainingArguments
+    from trl import ModelConfig
+
+    from omniaudit.training.common import DataArguments
+    from omniaudit.training.reward_odin import OdinArguments
+
+    extra, message = BAD_INPUT[-1]
     result = launch(tiny_root, "reward_odin", tmp_path / "bad", *extra)
     assert result.returncode != 0 and message in result.stderr, result.stderr[-2000:]
     assert not (tmp_path / "bad" / "checkpoint-3").exists()
+    monkeypatch.chdir(tiny_root)
+    for i, (extra, message) in enumerate(BAD_INPUT):
+        out = tmp_path / f"bad{i}"
+        with pytest.raises(SystemExit, match=re.escape(message)):
+            script_main("reward_odin", (DataArguments, TrainingArguments, ModelConfig, OdinArguments),
+                        ["--config", str(RECIPES / "reward_odin.yaml"), "--output_dir", str(out), *extra])
+        assert not (out / "checkpoint-3").exists()
 
 
 @pytest.mark.slow
-def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path):
+def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path, monkeypatch):
     recipe = tmp_path / "bad.yaml"
     recipe.write_text((RECIPES / "sft.yaml").read_text() + "learning_rat: 0.1\n")
     cmd = [sys.executable, str(REPO / "training/sft.py"), "--config", str(recipe), "--output_dir", str(tmp_path / "o")]
@@ -284,10 +320,16 @@ def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path):
     config = json.loads((no_template / "tokenizer_config.json").read_text())
     config.pop("chat_template", None)
     (no_template / "tokenizer_config.json").write_text(json.dumps(config))
-    cmd = [sys.executable, str(REPO / "training/sft.py"), "--config", str(RECIPES / "sft.yaml"), "--output_dir",
-           str(tmp_path / "o2"), "--model_name_or_path", str(no_template)]
-    result = subprocess.run(cmd, cwd=tiny_root, env=env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode != 0 and "no chat template" in result.stderr
+    from trl import ModelConfig, SFTConfig
+
+    from omniaudit.training.common import DataArguments
+    from omniaudit.training.sft import MediaArguments
+
+    monkeypatch.chdir(tiny_root)  # the script's entry point in this process: one launch above is enough
+    with pytest.raises(SystemExit, match="no chat template"):
+        script_main("sft", (DataArguments, SFTConfig, ModelConfig, MediaArguments),
+                    ["--config", str(RECIPES / "sft.yaml"), "--output_dir", str(tmp_path / "o2"),
+                     "--model_name_or_path", str(no_template)])
 
 
 @pytest.mark.slow

@@ -9,10 +9,11 @@ import soundfile as sf
 from media_clips import noise_audio, write_clip
 from PIL import Image
 
+from omniaudit.answer_match import exact_match, normalize
 from omniaudit.cli import main
 from omniaudit.data_builders.composition import bucket, build_composition_dataset, read_samples, select
 from omniaudit.errors import InputError
-from omniaudit.evaluation.composition.grading import exact_match, grade, normalize
+from omniaudit.evaluation.composition.grading import grade
 
 
 @pytest.mark.parametrize(("difficulty", "expected"), [(1, 1), (2, 1), (3, 2), (4, 2), (5, 3), (7, 3), (8, 4),

@@ -7,13 +7,8 @@ import pytest
 from media_clips import noise_audio, write_clip
 
 from omniaudit.data_builders.interventions import build_interventions_dataset, read_manifest
-from omniaudit.data_builders.interventions.annotate import (
-    Annotator,
-    annotate_manifest,
-    parse_annotation,
-    parse_annotator,
-    parse_time,
-)
+from omniaudit.data_builders.interventions.annotate import Annotator, annotate_manifest, parse_annotator
+from omniaudit.data_builders.interventions.annotation_answers import parse_annotation, parse_time
 from omniaudit.errors import InputError
 from omniaudit.runners.items import Answer
 
@@ -107,7 +102,7 @@ class RecordingRunner:
 
 
 def test_annotators_go_through_the_runner_factory_with_video_items(clip_dir, tmp_path, monkeypatch):
-    import omniaudit.runners.run as run
+    import omniaudit.runners.factory as factory
 
     rows = [("c1", gem(1.0, 1.1), '{"visual_time": 1.4}', None), ("c2", gem(2.0, 2.2), "visual_time: 00:02.5", None)]
     runners, calls = {}, []
@@ -117,7 +112,7 @@ def test_annotators_go_through_the_runner_factory_with_video_items(clip_dir, tmp
         runners[spec] = RecordingRunner({r[0]: (r[1] if spec == "openai:gem@http://x/v1" else r[2]) for r in rows})
         return runners[spec]
 
-    monkeypatch.setattr(run, "make_judge", fake_make_judge)
+    monkeypatch.setattr(factory, "make_judge", fake_make_judge)
     out = tmp_path / "a.jsonl"
     result = annotate_manifest(write_manifest(clip_dir, rows), out, [
         Annotator("gpt", "openai:gpt@http://x/v1", "visual"), Annotator("gem", "openai:gem@http://x/v1")],

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from media_clips import RATE, layout_audio, noise_audio, write_av, write_clip, write_image, write_truncated
 
-from omniaudit.data_builders.interventions import media
+from omniaudit.data_builders.interventions import audio_edits, media
 from omniaudit.errors import InputError
 
 
@@ -32,7 +32,7 @@ def reread(path):
 def test_shift_is_measured_back_and_keeps_video_and_duration(clips, tmp_path, offset):
     info = media.probe(clips["a"])
     audio, _ = media.timeline_audio(info)
-    out = media.write_with_audio(info, tmp_path / "s.mp4", media.shift(audio, RATE, offset), RATE)
+    out = media.write_with_audio(info, tmp_path / "s.mp4", audio_edits.shift(audio, RATE, offset), RATE)
     info2, shifted = reread(out)
     assert abs(lag_seconds(shifted[0], audio[0], RATE) - offset) <= 1 / RATE  # within one sample
     assert shifted.shape == audio.shape and info2.duration == info.duration
@@ -41,15 +41,15 @@ def test_shift_is_measured_back_and_keeps_video_and_duration(clips, tmp_path, of
 
 def test_shift_pads_with_digital_silence_and_rejects_offsets_longer_than_the_clip():
     x = np.ones((1, 100), np.float32)
-    assert media.shift(x, 10, 2.0)[0, :20].sum() == 0 and media.shift(x, 10, -2.0)[0, -20:].sum() == 0
+    assert audio_edits.shift(x, 10, 2.0)[0, :20].sum() == 0 and audio_edits.shift(x, 10, -2.0)[0, -20:].sum() == 0
     with pytest.raises(InputError, match="not shorter than the clip"):
-        media.shift(x, 10, 10.0)
+        audio_edits.shift(x, 10, 10.0)
 
 
 def test_mute_is_exact_silence_of_the_same_length(clips, tmp_path):
     info = media.probe(clips["a"])
     audio, _ = media.timeline_audio(info)
-    out = media.write_with_audio(info, tmp_path / "m.mp4", media.mute(audio), RATE)
+    out = media.write_with_audio(info, tmp_path / "m.mp4", audio_edits.mute(audio), RATE)
     info2, muted = reread(out)
     assert float(np.sqrt(np.mean(muted**2))) == 0.0 and muted.shape == audio.shape
     assert info2.audio_rate == RATE and media.video_packets(out) == media.video_packets(clips["a"])
@@ -71,18 +71,18 @@ def test_noise_snr_is_exact_before_storage_and_survives_lossless_storage(clips, 
     info = media.probe(clips["a"])
     audio, _ = media.timeline_audio(info)
     for snr in (0.0, 10.0, -5.0):
-        noisy = media.add_noise(audio, snr, np.random.default_rng(0))
-        assert media.snr_db(audio, noisy) == pytest.approx(snr, abs=1e-6)
-    noisy = media.add_noise(audio, 0.0, np.random.default_rng(0))
+        noisy = audio_edits.add_noise(audio, snr, np.random.default_rng(0))
+        assert audio_edits.snr_db(audio, noisy) == pytest.approx(snr, abs=1e-6)
+    noisy = audio_edits.add_noise(audio, 0.0, np.random.default_rng(0))
     _, stored = reread(media.write_with_audio(info, tmp_path / "n.mp4", noisy, RATE, codec="alac"))
-    assert media.snr_db(audio, stored) == pytest.approx(0.0, abs=0.01)
+    assert audio_edits.snr_db(audio, stored) == pytest.approx(0.0, abs=0.01)
     with pytest.raises(InputError, match="silent"):
-        media.add_noise(np.zeros((1, 10), np.float32), 0.0, np.random.default_rng(0))
+        audio_edits.add_noise(np.zeros((1, 10), np.float32), 0.0, np.random.default_rng(0))
 
 
 def test_concat_with_tone_places_a_880_hz_tone_between_the_clips():
     a, b = noise_audio(1.0, 0), noise_audio(0.5, 1)
-    y = media.concat_with_tone(a, b, RATE)
+    y = audio_edits.concat_with_tone(a, b, RATE)
     n_tone = int(0.6 * RATE)
     assert y.shape == (1, a.shape[1] + n_tone + b.shape[1])
     gap = y[0, a.shape[1] : a.shape[1] + n_tone]
@@ -120,7 +120,7 @@ def test_variable_frame_rate_is_detected_and_copied_unchanged(tmp_path):
     info = media.probe(src)
     assert info.variable_frame_rate
     audio, _ = media.timeline_audio(info)
-    out = media.write_with_audio(info, tmp_path / "vfr_mute.mp4", media.mute(audio), RATE)
+    out = media.write_with_audio(info, tmp_path / "vfr_mute.mp4", audio_edits.mute(audio), RATE)
     assert media.video_packets(out) == media.video_packets(src) and media.probe(out).duration == info.duration
 
 
@@ -185,7 +185,7 @@ def test_multichannel_and_mono_audio_keep_layout_rate_and_channel_order(tmp_path
     audio, _ = media.timeline_audio(info, info.audio_rate, layout=out_layout)
     assert audio.shape == (src.shape[0], 2 * rate)
     out = media.write_with_audio(info, tmp_path / f"shift{media.output_suffix(info)}",
-                                 media.shift(audio, rate, 0.5), rate, "aac", out_layout)
+                                 audio_edits.shift(audio, rate, 0.5), rate, "aac", out_layout)
     got = media.probe(out)
     assert (got.audio_layout, got.audio_channels, got.audio_rate) == (layout, src.shape[0], rate)
     shifted, _ = media.timeline_audio(got, rate, layout=out_layout)
@@ -202,12 +202,13 @@ def test_similarity_is_the_maximum_normalised_cross_correlation():
     x, y = rng.standard_normal(500), rng.standard_normal(300)
     xc, yc = x - x.mean(), y - y.mean()
     reference = np.max(np.abs(np.correlate(xc, yc, "full"))) / np.sqrt(np.sum(xc**2) * np.sum(yc**2))
-    assert media.similarity(x, y) == pytest.approx(reference, rel=1e-9)
-    assert media.similarity(x, x) == pytest.approx(1.0) and media.similarity(x, -x) == pytest.approx(1.0)
+    assert audio_edits.similarity(x, y) == pytest.approx(reference, rel=1e-9)
+    assert audio_edits.similarity(x, x) == pytest.approx(1.0) and audio_edits.similarity(x, -x) == pytest.approx(1.0)
     delayed = np.concatenate([np.zeros(100), x[:400]])  # the same sound 100 samples later: 80% of it overlaps
-    assert media.similarity(x, delayed) == pytest.approx(np.sqrt(np.sum(xc[:400] ** 2) / np.sum(xc**2)), abs=0.02)
-    assert media.similarity(x, np.zeros(500)) == 0.0
-    assert media.similarity(rng.standard_normal(40000), rng.standard_normal(40000)) < 0.03  # ~sqrt(2 ln 2n / n)
+    overlap = np.sqrt(np.sum(xc[:400] ** 2) / np.sum(xc**2))
+    assert audio_edits.similarity(x, delayed) == pytest.approx(overlap, abs=0.02)
+    assert audio_edits.similarity(x, np.zeros(500)) == 0.0
+    assert audio_edits.similarity(rng.standard_normal(40000), rng.standard_normal(40000)) < 0.03  # ~sqrt(2 ln 2n / n)
 
 
 def write_text(path):
@@ -237,7 +238,7 @@ def test_a_video_stream_starting_at_one_second_gets_the_audio_heard_with_its_fra
     audio, pad = media.timeline_audio(info, layout="stereo")
     assert audio.shape == (2, 3 * RATE) and pad == 0.0
     assert lag_seconds(audio[0], src[0, : 3 * RATE], RATE) == pytest.approx(-1.0, abs=1 / RATE)
-    out = media.write_with_audio(info, tmp_path / "s.mp4", media.shift(audio, RATE, 0.5), RATE, layout="stereo")
+    out = media.write_with_audio(info, tmp_path / "s.mp4", audio_edits.shift(audio, RATE, 0.5), RATE, layout="stereo")
     got = media.probe(out)
     assert got.video_start == pytest.approx(1.0) and got.audio_start == pytest.approx(1.0, abs=0.07)
     shifted, _ = media.timeline_audio(got, layout="stereo")

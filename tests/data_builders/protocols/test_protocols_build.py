@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 import soundfile as sf
 
-from omniaudit.data_builders.interventions import media
+from omniaudit.data_builders.interventions import audio_edits
 from omniaudit.data_builders.protocols import read_clip_manifest
 from omniaudit.data_builders.protocols.build import BLUEPRINT_CONDITIONS, _specialist_groups, load_clips
 from omniaudit.data_builders.protocols.features import (
@@ -124,7 +124,7 @@ def test_pairwise_trials_orders_formats_and_audio(protocol_dataset):
     gap = joined[a.size : a.size + int(0.6 * 16000)]
     assert np.argmax(np.abs(np.fft.rfft(gap))) * 16000 / gap.size == pytest.approx(880, abs=2)
     clean, noisy = (a, b) if native["gold"] == "A" else (b, a)
-    assert media.snr_db(clean[None], noisy[None]) == pytest.approx(0.0, abs=0.05)  # 16-bit storage
+    assert audio_edits.snr_db(clean[None], noisy[None]) == pytest.approx(0.0, abs=0.05)  # 16-bit storage
     triplets = d[(d["task"] == "speaker") & (d["format"] == "native")]
     assert (triplets["n_audio"] == 3).all() and triplets["prompt"].str.contains("reference").all()
     assert (triplets["clip_id"].str.count(r"\|") == 2).all()  # reference|A|B

@@ -8,14 +8,9 @@ import random
 
 import pytest
 
-from omniaudit.evaluation.composition.grading import (
-    JUDGE_PROMPT,
-    exact_match,
-    grade,
-    normalize,
-    parse_verdict,
-    unparsed_verdicts,
-)
+from omniaudit.answer_match import exact_match, normalize
+from omniaudit.evaluation.composition.grading import grade, unparsed_verdicts
+from omniaudit.evaluation.composition.verdicts import JUDGE_PROMPT, parse_verdict
 
 # ------------------------------------------------------------------------- an independent spelling of numbers
 _ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",

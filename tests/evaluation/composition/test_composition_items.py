@@ -10,12 +10,12 @@ import soundfile as sf
 from media_clips import noise_audio, write_clip
 from PIL import Image
 
+from omniaudit.answer_match import normalize
 from omniaudit.cli import main
 from omniaudit.data_builders.composition import build_composition_dataset
 from omniaudit.data_builders.composition.build import ANSWER_INSTRUCTION, EVALUATION_PROMPT
 from omniaudit.errors import InputError
 from omniaudit.evaluation.composition.audit import read_runs, run_specs
-from omniaudit.evaluation.composition.grading import normalize
 from omniaudit.runners.items import check_modalities, load_items
 
 BASE = {"template_id": "T", "template_name": "T", "category": "IC", "evidence_modality": "image",

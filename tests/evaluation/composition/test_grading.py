@@ -6,15 +6,9 @@ import json
 import pandas as pd
 import pytest
 
-from omniaudit.evaluation.composition.grading import (
-    JUDGE_PROMPT,
-    YES_FLAG_MIN,
-    exact_match,
-    grade,
-    parse_verdict,
-    unparsed_verdicts,
-    verdict_yes_rate,
-)
+from omniaudit.answer_match import exact_match
+from omniaudit.evaluation.composition.grading import grade, unparsed_verdicts
+from omniaudit.evaluation.composition.verdicts import JUDGE_PROMPT, YES_FLAG_MIN, parse_verdict, verdict_yes_rate
 
 # (judge answer, verdict): a labelled set of how judges actually answer "same entity? Yes or No"
 VERDICT_TEXTS = [

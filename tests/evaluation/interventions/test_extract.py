@@ -6,15 +6,11 @@ import pandas as pd
 import pytest
 
 from omniaudit.data_builders.interventions import answers
-from omniaudit.evaluation.interventions.audit import audit_interventions, read_predictions
-from omniaudit.evaluation.interventions.extract import (
-    extract,
-    extract_consistency,
-    extract_existence,
-    extract_sync,
-    llm_fields,
-)
-from omniaudit.evaluation.interventions.extract_labelled import LABELLED, extractor_accuracy
+from omniaudit.data_builders.interventions.diagnostic_answers import read_predictions
+from omniaudit.data_builders.interventions.extract import extract, extract_consistency, extract_existence, extract_sync
+from omniaudit.data_builders.interventions.extract_labelled import LABELLED, extractor_accuracy
+from omniaudit.data_builders.interventions.extract_llm import llm_fields
+from omniaudit.evaluation.interventions.audit import audit_interventions
 
 
 def diagnostic(n_clips: int) -> pd.DataFrame:

@@ -8,15 +8,11 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.data_builders.interventions import answers
+from omniaudit.data_builders.interventions.diagnostic_answers import read_predictions
+from omniaudit.data_builders.interventions.extract import extract_consistency, extract_existence, extract_sync
 from omniaudit.errors import InputError
 from omniaudit.evaluation import stats
-from omniaudit.evaluation.interventions.audit import (
-    InterventionAuditConfig,
-    audit_interventions,
-    load_diagnostic,
-    read_predictions,
-)
-from omniaudit.evaluation.interventions.extract import extract_consistency, extract_existence, extract_sync
+from omniaudit.evaluation.interventions.audit import InterventionAuditConfig, audit_interventions, load_diagnostic
 from omniaudit.evaluation.interventions.report import PAPER_TABLE1, avg_gap
 
 PAPER_AVG_GAP = {"Gemini": 56.8, "MiniCPM-o-4.5": 80.7, "Nemotron-3-Omni": 46.6, "Qwen3-Omni": 77.3,
@@ -439,7 +435,7 @@ def test_cli_end_to_end_on_a_built_dataset(intervention_dataset, tmp_path, capsy
 
 
 def test_llm_extractor_through_the_judge_runners(tmp_path):
-    from omniaudit.evaluation.interventions.extract import llm_fields
+    from omniaudit.data_builders.interventions.extract_llm import llm_fields
 
     assert llm_fields("sync", "audio early", "It comes about 1.5 seconds too soon.") == {
         "synced": False, "direction": "early", "offset_s": -1.5}

@@ -1,5 +1,5 @@
 """Doubt is never read as an answer: corrections, first impressions, incompatible claims, incongruity, noise, and the
-LLM extractor's replies (``evaluation.interventions.extract``).
+LLM extractor's replies (``data_builders.interventions.extract``).
 
 A misreading becomes a false finding in the audit; a non-reading (every field None) is only coverage lost. So an
 answer that commits to a final claim is read as that claim, and one torn between two claims is read as nothing.
@@ -7,18 +7,16 @@ answer that commits to a final claim is read as that claim, and one torn between
 
 import pytest
 
-from omniaudit.evaluation.interventions import extract as ex
-from omniaudit.evaluation.interventions.extract import (
+from omniaudit.data_builders.interventions import extract_phrases as ex
+from omniaudit.data_builders.interventions.extract import extract, extract_sync
+from omniaudit.data_builders.interventions.extract_llm import (
     LLM_OPTIONS,
     OUT_OF_SYNC,
-    extract,
-    extract_sync,
-    is_noise,
     llm_extract,
     llm_fields,
     read_extractor_reply,
-    unread,
 )
+from omniaudit.data_builders.interventions.extract_phrases import is_noise, unread
 
 SYNCED = {"synced": True, "direction": "none", "offset_s": 0.0}
 NO_FIELDS = {"sync": {"synced": None, "direction": None, "offset_s": None}, "existence": {"audio_state": None},
@@ -433,7 +431,7 @@ def test_a_german_or_french_negation_or_doubt_the_gloss_cannot_place_is_not_read
 def test_an_answer_in_a_language_without_a_gloss_is_not_read_by_the_english_rules(monkeypatch):
     """A language ``language()`` names but no gloss covers stays unread: raw, its cognates ("correspond",
     "synchronisé") would reach the English rules without their negation ("ne ... pas")."""
-    from omniaudit.evaluation.interventions import extract_gloss
+    from omniaudit.data_builders.interventions import extract_gloss
 
     answers = {"consistency": "La musique ne correspond pas à la scène.", "sync": "Le son est synchronisé.",
                "existence": "La vidéo n'a aucun son."}
@@ -447,7 +445,7 @@ def test_an_answer_in_a_language_without_a_gloss_is_not_read_by_the_english_rule
                                                   ("Un homme coupe du pain.", "fr"), ("On n'entend rien.", "fr"),
                                                   ("In sync.", "en"), ("No delay.", "en"), ("Dog barking.", "en")])
 def test_a_short_answer_is_glossed_in_the_language_of_its_words(answer, language):
-    from omniaudit.evaluation.interventions.extract_gloss import _language
+    from omniaudit.data_builders.interventions.extract_gloss import _language
 
     assert _language(answer) == language
 

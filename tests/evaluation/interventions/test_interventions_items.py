@@ -7,13 +7,9 @@ import pytest
 
 from omniaudit.cli import main
 from omniaudit.data_builders.interventions import answers
+from omniaudit.data_builders.interventions.diagnostic_answers import read_predictions
 from omniaudit.errors import InputError
-from omniaudit.evaluation.interventions.audit import (
-    InterventionAuditConfig,
-    audit_interventions,
-    load_diagnostic,
-    read_predictions,
-)
+from omniaudit.evaluation.interventions.audit import InterventionAuditConfig, audit_interventions, load_diagnostic
 
 N_ITEMS, N_CLIPS = 42, 6  # the session dataset: 6 clips x (original x3, shift x2, mute, swap)
 

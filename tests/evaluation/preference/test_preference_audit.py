@@ -379,6 +379,7 @@ def _f1(y, pred):
     return 100 * f1_score(y, pred, average="weighted", labels=[0, 1], zero_division=0)
 
 
+@pytest.mark.slow
 def test_per_order_waf_of_a_judge_trained_in_one_order(tmp_path):
     """Right in order ab, always the first slot in order ba (a2 there): each order scored alone, by hand."""
     from omniaudit.evaluation.stats import resample_indices
@@ -425,6 +426,7 @@ def _table3_judges(tmp_path, binary, b_count, c_count):
             a, b)
 
 
+@pytest.mark.slow
 def test_several_comparisons_in_one_run_reproduce_table3_with_paired_cis(tmp_path):
     from omniaudit.evaluation.stats import resample_indices
 

@@ -101,6 +101,7 @@ def test_bad_judge_specs(protocol_dataset, tmp_path, spec):
         run_judge(protocol_dataset, "reference", spec, tmp_path / "p.jsonl")
 
 
+@pytest.mark.slow
 def test_tiny_local_models_end_to_end(protocol_dataset, tiny_models, tmp_path):
     text_conditions = ["skeleton", "descriptors", "true", "wrong", "no_frame"]
     counts = run_judge(protocol_dataset, "blueprint", f"hf:{tiny_models['text']}", tmp_path / "text.jsonl",

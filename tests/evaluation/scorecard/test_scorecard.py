@@ -173,6 +173,7 @@ def test_modality_skip_before_any_model_call(headline, monkeypatch, tmp_path):
     assert _card(card)["models"]["txt"]["shortcuts"]["visual_inference"]["status"] == "not measured"
 
 
+@pytest.mark.slow
 def test_degenerate_models_are_not_findings(headline, monkeypatch, tmp_path):
     """A constant answer shows position (it is locked) and nothing else; "not answering" is never a finding."""
     out, _ = headline
@@ -302,6 +303,7 @@ def test_a_changed_default_is_rebuilt_not_reused(headline, monkeypatch, tmp_path
     assert first.stat().st_mtime_ns != built
 
 
+@pytest.mark.slow
 def test_shards_merge_into_the_unsharded_card(headline, monkeypatch, tmp_path):
     """--shard I/N on two "machines", then --from-shards: the merged answers are byte for byte the unsharded run's and
     the card is the same; a missing shard is refused with the folder named, and no card is written."""

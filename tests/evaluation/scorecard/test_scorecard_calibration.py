@@ -82,6 +82,7 @@ def test_a_gap_the_average_cancels_is_flagged_in_its_dimension(structure):
     assert by["dim_gap/consistency"]["value"] == -100 and by["dim_gap/consistency"]["verdict"] == "clear"
 
 
+@pytest.mark.slow
 def test_planted_effects_are_found_and_the_mde_says_how_often(structure):
     """Strong planted effects (slot-A 0.75, label following on half the labelled items, deaf on 90% of the items)
     are found every time; at each measure's minimum effect of interest the power is what its MDE says: at least

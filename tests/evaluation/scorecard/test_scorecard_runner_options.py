@@ -12,7 +12,8 @@ from chat_server import ChatServer
 from omniaudit.cli import main
 from omniaudit.errors import InputError
 from omniaudit.evaluation.scorecard.runner import CANARY, MIN_RESAMPLES, ScorecardOptions, run_scorecard
-from omniaudit.runners.run import RefusedItems, UnusableRun, check_usable
+from omniaudit.runners.base import RefusedItems
+from omniaudit.runners.rows import UnusableRun, check_usable
 
 FAST = ["--audits", "preference", "--n-resamples", str(MIN_RESAMPLES)]
 
@@ -103,6 +104,7 @@ def _scorecard(server: ChatServer, preference: Path, out: Path, *extra: str) -> 
     return server.requests - before
 
 
+@pytest.mark.slow
 def test_a_server_redeployed_under_the_same_name_is_asked_afresh(preference, tmp_path, capsys):
     out = tmp_path / "card"
     answers = out / "models" / "srv" / "judge.jsonl"
@@ -129,6 +131,7 @@ def test_a_server_redeployed_under_the_same_name_is_asked_afresh(preference, tmp
         assert {r["label"] for r in _rows(answers)} == {"B"}
 
 
+@pytest.mark.slow
 def test_no_reuse_and_unseeded_sampling_ask_afresh(preference, tmp_path, capsys):
     out = tmp_path / "card"
     with ChatServer() as server:

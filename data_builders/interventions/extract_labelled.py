@@ -332,7 +332,7 @@ def extractor_accuracy(extractor: Callable[[str, str], dict] | None = None) -> d
     ``overall``: ``{n, correct, accuracy}``, plus ``misses``: ``[{dimension, answer, expected, got, source}]``.
     """
     if extractor is None:
-        from omniaudit.evaluation.interventions.extract import extract as extractor
+        from omniaudit.data_builders.interventions.extract import extract as extractor
     counts: dict[str, list[int]] = {}
     misses = []
     for dimension, answer, want, source in LABELLED:

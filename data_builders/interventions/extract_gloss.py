@@ -1,5 +1,5 @@
 """The English gloss of Spanish, Chinese, German and French answers to the Thud questions, read by
-``evaluation.extract``'s rules.
+the interventions' answer reader's rules (:mod:`~.extract`).
 
 Sync, sound and scene phrases only (``omniaudit.answer_language`` explains the mechanism): an answer in
 these languages is glossed phrase by phrase into English and read by the English rules; what the lexicon does not
@@ -27,7 +27,8 @@ SCENE_MARK = "a scene is described"  # appended to the gloss of a Spanish or Chi
 _ES_LEXICON = [
     (r"no es (?:cierto|verdad) que|no creo que", "it is not the case that"),
     (r"no hay ning[uú]n|no hay ninguna|no hay", "there is no"), (r"no tiene sentido", "makes no sense"),
-    # a first impression and a correction ("al principio parecía ..., pero", "en realidad, no"): see extract._turn
+    # a first impression and a correction ("al principio parecía ..., pero", "en realidad, no"): see
+    # extract_phrases._turn
     (r"al principio|en un principio|inicialmente", "at first"), (r"en realidad|de hecho", "actually"),
     (r"(?:yo )?(?:pens[eé]|cre[ií]) que", "i thought that"), (r"parec[ií]an?", "seemed"),
     # incongruity: "extraño para una cocina", "fuera de lugar", "lo cual es raro"
