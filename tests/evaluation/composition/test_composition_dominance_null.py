@@ -158,6 +158,7 @@ def _records(samples, ablations, tables):
     return records
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("policy", ["iid", "per_input"])
 def test_content_blind_models_sit_on_the_null(default_build, policy):
     _, samples, ablations, inputs = default_build

@@ -48,7 +48,8 @@ def test_a_tie_on_a_one_pair_slice():
     assert stats.prior_following(np.array(d), np.array([1])) == 0.5
 
 
-@pytest.mark.parametrize(("n", "bound"), [(2, 9.0), (10, 1.5), (100, 0.2), (400, 0.05)])
+@pytest.mark.parametrize(("n", "bound"), [(2, 9.0), (10, 1.5), (100, 0.2),
+                                          pytest.param(400, 0.05, marks=pytest.mark.slow)])
 def test_half_credit_waf_is_within_o_1_over_n_of_a_fair_coin(n, bound):
     rng = np.random.default_rng(n)
     y = np.r_[1, 0, rng.integers(0, 2, n - 2)] if n > 2 else np.array([1, 0])
