@@ -177,7 +177,7 @@ def _prediction_files(predictions: Mapping[str, Any] | None) -> dict[str, dict[s
 
 
 def audit(name: str, *, dataset: PathLike, out: PathLike, predictions: Mapping[str, Any] | None = None,
-          n_resamples: int | None = None, partial: bool = False, overwrite: bool = False,
+          n_resamples: int | None = None, partial: bool = False, extracted: bool = True, overwrite: bool = False,
           progress: Progress = None) -> AuditResult:
     """Audit the predictions of one or more models on ``dataset`` with the registered audit ``name``
     (:mod:`omniaudit.audits`: ``preference``, ``interventions``, ``protocols``, ``composition`` or a plugin's), as
@@ -192,6 +192,8 @@ def audit(name: str, *, dataset: PathLike, out: PathLike, predictions: Mapping[s
             benchmark alone; the others need a model's answers.
         n_resamples: bootstrap resamples (default: the audit's own).
         partial: the answers are a sample of each config (a ``--limit`` run).
+        extracted: count the answers ``omniaudit judge`` read with an extractor or from a reasoning trace
+            (``read_by``); False leaves them out (unread), as ``--exclude-extracted``.
         overwrite: replace ``out`` even when omniaudit did not write it.
         progress: called with each progress message.
 
@@ -203,7 +205,7 @@ def audit(name: str, *, dataset: PathLike, out: PathLike, predictions: Mapping[s
 
     chosen = get(name)  # an unknown audit fails before anything is read
     files = _prediction_files(predictions)
-    options = AuditOptions(n_resamples=n_resamples, partial=partial, progress=progress)
+    options = AuditOptions(n_resamples=n_resamples, partial=partial, extracted=extracted, progress=progress)
     with _writing(out, overwrite, f"omniaudit audit {name}") as folder:
         return chosen.audit(folder, dataset, files, options)
 

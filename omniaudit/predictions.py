@@ -350,12 +350,17 @@ def label_sources_sentence(src: dict) -> str:
     """How one model's answers were read, in a sentence: rule reader, LLM extractor, option probabilities, given in
     the file, unparsed; with an extractor, its agreement with the rule reader on the answers both read."""
     parts = [f"{src['rule']} read by the rule reader", f"{src['extractor']} filled by the LLM extractor"]
+    if src.get("reasoning"):
+        parts.append(f"{src['reasoning']} read from the reasoning trace (judge --read-reasoning)")
     if "option_probs" in src:
         parts.append(f"{src['option_probs']} taken from option probabilities")
     languages = src.get("unparsed_languages") or {}
     unglossed = (f" ({sum(languages.values())} in a language no reader glosses: "
                  + ", ".join(f"{lang} {n}" for lang, n in languages.items()) + ")") if languages else ""
     parts += [f"{src['given']} given in the file", f"{src['unparsed']} left unparsed{unglossed}"]
+    if src.get("excluded"):
+        parts.append(f"{src['excluded']} read by an extractor or from a reasoning trace and left out "
+                     "(--exclude-extracted)")
     line = f"{src['answers']} answers: " + ", ".join(parts) + "."
     agreement = src.get("extractor_agreement")
     if agreement is not None:
@@ -366,6 +371,10 @@ def label_sources_sentence(src: dict) -> str:
 
 
 ANSWER_COLUMNS = ("prediction", "response", "raw")  # a row's free-form answer, first present; raw: `omniaudit judge`
+# ``read_by`` of a closed row the rules did not read from the visible reply: an extractor model read it (`omniaudit
+# judge --extractor`) or its reasoning trace was read (`--read-reasoning`). Audits count them apart and leave them out
+# with ``--exclude-extracted``.
+EXTRACTED = ("extractor", "reasoning")
 
 
 @dataclass
@@ -405,13 +414,22 @@ class PredictionFile:
             raise InputError("expected a run index (0, 1, ...)", file=self.path, row=row, column="run", value=run)
         return out
 
-    def labels(self) -> list[str | None]:
-        """The ``label`` column, stripped; None where it is empty or ``parsed`` says false (no option was read)."""
+    def labels(self, extracted: bool = True) -> list[str | None]:
+        """The ``label`` column, stripped; None where it is empty or ``parsed`` says false (no option was read), and
+        without ``extracted`` where the rules did not read it (:meth:`extracted`)."""
         if "label" not in self.records.columns:
             return [None] * len(self.records)
         parsed = self.records["parsed"] if "parsed" in self.records.columns else [True] * len(self.records)
-        return [None if is_blank(label) or str(ok).strip().lower() in ("false", "0") else str(label).strip()
-                for label, ok in zip(self.records["label"], parsed, strict=True)]
+        left_out = [False] * len(self.records) if extracted else self.extracted()
+        return [None if is_blank(label) or str(ok).strip().lower() in ("false", "0") or out else str(label).strip()
+                for label, ok, out in zip(self.records["label"], parsed, left_out, strict=True)]
+
+    def extracted(self) -> list[bool]:
+        """Whether each record's label was read by other than the rules on the visible reply (``read_by`` in
+        :data:`EXTRACTED`)."""
+        if "read_by" not in self.records.columns:
+            return [False] * len(self.records)
+        return [not is_blank(v) and str(v).strip() in EXTRACTED for v in self.records["read_by"]]
 
 
 def read_prediction_file(path: str | Path, dataset: str | Path | None, configs: tuple[str, ...],

@@ -35,6 +35,7 @@ class AuditOptions:
     # the analyses about the benchmark rather than the models (the same for every model: the scorecard leaves them
     # out and reads them once per dataset)
     benchmark: bool = True
+    extracted: bool = True  # count the answers `judge --extractor` / `--read-reasoning` read (--exclude-extracted)
 
     def say(self, message: str) -> None:
         if self.progress is not None:

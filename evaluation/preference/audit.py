@@ -114,7 +114,7 @@ def load_judges(config: PreferenceAuditConfig, binary: pd.DataFrame,
     P(a1) per presentation order: (pairs, 2) for orders ab, ba (runs averaged; NaN where that order is missing)."""
     specs = parse_judge_specs(config.judges)
     for spec in specs:
-        spec.dataset, spec.partial = config.dataset, config.judged_only
+        spec.dataset, spec.partial, spec.extracted = config.dataset, config.judged_only, config.extracted
         if spec.name in PROBES:
             raise InputError(f"judge name '{spec.name}' clashes with a probe; name the judge with NAME=FILE",
                              file=spec.files[0])

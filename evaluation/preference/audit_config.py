@@ -23,6 +23,7 @@ class PreferenceAuditConfig:
     # judge prediction files: a Path is a file; a string is FILE or NAME=FILE (files sharing a NAME are one judge)
     judges: list[Path | str] = field(default_factory=list)
     judged_only: bool = False  # audit only the binary pairs every judge covers (e.g. predictions for some folds)
+    extracted: bool = True  # count the answers `judge --extractor` / `--read-reasoning` read (--exclude-extracted)
     compare: list[str] = field(default_factory=list)  # "A:B" predictor pairs: McNemar + paired WAF-difference CI
     length_control: bool = True  # per-generator mean length, wordiest-generator check, LC win rates
     style_control: bool = True  # Chatbot Arena style control: strengths with length and markdown/prose style fixed

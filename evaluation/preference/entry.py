@@ -58,7 +58,8 @@ class PreferenceAudit(Audit):
         # scorecard: the same for every model; `omniaudit audit preference --data DATASET` gives them once)
         about_the_benchmark = dict.fromkeys(("length_control", "style_control", "source_classifier", "controls"),
                                             options.benchmark)
-        config = PreferenceAuditConfig(judges=judges, judged_only=options.partial, **about_the_benchmark, **resamples)
+        config = PreferenceAuditConfig(judges=judges, judged_only=options.partial,
+                                       extracted=options.extracted, **about_the_benchmark, **resamples)
         return AuditResult.read(self.name, run_preference_audit(out, dataset, config=config,
                                                                 progress=options.progress))
 

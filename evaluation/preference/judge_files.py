@@ -35,7 +35,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.evaluation.stats import TIE, decide_with_ties
-from omniaudit.predictions import check_same_run, provenance_lines, read_prediction_file
+from omniaudit.predictions import EXTRACTED, check_same_run, provenance_lines, read_prediction_file
 from omniaudit.runners.reading import agreeing_probs
 from omniaudit.runs import merge_sampling, sampling_sentence
 from omniaudit.specs import parse_named_files
@@ -54,6 +54,7 @@ class JudgeSpec:
     files: list[Path]
     dataset: str | Path | None = None  # the dataset whose `judge` config the runner's files must have answered
     partial: bool = False  # accept one shard or an incomplete judge run (--judged-only)
+    extracted: bool = True  # count the answers `judge --extractor` / `--read-reasoning` read (--exclude-extracted)
 
 
 @dataclass
@@ -127,11 +128,14 @@ def _slot_probs(value: object, path: Path, row: int) -> tuple[float, float] | No
     return pa / (pa + pb), pb / (pa + pb)
 
 
-def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial: bool = False) -> pd.DataFrame:
+def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial: bool = False,
+                    extracted: bool = True) -> pd.DataFrame:
     """Validated rows ``key, order, run, p_a1, source`` (key = the pair's ``id`` or ``name``, as string; source =
-    how P(a1) was read: p_a1, probs, label or unparsed). ``attrs``: ``key`` (id or name), ``items`` (True for the
-    runner's item predictions), ``sampling`` (:func:`~omniaudit.runs.sampling_settings`), ``provenance``
-    (checked against ``dataset``'s ``judge`` config) and ``row_numbers`` (each row's line or CSV row, for errors);
+    how P(a1) was read: p_a1, probs, label, unparsed, or for a label ``omniaudit judge`` did not read with its rules
+    ``extractor`` / ``reasoning`` (``read_by``), ``excluded`` without ``extracted``: no preference, as unparsed).
+    ``attrs``: ``key`` (id or name), ``items`` (True for the runner's item predictions), ``sampling``
+    (:func:`~omniaudit.runs.sampling_settings`), ``provenance`` (checked against ``dataset``'s ``judge`` config)
+    and ``row_numbers`` (each row's line or CSV row, for errors);
     the file is read by :func:`~omniaudit.predictions.read_prediction_file`, as every audit reads its files."""
     path = Path(path)
     read = read_prediction_file(path, dataset, ("judge",), partial, keys=("id", "name"),
@@ -143,6 +147,7 @@ def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial
     n = len(raw)
     p, source, keys = np.empty(n), np.empty(n, dtype=object), np.empty(n, dtype=object)
     runs = np.asarray(read.run_numbers(), dtype=np.int64)
+    by_other = read.extracted()
     orders = raw["order"].map(lambda v: "" if _missing(v) else str(v).strip().lower()).to_numpy()
     has = {c: c in raw.columns for c in ("p_a1", "label", "option_probs")}
     for i, rec in enumerate(raw.to_dict("records")):
@@ -157,6 +162,8 @@ def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial
                                  column="id", value=rec[key])
             keys[i] = keys[i][: -len(order) - 1]
         p[i], source[i] = _p_a1(rec, order, has, items, path, row)
+        if by_other[i]:
+            p[i], source[i] = (p[i], str(rec["read_by"]).strip()) if extracted else (NO_PREFERENCE, "excluded")
     rows = pd.DataFrame({"key": keys, "order": orders, "run": runs, "p_a1": p, "source": source})
     _check_one_row_each(rows, items, key, read.runs is not None, path, read.rows)
     rows.attrs["key"] = key
@@ -223,7 +230,7 @@ def read_judge(spec: JudgeSpec) -> pd.DataFrame:
     """Validated rows of all of a judge's files; a (key, order, run) given in two files is an error naming both."""
     frames = []
     for path in spec.files:
-        rows = read_judge_file(path, spec.dataset, spec.partial)
+        rows = read_judge_file(path, spec.dataset, spec.partial, spec.extracted)
         frames.append(rows.assign(file=str(path), row=rows.attrs["row_numbers"]))
     provenance = [f.attrs["provenance"] for f in frames]
     check_same_run(provenance, f"the files of judge '{spec.name}'")
@@ -251,7 +258,7 @@ def reading_meta(rows: pd.DataFrame) -> dict:
 
     Empty for plain pair predictions (one run, p_a1 or a1/a2 labels, no sampling columns): nothing was mapped."""
     counts = rows["source"].value_counts()
-    n = {s: int(counts.get(s, 0)) for s in ("p_a1", "probs", "label", "unparsed")}
+    n = {s: int(counts.get(s, 0)) for s in ("p_a1", "probs", "label", "unparsed", *EXTRACTED, "excluded")}
     runs = rows.groupby(["key", "order"])["run"].nunique()
     if not rows.attrs["items"] and runs.max() == 1 and not rows.attrs["sampling"]:
         return {}
@@ -264,7 +271,12 @@ def reading_meta(rows: pd.DataFrame) -> dict:
     parts = [("item predictions of `omniaudit judge --config judge`, option A/B mapped to a1/a2 by order"
               if rows.attrs["items"] else "pair predictions")]
     parts.append("P(a1) from " + ", ".join(f"{what} on {n[s]} rows" for s, what in (
-        ("p_a1", "the p_a1 column"), ("probs", "option probabilities"), ("label", "labels")) if n[s]))
+        ("p_a1", "the p_a1 column"), ("probs", "option probabilities"), ("label", "labels"),
+        ("extractor", "labels an extractor read (judge --extractor)"),
+        ("reasoning", "labels read from the reasoning trace (judge --read-reasoning)")) if n[s]))
+    if n["excluded"]:
+        parts.append(f"{n['excluded']} answers read by an extractor or from a reasoning trace were left out "
+                     "(--exclude-extracted) and count as no preference")
     if n["unparsed"]:
         parts.append(f"{n['unparsed']} answers named no option and count as no preference (P(a1) = 0.5 for that "
                      "order)")

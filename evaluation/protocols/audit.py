@@ -56,6 +56,7 @@ class ProtocolAuditConfig:
     n_resamples: int = stats.N_RESAMPLES
     seed: int = stats.BOOTSTRAP_SEED
     partial: bool = False  # accept one shard or an incomplete run (--partial)
+    extracted: bool = True  # count the answers `judge --extractor` / `--read-reasoning` read (--exclude-extracted)
     min_stability_n: int = MIN_STABILITY_N  # stability cells with fewer items read "too few" (modes.py says why)
 
     def __post_init__(self) -> None:
@@ -99,7 +100,7 @@ def _config_meta(dataset: str | Path, config: str) -> pd.DataFrame:
 
 
 def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str | None = None,
-                           dataset: str | Path | None = None, partial: bool = False,
+                           dataset: str | Path | None = None, partial: bool = False, extracted: bool = True,
                            **extractor_options) -> dict[str, pd.DataFrame]:
     """``NAME=FILE`` or ``FILE`` (name = file stem) -> per judge, its predictions (id, label, run) over its files.
 
@@ -112,7 +113,9 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
     gold label. A file without ``label`` (another harness's ``id`` + ``raw``) has its labels read from ``raw`` here, by
     the reader ``omniaudit judge`` uses (:func:`~omniaudit.runners.reading.read_answer`, with the item's
     ``prompt`` when ``items`` has it); ``label_sources`` counts them as ``rule`` (or ``unparsed``) and, apart, as
-    ``read_by_audit``. The sampling settings the files record are in ``.attrs["sampling"]``. Each file's provenance is
+    ``read_by_audit``. Labels ``omniaudit judge`` did not read with its rules (``read_by``: an extractor or the
+    reasoning trace) count as ``extractor`` / ``reasoning``, or, without ``extracted``, as unread (``excluded``).
+    The sampling settings the files record are in ``.attrs["sampling"]``. Each file's provenance is
     checked (:func:`~omniaudit.predictions.check_predictions`: made on this build of ``dataset``, a whole
     run unless ``partial``; a judge's files from one judge run), and kept in ``.attrs["provenance"]``.
     """
@@ -127,7 +130,7 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
                 raise InputError(f"two files would both be judge '{name}' ({stems[name]} and {path}); name them "
                                  f"NAME=FILE", file=path)
             stems[name] = path
-        judges.setdefault(name, []).append(_read_one(path, options, dataset, partial, prompts))
+        judges.setdefault(name, []).append(_read_one(path, options, dataset, partial, prompts, extracted))
     out = {}
     for name, frames in judges.items():
         provenance = [f.attrs["provenance"] for f in frames]
@@ -154,7 +157,7 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
     return out
 
 
-LABEL_SOURCES = ("rule", "extractor", "option_probs", "given", "unparsed")
+LABEL_SOURCES = ("rule", "extractor", "reasoning", "option_probs", "given", "unparsed", "excluded")
 
 
 def _label_source(raw: object, label: str | None, probs: object) -> str:
@@ -195,7 +198,7 @@ def _check_options_differ_in_more_than_case(items: pd.DataFrame) -> None:
 
 
 def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
-              partial: bool = False, prompts: pd.Series | None = None) -> pd.DataFrame:
+              partial: bool = False, prompts: pd.Series | None = None, extracted: bool = True) -> pd.DataFrame:
     """One predictions file: ``id, label, run, file, raw, source, read_by_audit`` (+ recorded sampling settings).
 
     Without a ``label`` column (another harness's ``id`` + ``raw``) each answer is read here, as ``omniaudit judge``
@@ -213,12 +216,17 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
                   for item, text in zip(ids, read.answers, strict=True)]
     else:
         labels = [_option(label, options[item], path, row)
-                  for row, item, label in zip(read.rows, ids, read.labels(), strict=True)]
+                  for row, item, label in zip(read.rows, ids, read.labels(extracted), strict=True)]
     out = pd.DataFrame({"id": ids, "label": labels, "run": read.run_numbers(), "file": str(path),
                         "raw": read.records["raw"] if "raw" in read.records.columns else None,
                         "read_by_audit": read_here})
     probs = read.records["option_probs"] if "option_probs" in read.records.columns else [None] * len(out)
     out["source"] = [_label_source(r, lab, p) for r, lab, p in zip(out["raw"], labels, probs, strict=True)]
+    if not read_here:  # what the rules of `omniaudit judge` did not read: counted apart, or left out
+        by = read.records["read_by"].astype(str).str.strip() if "read_by" in read.records.columns else None
+        for i, other in enumerate(read.extracted()):
+            if other:
+                out.at[i, "source"] = by.iloc[i] if extracted else "excluded"
     for column in SAMPLING:
         if column in read.records.columns:
             out[column] = read.records[column].to_numpy()
@@ -460,7 +468,8 @@ def run_protocols_audit(out_dir: str | Path, dataset: str | Path, predictions: l
     say("loading dataset")
     items = load_items_meta(dataset)
     say("reading predictions")
-    preds = read_judge_predictions(predictions, items, extractor, dataset, config.partial, **extractor_options)
+    preds = read_judge_predictions(predictions, items, extractor, dataset, config.partial, config.extracted,
+                                   **extractor_options)
     say("bootstrapping")
     provenance = {name: pred.attrs["provenance"] for name, pred in preds.items()}
     out = Path(out_dir)

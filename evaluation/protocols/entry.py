@@ -52,7 +52,7 @@ class ProtocolsAudit(Audit):
 
         judges = [f"{model}={file}" for model, files in predictions.items() for file in files.values()]
         resamples = {} if options.n_resamples is None else {"n_resamples": options.n_resamples}
-        config = ProtocolAuditConfig(partial=options.partial, **resamples)
+        config = ProtocolAuditConfig(partial=options.partial, extracted=options.extracted, **resamples)
         return AuditResult.read(self.name, run_protocols_audit(out, dataset, judges, config, options.progress))
 
     def measures(self, run: AuditRun) -> tuple[dict[str, list], dict[str, list[dict]]]:

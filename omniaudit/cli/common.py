@@ -179,6 +179,13 @@ def add_partial(p) -> None:
                         "run; refused by default (missing answers would count as wrong). The report says so")
 
 
+def add_exclude_extracted(p) -> None:
+    p.add_argument("--exclude-extracted", action="store_true",
+                   help="leave out the answers `omniaudit judge` did not read with its rules (read_by: extractor, "
+                        "from --extractor; read_by: reasoning, from --read-reasoning): they count as unread. By "
+                        "default they count, and the report says how many")
+
+
 def add_bootstrap(p, old_seed: tuple[str, ...] = ("--seed",)) -> None:
     """``--n-resamples`` and ``--bootstrap-seed`` (``old_seed``: its deprecated spellings on this command)."""
     p.add_argument("--n-resamples", type=positive_int, default=2000, help="bootstrap resamples (default 2000)")

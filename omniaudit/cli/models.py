@@ -27,8 +27,10 @@ def _judged(counts: dict) -> str:
             parts.append("unread: " + ", ".join(_why(why, n, counts) for why, n in counts["unread"].items()))
         if counts.get("extracted"):
             parts.append(f"{counts['extracted']} of them read by the extractor (read_by: extractor)")
+        if counts.get("from_reasoning"):
+            parts.append(f"{counts['from_reasoning']} of them read from the reasoning trace (read_by: reasoning)")
         if counts.get("reasoning"):
-            parts.append(f"{counts['reasoning']} with a reasoning trace (set apart, never read as the answer)")
+            parts.append(f"{counts['reasoning']} with a reasoning trace (set apart, read only with --read-reasoning)")
         if counts.get("answer_format", "free") != "free":
             parts.append("answer paths: " + ", ".join(f"{n} {path}" for path, n in counts["answer_paths"].items()))
     if counts["free_form"]:
@@ -99,7 +101,8 @@ def cmd_judge(args: argparse.Namespace) -> None:
     conditions = fold_conditions(args.conditions, args.folds)
     options = {"min_usable": args.min_usable, "dump_prompts": args.dump_prompts, "limit": args.limit,
                **common.sampling_kwargs(args), **common.runner_kwargs(args),
-               **({"extractor": args.extractor} if args.extractor else {})}
+               **({"extractor": args.extractor} if args.extractor else {}),
+               **({"read_reasoning": True} if args.read_reasoning else {})}
     status = common.progress_status(f"judging {args.config} with {args.judge}") if main_rank else nullcontext()
     counts: dict | None
     with status as progress:
@@ -196,6 +199,11 @@ def register(groups: common.Groups) -> None:
                         "understand (no option named in a form they know, or a language they do not gloss), asked "
                         "for the option the reply chooses or none; rows it reads say read_by: extractor. Replies "
                         "that hedge, negate, tie or take a choice back are never put to it (default: rules only)")
+    p.add_argument("--read-reasoning", action="store_true",
+                   help="read a closed reply that is deliberation only (a reasoning trace that concluded, then no "
+                        "visible answer) from its trace; rows read so say read_by: reasoning. Off by default: a "
+                        "trace weighs options it may drop, so such replies are unread (reasoning-only). A trace cut "
+                        "off by the token limit, or a visible answer, is never read this way")
     p.add_argument("--dump-prompts", action="store_true",
                    help="add a column rendered_prompt: the exact prompt of every item as the runner sends it (hf: "
                         "the chat template's text, with the template's default system prompt kept; openai: the JSON "

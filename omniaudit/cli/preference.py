@@ -73,8 +73,8 @@ def cmd_audit_preference(args: argparse.Namespace) -> None:
     config = PreferenceAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed, reference=args.reference,
                                    source_classifier=not args.no_source_classifier, controls=not args.no_controls,
                                    judges=list(args.predictions or []), judged_only=args.judged_only,
-                                   compare=list(args.compare or []), length_control=not args.no_length_control,
-                                   style_control=not args.no_style_control,
+                                   extracted=not args.exclude_extracted, compare=list(args.compare or []),
+                                   length_control=not args.no_length_control, style_control=not args.no_style_control,
                                    annotations=args.annotations, odin_runs=list(args.odin or []))
     data = _pairs_input(args)
     with common.progress_status("auditing preference benchmark") as progress:
@@ -142,6 +142,7 @@ def register(groups: common.Groups) -> None:
     p.add_argument("--judged-only", action="store_true",
                    help="audit only the binary pairs every judge covers (e.g. predictions for some folds, or one "
                         "shard of a judge run); the report says how many pairs, per fold")
+    common.add_exclude_extracted(p)
     p.add_argument("--reference", default="length_generator_lr",
                    help="predictor the exact McNemar tests compare against (default length_generator_lr)")
     common.add_bootstrap(p)

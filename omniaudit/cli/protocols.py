@@ -82,7 +82,7 @@ def cmd_audit_protocols(args: argparse.Namespace) -> None:
     from omniaudit.evaluation.protocols.audit import ProtocolAuditConfig, run_protocols_audit
 
     config = ProtocolAuditConfig(n_resamples=args.n_resamples, seed=args.bootstrap_seed, partial=args.partial,
-                                 **_stability_options(args))
+                                 extracted=not args.exclude_extracted, **_stability_options(args))
     with common.progress_status("auditing judge protocols") as progress:
         out = run_protocols_audit(args.out, args.dataset, args.predictions, config, progress, args.extractor,
                                   cache_dir=args.cache)
@@ -190,6 +190,7 @@ def register(groups: common.Groups) -> None:
                                               "it sees the answer and the options only. Default: answers that name no "
                                               "option are unparseable")
     common.add_partial(p)
+    common.add_exclude_extracted(p)
     common.add_bootstrap(p)
     _add_min_stability_n(p)
     common.add_out(p)

@@ -9,8 +9,14 @@ extractor``, the extractor's spec and raw reply, and keeps the rules' reason as 
 not read stays unread. Doubt (``hedged``, ``negated``, ``reversed``, ``conflict``, ``tie``, ``reasoning-only``,
 ``noise``, ``empty``) is never put to it: an extractor must not turn doubt into an answer.
 
-Audits read an extracted row like any other; the judge's summary line and each row say how it was read, so an
-analysis can leave them out (``read_by == "extractor"``).
+``omniaudit judge --read-reasoning`` is the other rescue, asked for by name because a trace weighs options it may
+drop (:mod:`~.reasoning`): a reply that is deliberation only (an empty visible answer after a *concluded* trace,
+never one the token limit cut off) is read from its trace by the same reader, which still abstains on a trace that
+hedges, conflicts or takes its choice back; the row says ``read_by: reasoning``. A visible answer the rules could not
+read ("Neither is faithful.") is never overruled by its trace.
+
+Audits read these rows like any other and count them apart; ``--exclude-extracted`` leaves them out
+(:data:`omniaudit.predictions.EXTRACTED`).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from collections.abc import Callable
 
 from omniaudit.runners.items import JudgeItem
 from omniaudit.runners.reading import question_of, read_answer
+from omniaudit.runners.reasoning import split_reasoning
 
 RESCUABLE = ("none", "language")  # the rules did not understand the reply; every other reason is the reply's doubt
 NONE = "none"
@@ -57,5 +64,24 @@ def rescue_unread(pairs: list[tuple[dict, JudgeItem]], spec: str, progress: Call
         row["extractor"], row["extractor_raw"] = redact(spec), str(raw)
         if got is not None and got != NONE:
             row.update(label=got, parsed=True, read_by="extractor", unread_by_rules=row.pop("unread"))
+            read += 1
+    return read
+
+
+def read_traces(pairs: list[tuple[dict, JudgeItem]]) -> int:
+    """``--read-reasoning``: the closed rows unread as ``reasoning-only`` whose visible answer is empty and whose
+    trace concluded, read from the trace (the reply's ``<think>`` block and the server's ``reasoning``); rows it reads
+    are updated in place (``read_by: reasoning``, the rules' reason kept as ``unread_by_rules``). Returns how many."""
+    read = 0
+    for row, item in pairs:
+        if not item.closed or row.get("label") is not None or row.get("unread") != "reasoning-only":
+            continue
+        split = split_reasoning(row["raw"])
+        server = row.get("reasoning") or ""
+        if split.cut or split.answer.strip() or (not split.reasoning and row.get("finish_reason") == "length"):
+            continue  # cut off (never concluded), or a visible answer the trace must not overrule
+        got = read_answer("\n".join(t for t in (split.reasoning, server) if t), item.options, item.prompt).option
+        if got is not None:
+            row.update(label=got, parsed=True, read_by="reasoning", unread_by_rules=row.pop("unread"))
             read += 1
     return read

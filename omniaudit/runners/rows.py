@@ -100,7 +100,9 @@ def prediction_row(item: JudgeItem, raw: str, sampling: Sampling, probs: dict[st
         row["unread"] = unread  # why no option was read (reading.REASONS)
     reasoning = reasoning_length(raw, trace)
     if reasoning is not None:
-        row["reasoning_chars"] = reasoning  # how much the model deliberated (the trace itself is never read)
+        row["reasoning_chars"] = reasoning  # how much the model deliberated (never read as the answer unless asked)
+    if trace and str(trace).strip():
+        row["reasoning"] = str(trace)  # the server's trace, kept apart from raw (judge --read-reasoning reads it)
     if dropped:
         row["probs_dropped"] = dropped
     row.update(served or {})

@@ -156,7 +156,7 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
               temperature: float = 0.0, top_p: float | None = None, seed: int | None = None, runs: int = 1,
               shard: tuple[int, int] | None = None, min_usable: float = MIN_USABLE, dump_prompts: bool = False,
               limit: int | None = None, keep_journal: bool = False, extractor: str | None = None,
-              **judge_options) -> dict:
+              read_reasoning: bool = False, **judge_options) -> dict:
     """Judge every item of ``config`` (optionally some conditions / formats; only a seeded sample of at most ``limit``
     items of that selection, :func:`~.shards.limit_positions`; shard I of N of those) ``runs`` times and write
     ``out`` (atomically, only after every answer is in).
@@ -181,14 +181,16 @@ def run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, cond
     format asked warn once (:class:`AnswerFormatWarning`).
 
     ``extractor``: a runner SPEC that reads the closed replies the rules did not understand (:mod:`~.rescue`); the
-    rows it reads say ``read_by: extractor``.
+    rows it reads say ``read_by: extractor``. ``read_reasoning``: a closed reply that is deliberation only (a
+    concluded trace, no visible answer) is read from its trace (:func:`~.rescue.read_traces`, ``read_by:
+    reasoning``), before any extractor.
     """
     with output_lock(out):  # from before the first answer to after the final write: one run per output file
         try:
             return _run_judge(dataset, config, spec, out, conditions, progress, formats, temperature=temperature,
                               top_p=top_p, seed=seed, runs=runs, shard=shard, min_usable=min_usable,
                               dump_prompts=dump_prompts, limit=limit, keep_journal=keep_journal, extractor=extractor,
-                              **judge_options)
+                              read_reasoning=read_reasoning, **judge_options)
         finally:  # a run stopped before its first answer (refused, failed, interrupted) leaves no empty journal
             drop_empty_journals(Path(out))
 
@@ -197,7 +199,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                progress: Callable[[str], None] | None, formats: list[str] | None, *, temperature: float,
                top_p: float | None, seed: int | None, runs: int, shard: tuple[int, int] | None, min_usable: float,
                dump_prompts: bool, limit: int | None, keep_journal: bool, extractor: str | None = None,
-               **judge_options) -> dict:
+               read_reasoning: bool = False, **judge_options) -> dict:
     """:func:`run_judge`'s work, under ``out``'s lock."""
     from omniaudit.data_builders.fingerprint import fingerprint_of
 
@@ -246,6 +248,10 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                 row["shard"] = {"index": shard[0], "count": shard[1], "items": n_run, "position": positions[i]}
             rows.append(row)
     rows = _settle_served_model(judge, spec, provenance, rows, progress)
+    if read_reasoning:
+        from omniaudit.runners.rescue import read_traces
+
+        read_traces(list(zip(rows, asked, strict=True)))
     if extractor:
         from omniaudit.runners.rescue import rescue_unread
 
@@ -365,6 +371,7 @@ def _run_summary(rows: list[dict], judge, answer_format: str) -> dict:
                               .most_common()),
             "reasoning": sum("reasoning_chars" in r for r in rows),
             "extracted": sum(r.get("read_by") == "extractor" for r in closed),
+            "from_reasoning": sum(r.get("read_by") == "reasoning" for r in closed),
             "answer_format": answer_format,
             "answer_paths": dict(sorted(Counter(r.get("answer_path", "free") for r in closed).items())),
             "free_form": len(free), "generated": sum(bool(r["raw"].strip()) for r in free),

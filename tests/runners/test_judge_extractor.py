@@ -44,3 +44,23 @@ def test_only_replies_the_rules_did_not_understand_are_put_to_the_extractor(monk
 def test_the_extraction_question_carries_the_reply_and_none():
     item = extraction_item(ITEM, "Die zweite.", "k")
     assert item.options == ["A", "B", "none"] and "<<<\nDie zweite.\n>>>" in item.prompt
+
+
+def test_a_reply_that_is_deliberation_only_is_read_from_its_trace_only_when_asked():
+    from omniaudit.runners.items import Answer
+    from omniaudit.runners.rescue import read_traces
+
+    concluded = "<think>The first clip clips at the peaks; the second is clean. Final answer: B.</think>"
+    rows = [prediction_row(ITEM, raw, Sampling(), None, provenance={}, finish_reason=finish) for raw, finish in (
+        (concluded, "stop"),                                                    # read: B
+        ("<think>A is better.</think>\nThe clips differ in loudness.", "stop"),  # a visible answer: not overruled
+        ("<think>Comparing them, A is", "length"),                              # cut off: never concluded
+        ("<think>Maybe A, maybe B; hard to say.</think>", "stop"),              # the trace itself hedges
+        (Answer("", reasoning="Both are fine but B is cleaner. B."), "stop"),   # the server's trace: read
+        (Answer("", reasoning="A is cleaner, so the answer is"), "length"))]    # the server cut it off
+    assert {r.get("unread") for r in rows} == {"reasoning-only"}
+    assert rows[4]["reasoning"] == "Both are fine but B is cleaner. B."  # kept apart from raw
+    assert read_traces([(r, ITEM) for r in rows]) == 2
+    assert [r["label"] for r in rows] == ["B", None, None, None, "B", None]
+    assert [r.get("read_by") for r in rows] == ["reasoning", None, None, None, "reasoning", None]
+    assert rows[0]["unread_by_rules"] == "reasoning-only" and rows[0]["parsed"] is True

@@ -60,3 +60,25 @@ def test_a_trace_is_recorded_by_its_length_and_an_unglossed_language_by_its_name
 
     line = _judged({**_run_summary(rows, Judge(), "free"), "runs": 1, "shard": None, "items": 4})
     assert "unread: 1 language (el 1), 1 reasoning-only" in line and "3 with a reasoning trace" in line
+
+
+def test_answers_read_from_a_trace_count_apart_and_can_be_left_out(tmp_path, built, capsys):
+    from omniaudit.runners.rescue import read_traces
+
+    items = load_items(built, "judge")
+    rows = [prediction_row(item, f"<think>Weighing both, {item.gold} names the trembling voice. Final answer: "
+                                 f"{item.gold}.</think>", Sampling(), None) for item in items]
+    assert {r.get("unread") for r in rows} == {"reasoning-only"}  # unread unless asked
+    assert read_traces(list(zip(rows, items, strict=True))) == len(rows)
+    pred = tmp_path / "think.jsonl"
+    pred.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    seen = {}
+    for flag in ([], ["--exclude-extracted"]):
+        out = tmp_path / f"audit{len(flag)}"
+        assert main(["audit", "preference", "--data", str(built), "--judges", f"think={pred}", *FAST, *flag,
+                     "--out", str(out)]) == 0, capsys.readouterr().err
+        seen[bool(flag)] = json.loads((out / "audit.json").read_text())["judges"]["think"]
+    assert seen[False]["p_a1_from"] == {"reasoning": len(rows)} and seen[False]["order_agreement"] == 1.0
+    assert "read from the reasoning trace" in seen[False]["note"]
+    assert seen[True]["p_a1_from"] == {"excluded": len(rows)} and seen[True]["n_ties"] > 0
+    assert "left out (--exclude-extracted)" in seen[True]["note"]
