@@ -24,13 +24,17 @@ Two labelled sets:
   on. ``dev-3c`` and ``dev-3d`` were held-out sets first, each measured once untuned and then used to tune: ``dev-3c``
   4 replies read as another option, 2 non-answers read, 87.9% of stated answers read; ``dev-3d`` (written after the
   fixes from ``dev-3c``) 1 and 3, 81.7% (the reader before issue 39: 3 and 15, 64.1%). ``held-out-5`` was written
-  after the readers were frozen and is never tuned on. Printed per category and per language, the held-out set
-  apart.
+  after the readers were frozen and is never tuned on (measured untuned: 1 and 0, 93.7%; 0 and 0 since the fixes
+  from ``held-out-6``). ``held-out-6`` (358 replies, also yes/no) was written blind after them and measured once
+  untuned: 4 replies read as another option ("Antwort 2 ist besser als Antwort 1", "A) 2/10  B) 3/10  C) 9/10",
+  "✓ A\n✗ B", scores under "Word error rate, lower is better."), 2 non-answers read ("The first one... or the
+  second."), 72.7% of stated answers read (yes/no 5 of 28); the fixes were made from those general forms. Printed
+  per category and per language, the held-out sets apart.
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
     python benchmarks/extractor_accuracy.py [--by-source] [--misses]
-        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|all]
+        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|held-out-6|all]
 """
 
 from __future__ import annotations
@@ -51,7 +55,10 @@ DATA = Path(__file__).with_name("data")
 PHRASING_SETS = {"dev": "readers-dev.jsonl", "held-out": "readers-held-out.jsonl", "outside": "readers-outside.jsonl",
                  "outside-2": "readers-outside-2.jsonl"}
 REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "dev-3b": "replies-dev-3b.jsonl", "dev-3c": "replies-dev-3c.jsonl",
-              "dev-3d": "replies-dev-3d.jsonl", "held-out-5": "replies-held-out-5.jsonl"}
+              "dev-3d": "replies-dev-3d.jsonl", "held-out-5": "replies-held-out-5.jsonl",
+              "held-out-6": "replies-held-out-6.jsonl"}
+# reply sets written to be measured, not tuned to: 0 misreadings is required of them, the read rate is their own
+OWN_READ_RATE = ("held-out-5", "held-out-6")
 CATEGORIES = ("score", "think", "language", "plain", "doubt")
 BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
 

@@ -174,7 +174,9 @@ def _label_source(raw: object, label: str | None, probs: object) -> str:
 
 def _source_counts(pred: pd.DataFrame) -> dict:
     """Answers per label source and, with an extractor, its agreement with the rule reader on the answers both read."""
-    out: dict = {k: int((pred["source"] == k).sum()) for k in LABEL_SOURCES}
+    counts = {k: int((pred["source"] == k).sum()) for k in LABEL_SOURCES}
+    # the sources only a judge's --read-reasoning or an audit's --exclude-extracted brings are listed where present
+    out: dict = {k: n for k, n in counts.items() if n or k not in ("reasoning", "excluded")}
     out["answers"] = len(pred)
     read_here = int(pred["read_by_audit"].sum()) if "read_by_audit" in pred else 0
     if read_here:  # files without a label column: the audit read their answers (their labels are not the file's)

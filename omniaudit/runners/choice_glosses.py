@@ -83,7 +83,7 @@ _DE_CHOICE = Gloss([
     (r"sagt", "says"), (r"klingt|klingen", "sounds"), (r"nat[uü]rlicher", "more natural"),
     (r"sauberer", "cleaner"), (r"klarer", "clearer"), (r"deutlich|viel", "much"),
     (r"(?:das|die) (?:referenz)?(?:label|etikett)", "the label"), (r"ich h[oö]re", "I hear"), (r"ist", "is"),
-    (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"), (r"also|daher|somit", "so"),
+    (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"), (r"also|daher|somit", "so"), (r"als", "than"),
 ])
 _FR_CHOICE = Gloss([
     (r"(?:la|ma) r[ée]ponse(?: finale| correcte)? est", "the answer is"), (r"r[ée]ponse", "answer"),

@@ -99,8 +99,10 @@ REVERSAL = re.compile(
     r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no\s*(?:[,:;.!-]|$))")
 
 
-# a second thought after a choice leaves it open ("A... or maybe B.", "B, or perhaps A")
-SECOND_THOUGHT = re.compile(r"(?i:\bor\s+(?:maybe|perhaps|possibly|probably)\b|\bor\s+is\s+it\b)")
+# a second thought after a choice leaves it open ("A... or maybe B.", "B, or perhaps A"), and so does an alternative
+# offered right after it ("The first one... or the second.", "A, or B")
+SECOND_THOUGHT = re.compile(r"(?i:\bor\s+(?:maybe|perhaps|possibly|probably)\b|\bor\s+is\s+it\b|"
+                            r"^[\s,.\u2026\-\u2013\u2014]*or\b(?!\s+rather\b|\s+not\b))")
 
 
 # a final answer outranks an earlier choice it contradicts

@@ -73,6 +73,7 @@ from omniaudit.runners.commitment import REASONS as REASONS  # re-exported: why 
 from omniaudit.runners.label_forms import canonical_labels, language_codes, other_labels
 from omniaudit.runners.reasoning import split_reasoning
 from omniaudit.runners.scored_options import Judgement, json_scores, judged, loads_lenient, per_option
+from omniaudit.runners.yes_no import read_yes_no
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
 _LETTER_REF = rf"(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?"  # the letter is case-sensitive: "a bit" is not slot A
@@ -208,10 +209,12 @@ def _read_letter(text: str, question: str | None) -> Reading:
                 re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(CONCLUDE + _LETTER_REF + END), re.compile(ITS + _LETTER_REF + END),
                 re.compile(_LETTER_REF + _AB_GOOD)]
-    # "A: ..." and "A - ..." lead only when not the first of per-clip headers ("A: noisy. B: clean.", "A - poor\nB -")
-    headers = set(re.findall(rf"(?:^|\n|[.;,]\s+)\W*(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?\s*(?::|-\s)", text))
-    dash = r"|[-\u2013]\s" if len(headers) < 2 else ""
-    patterns.append(re.compile(rf"^\W*(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:[.)!;]{dash}|,{NOT_CLAUSE}|$))"))
+    # "A: ...", "A - ..." and "A) ..." lead only when not the first of per-clip headers or an enumeration ("A: noisy.
+    # B: clean.", "A - poor\nB -", "A) happy B) sad")
+    headers = set(re.findall(rf"(?:^|\n|[.;,]\s+|\s\s)\W*(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?\s*(?::|-\s)", text))
+    headers |= set(re.findall(r"(?:^|\s)\b([AB])\)\s", text))
+    dash, close = (r"|[-\u2013]\s", r"[.)!;]") if len(headers) < 2 else ("", r"[.!;]")
+    patterns.append(re.compile(rf"^\W*(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:{close}{dash}|,{NOT_CLAUSE}|$))"))
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
     extra = _question_choices(text, question) + _closing_choice(text)
@@ -347,6 +350,10 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     lang, text = _english(language_codes(prepare(raw).strip(), options))
     if lang not in CHOICE_GLOSSES and lang != "en":
         return Reading(None, "language")
+    if sorted(o.lower() for o in options) == ["no", "yes"]:
+        said = read_yes_no(_MARKUP.sub("", prepare(raw)).strip(), text, lang)
+        if said is not None:
+            return Reading(next(o for o in options if o.lower() == said.option), None) if said.option else said
     if sorted(options) in (["A", "B"], ["1", "2"]):
         digits = sorted(options) == ["1", "2"]
         text = re.sub(r"\[\[\s*([AB12])\s*\]\](?=\s*[:=])", r"\1", text)  # rubric scores: "[[A]]: 7 [[B]]: 3"
@@ -360,7 +367,7 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
                           r"(?=[^\w\n]*(?:\n|$))",
                           lambda m: m.group(0)[:-1].replace("(a", "(A").replace("(b", "(B") + m.group(0)[-1].upper()
                           if m.group(2) else f"({m.group(1).upper()})", text)
-        text = _ordinals(_ranked_list(text), digits)
+        text = _ordinals(_ranked_list(_answers_as_responses(text)), digits)
         judgement = judged(text, ["A", "B"], _SCORED_SLOT, question_of(question))
         reading = _combined(judgement, _read_letter(judgement.rest, question))
         if reading.option is not None and digits:
@@ -370,6 +377,15 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
     judgement = judged(text, options, rf"(?i:(?<!\w)({alternation})(?!\w))", question_of(question))
     return _combined(judgement, _read_label(judgement.rest, options))
+
+
+def _answers_as_responses(text: str) -> str:
+    """"Answer 2 is better than Answer 1", "the second answer": the answers judged, named like responses, not the
+    reply's own answer ("Answer: 2"); a single "Answer 2" may be either and stays."""
+    named = {m.group(1).upper() for m in re.finditer(r"(?i:\banswer\s+\(?([AB12])\b)(?!\s*[:=])", text)}
+    if len(named) > 1:
+        text = re.sub(r"(?i:\banswer(?=\s+\(?[AB12]\b(?!\s*[:=])))", "response", text)
+    return re.sub(r"(?i:\b(the\s+(?:first|second))\s+answer\b)", r"\1 response", text)
 
 
 _RANKED = re.compile(r"(?im)^[^\n]*\b(?:rank(?:ing|ed)?|order(?:ed)?|best\s+first|most\s+\w+\s+first)\b[^\n]*\n+"

@@ -36,7 +36,7 @@ _SYMBOL = r"[✓✔✅☑👍✗✘❌×✕👎]"
 # a mark, or a few words then a symbol mark ("Audio 1: natural ✅")
 _MARK = (rf"(?:[^\n✓✔✅☑👍✗✘❌×✕👎]{{0,40}}?\s)?(?P<mark>{_SYMBOL})|"
          rf"(?P<word>{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n]|$|(?i:and|but|while|whereas)\b))")
-_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013(]|→|->)\s*|"
+_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013()]|→|->)\s*|"
         r"\s+(?i:is|was|gets?|got|scores?|scored|"
         r"receives?|received|earns?|rated|sounds|seems|at)\s+(?:(?i:a|an|rated|score\s+of|rating\s+of)\s+)?|\s+)")
 _PREFIX = r"(?i:\b(?:score|rating|grade)s?\s+(?:for|of)\s+)?"
@@ -108,6 +108,18 @@ def _direction(heading: str) -> int:
     return 1 if not _LOWER_BETTER.search(heading) and all(w in _PLAIN_HEADING for w in words) else 0
 
 
+def _heading_above(text: str, line: int, every: list[tuple[int, int]]) -> str:
+    """The nearest non-blank line above ``line`` that holds no score: the heading of scores that open their lines
+    ("Word error rate, lower is better.\nResponse 1: 0.35\nResponse 2: 0.12"); '' when there is none."""
+    while line > 0:
+        start = text.rfind("\n", 0, line - 1) + 1
+        above = text[start: line - 1]
+        if above.strip() and not any(start <= s < line for s, _ in every):
+            return above
+        line = start
+    return ""
+
+
 def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, list[tuple[int, int]]]:
     """Per option its one score (numbers first, else marks), or None when the scores decide nothing, and the spans of
     every score found (blanked for the rules, read or not). Scores count under a plain heading only (:func:`_plain`:
@@ -126,6 +138,9 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
             line = text.rfind("\n", 0, m.start()) + 1
             heading = text[line: min([s for s, _ in every if s >= line] + [m.start()])]
             direction = 1 if kind == _MARK else _direction(heading)
+            if direction and kind != _MARK and not heading.strip(" \t-*•#>"):  # the score opens its line
+                above = _heading_above(text, line, every)
+                direction = -1 if _LOWER_WINS.search(above) else 0 if _LOWER_BETTER.search(above) else direction
             if direction:
                 low, high = _value(m)
                 found.setdefault(option, set()).add((low, high) if direction > 0 else (-high, -low))
@@ -135,6 +150,22 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
             if any(len(v) > 1 or any(x[0] != x[0] for x in v) for v in found.values()):
                 return {}, every  # one option scored twice differently: no reading
             return {o: next(iter(v)) for o, v in found.items()}, every
+    return _leading_marks(text, ref, options, every)
+
+
+def _leading_marks(text: str, ref: str, options: list[str],
+                   every: list[tuple[int, int]]) -> tuple[Scores | None, list[tuple[int, int]]]:
+    """Symbol marks written before each option ("✓ A\n✗ B"), as :func:`_scores` reads marks after them."""
+    found: dict[str, set[float]] = {}
+    for m in re.finditer(rf"(?<![^\s(\[])({_SYMBOL})\s*{ref}(?=\s*(?:[,.;:]|\n|$|{_SYMBOL}))", text):
+        option = _option(m.group(2), options)
+        if option is not None:
+            found.setdefault(option, set()).add(1.0 if re.fullmatch(_GOOD, m.group(1)) else 0.0)
+            every.append(m.span())
+    if len(found) == len(options) if len(options) == 2 else len(found) >= 2:
+        if any(len(v) > 1 for v in found.values()):
+            return {}, every
+        return {o: (next(iter(v)),) * 2 for o, v in found.items()}, every
     return None, every
 
 

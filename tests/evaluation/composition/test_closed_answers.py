@@ -30,8 +30,9 @@ def test_a_count_is_read_only_when_one_number_is_stated(raw, want):
 @pytest.mark.parametrize(("raw", "want"), [
     ("Yes, a dog barks in the background.", "yes"),
     ("No.", "no"),
-    ("There is no barking.", None),  # "no" as a word, not the answer
-    ("It's not the case that there is no barking.", None),
+    ("There is no barking.", "no"),  # a statement of absence (omniaudit.runners.yes_no)
+    ("No audio was attached.", None),  # "no" as a determiner, not the answer
+    ("It's not the case that there is no barking.", None),  # two negations: left to the judge
     ("Maybe?", None),
 ])
 def test_yes_or_no_is_read_as_a_label(raw, want):

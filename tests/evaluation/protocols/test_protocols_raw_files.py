@@ -41,8 +41,8 @@ def test_a_file_of_id_and_raw_has_its_labels_read_and_counted(tmp_path):
     assert [lab if isinstance(lab, str) else None for lab in pred["label"]] == [
         "angry", "happy", None, None, "sad", "angry"]
     sources = pred.attrs["label_sources"]
-    assert sources == {"rule": 4, "extractor": 0, "reasoning": 0, "option_probs": 0, "given": 0, "unparsed": 2,
-                       "excluded": 0, "answers": 6, "read_by_audit": 6}
+    assert sources == {"rule": 4, "extractor": 0, "option_probs": 0, "given": 0, "unparsed": 2, "answers": 6,
+                       "read_by_audit": 6}
     result = {"dataset": "d", **audit_protocols(items, {"other": pred}, ProtocolAuditConfig(n_resamples=20))}
     assert result["label_sources"]["other"] == sources
     assert "6 of them came without a `label` (another harness's `id` + `raw`)" in protocols_report(result)
@@ -61,11 +61,12 @@ def test_labels_the_rules_did_not_read_count_apart_and_can_be_left_out(tmp_path)
     ``extracted=False`` (``--exclude-extracted``) leaves them unread and the report says how many."""
     items = cue_items()
     by = [None, "extractor", "reasoning", None, "extractor", None]
-    path = write(tmp_path / "j.jsonl", [{"id": i, "raw": "…", "label": "sad", "parsed": True,
-                                         **({"read_by": b} if b else {})} for i, b in zip(items["id"], by, strict=True)])
+    rows = [{"id": i, "raw": "…", "label": "sad", "parsed": True, **({"read_by": b} if b else {})}
+            for i, b in zip(items["id"], by, strict=True)]
+    path = write(tmp_path / "j.jsonl", rows)
     kept = read_judge_predictions([f"j={path}"], items)["j"]
     assert list(kept["label"]) == ["sad"] * 6
-    assert {k: kept.attrs["label_sources"][k] for k in ("rule", "extractor", "reasoning", "excluded")} == {
+    assert {k: kept.attrs["label_sources"].get(k, 0) for k in ("rule", "extractor", "reasoning", "excluded")} == {
         "rule": 3, "extractor": 2, "reasoning": 1, "excluded": 0}
     left = read_judge_predictions([f"j={path}"], items, extracted=False)["j"]
     assert [lab if isinstance(lab, str) else None for lab in left["label"]] == [
