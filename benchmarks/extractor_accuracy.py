@@ -28,13 +28,16 @@ Two labelled sets:
   from ``held-out-6``). ``held-out-6`` (358 replies, also yes/no) was written blind after them and measured once
   untuned: 4 replies read as another option ("Antwort 2 ist besser als Antwort 1", "A) 2/10  B) 3/10  C) 9/10",
   "✓ A\n✗ B", scores under "Word error rate, lower is better."), 2 non-answers read ("The first one... or the
-  second."), 72.7% of stated answers read (yes/no 5 of 28); the fixes were made from those general forms. Printed
-  per category and per language, the held-out sets apart.
+  second."), 72.7% of stated answers read (yes/no 5 of 28); the fixes were made from those general forms (81.9%
+  after). ``held-out-7`` (305 replies, written blind as named chat models answer) was measured once untuned after
+  them: 0 replies read as another option, 5 non-answers read (three verdicts that contradict their own scores, "Yes,
+  but also no", a Swedish "Ja" told as German), 83.2% read; those five were then fixed. Printed per category and per
+  language, the held-out sets apart.
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
     python benchmarks/extractor_accuracy.py [--by-source] [--misses]
-        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|held-out-6|all]
+        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|held-out-6|held-out-7|all]
 """
 
 from __future__ import annotations
@@ -56,9 +59,9 @@ PHRASING_SETS = {"dev": "readers-dev.jsonl", "held-out": "readers-held-out.jsonl
                  "outside-2": "readers-outside-2.jsonl"}
 REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "dev-3b": "replies-dev-3b.jsonl", "dev-3c": "replies-dev-3c.jsonl",
               "dev-3d": "replies-dev-3d.jsonl", "held-out-5": "replies-held-out-5.jsonl",
-              "held-out-6": "replies-held-out-6.jsonl"}
+              "held-out-6": "replies-held-out-6.jsonl", "held-out-7": "replies-held-out-7.jsonl"}
 # reply sets written to be measured, not tuned to: 0 misreadings is required of them, the read rate is their own
-OWN_READ_RATE = ("held-out-5", "held-out-6")
+OWN_READ_RATE = ("held-out-5", "held-out-6", "held-out-7")
 CATEGORIES = ("score", "think", "language", "plain", "doubt")
 BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
 

@@ -121,7 +121,7 @@ _UNITS = {"db", "dbfs", "hz", "khz", "ms", "fps", "px", "kb", "mb", "gb", "kbps"
           "th", "vs"}
 # letters that only one Latin-script language of those the readers know uses; words of languages they do not
 _PT_ONLY = re.compile(r"[ãõ]", re.I)
-_OTHER_LATIN = {"sv": re.compile(r"[å]", re.I), "da": re.compile(r"[øæ]", re.I),
+_OTHER_LATIN = {"sv": re.compile(r"[åäö]", re.I), "da": re.compile(r"[øæ]", re.I),
                 "tr": re.compile(r"[ğşıİ]"), "pl": re.compile(r"[ąęłńśźż]", re.I), "cs": re.compile(r"[řěů]", re.I),
                 "ro": re.compile(r"[șțş]", re.I),
                 "vi": re.compile(r"[ơưđạảấầẩẫậắằẳẵặẹẻẽếềểễệỉịọỏốồổỗộớờởỡợụủứừửữựỳỵỷỹ]", re.I)}
@@ -133,7 +133,8 @@ _OTHER_WORDS = {"pl": {"jest", "nie", "się", "wybieram", "drugie", "drugi", "pi
                 "tr": {"bir", "ve", "bu", "daha", "iyi", "ikinci", "birinci", "seçiyorum", "cevap", "değil", "çok"},
                 "vi": {"là", "không", "thứ", "hai", "một", "tốt", "hơn", "chọn", "tôi", "của"},
                 "sv": {"den", "det", "är", "och", "första", "andra", "har", "mindre", "jag", "väljer", "bättre",
-                       "inte", "låter", "mer", "naturlig", "svaret", "ljudet", "talaren"},
+                       "inte", "låter", "mer", "naturlig", "svaret", "ljudet", "talaren", "hör", "hörs",
+                       "bakgrunden", "klippet", "skäller"},
                 "id": {"yang", "adalah", "saya", "pilih", "kedua", "pertama", "lebih", "bagus", "tidak", "jawaban"}}
 _PT = {"de", "o", "os", "é", "não", "do", "da", "dos", "das", "em", "um", "uma", "escolho", "melhor", "mais",
        "segundo", "primeiro", "áudio", "você", "está", "são", "tem", "raiva", "emoção", "resposta", "opção", "também",

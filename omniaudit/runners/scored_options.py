@@ -24,7 +24,11 @@ _SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
           r"\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
           r"(?:\s*(?:points?|pts|stars?|分|点|점|балл\w*|punt\w*|punkte?|pontos?)(?!\w))?"
           r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|match|fit)\b)?"
-          r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs)\b)|"
+          r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs|"
+          r"answer|so|therefore|thus|hence|verdict|final)\b)|"
+          # a score on an attribute where the highest is the best ("Audio 2 scores 8/10 on prosody")
+          r"\s+(?i:on|for)\s+(?i:overall\s+)?(?i:quality|clarity|naturalness|prosody|fluency|intelligibility|"
+          r"expressiveness|intonation|faithfulness|accuracy|fidelity|cleanliness)\b|"
           r"\s+(?:[AB12]\b|(?i:clip|audio|response|option|output)\b))")
 _LATE_SCORE = rf"[^\n()]{{1,40}}?\(\s*{_SCORE}"  # a score in brackets after the description: "A: natural (9/10)"
 _STARS = r"(?P<stars>[★⭐●]+)\s*(?P<empty>[☆○]*)"  # "★★★★☆", "●●●○○": four, three of five
@@ -405,6 +409,9 @@ def json_scores(obj: dict, options: list[str]) -> tuple[str | None, str | None] 
     names = {o.lower(): o for o in options}
     values: dict[str, tuple[float, float]] = {}
     for key, value in obj.items():
+        if isinstance(value, dict):  # {"A": {"score": 4, "reason": ...}} or {"A": {"clean": 9}}: its one number
+            numbers = [v for v in value.values() if isinstance(v, (int, float)) and not isinstance(v, bool)]
+            value = value.get("score", numbers[0] if len(numbers) == 1 else None)
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             continue
         m = _SCORE_KEY.match(str(key))

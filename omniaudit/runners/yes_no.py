@@ -97,6 +97,8 @@ def read_yes_no(text: str, english: str, lang: str) -> Reading | None:
     if _PREAMBLE.search(rest[:40]):
         return None  # "Absolutely, let me listen again": politeness, not the answer
     other = [(_opener(s)[0] or (_statement(s) if lang == "en" else None)) for s in _SENTENCE.findall(rest)]
-    if re.match(r"(?i:\s*(?:and|or|&|/)\s*(?:yes|no)\b)", rest) or any(o and o != said for o in other):
+    both = re.match(r"(?i:\W*(?:and|or|but|&|/)?\s*(?:also\s+|then\s+again\s+)?(?:yes|no)\b"
+                    r"(?!\s+(?:doubt|question)))", rest)
+    if both or any(o and o != said for o in other):
         return Reading(None, "conflict")  # "Yes and no", "No. Yes, there is."
     return Reading(said)

@@ -178,3 +178,22 @@ def test_a_repeated_key_keeps_no_constraint():
 
     assert constrained_option('{"answer": "A"}', AB) == "A"
     assert constrained_option('{"answer": "A", "answer": "B"}', AB) is None
+
+
+@pytest.mark.parametrize(("reply", "options", "want"), [
+    ("Word error rate, lower is better.\nResponse 1: 0.35\nResponse 2: 0.12", ["1", "2"], ("2", None)),
+    ("Noise level\nA: 8\nB: 2", ["A", "B"], (None, "none")),  # a fault scored above its list: direction unknown
+    ("A) 2/10  B) 8/10", ["A", "B"], ("B", None)),
+    ("✓ A\n✗ B", ["A", "B"], ("A", None)),  # marks written before the options
+    ("Answer 2 is better than Answer 1.", ["1", "2"], ("2", None)),  # answers judged, not the reply's answer
+    ("Antwort 2 ist besser als Antwort 1.", ["1", "2"], ("2", None)),
+    ("The first one... or the second.", ["A", "B"], (None, "hedged")),  # an alternative offered after a choice
+    ("A, or B.", ["A", "B"], (None, "hedged")),
+    ("A) Happy B) Sad", ["A", "B"], (None, "conflict")),  # the options listed back, not chosen
+    ("A: 8/10 B: 2/10 answer B", ["A", "B"], (None, "conflict")),  # a verdict against its own scores
+    ('{"A": {"clean": 9}, "B": {"clean": 4}, "choice": "B"}', ["A", "B"], (None, "conflict")),
+    ("Audio 1 scores 6/10 and Audio 2 scores 8/10 on prosody. Therefore, the answer is 1.", ["1", "2"],
+     (None, "conflict")),
+])
+def test_scores_lists_and_alternatives_are_read_as_what_they_say(reply, options, want):
+    assert tuple(read_answer(reply, options)) == want
