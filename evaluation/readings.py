@@ -12,7 +12,10 @@ Closed items are read as ``omniaudit judge`` read them (``label`` / ``unread``);
 here (their audit reads them) and are left out of the sample. The composition audit's ``graded.csv`` (C3PO answers
 read by exact match, the closed number / yes-no readers or the LLM judge) is sampled too: each reply is shown with
 its question and gold answer, its reading is ``right`` or ``wrong`` (``none`` where nothing read it) and its reason
-says what read it (``read_by``); the truth is ``right``, ``wrong`` or ``none``.
+says what read it (``read_by``); the truth is ``right``, ``wrong`` or ``none``. The interventions audit's
+``scored.csv`` (Thud answers read by the rule-based extractor or an LLM) is sampled too: each reply with its
+dimension, read as its class in words (``in sync``, ``audio late by 1.2 s``, ``audio early``, ``out of sync``,
+``muted`` / ``audio_described`` / ``visual_only``, ``match`` / ``mismatch``); the truth is written the same way.
 """
 
 from __future__ import annotations
@@ -69,10 +72,29 @@ def graded_rows(graded: str | Path) -> pd.DataFrame:
                          "raw": shown, "reading": reading, "reason": read_by}).reset_index(drop=True)
 
 
+SCORED = {"id", "dimension", "text", "reading", "read_by"}  # an interventions audit's scored.csv
+
+
+def scored_rows(scored: str | Path) -> pd.DataFrame:
+    """The answers of an interventions audit (``scored.csv``) as readings: each reply shown with its dimension, read
+    as its class in words (``in sync``, ``audio late by 1.2 s``, ``muted``, ``mismatch``, ...; ``none`` where nothing
+    read it), the reason what read it (``rule``, ``extractor``, ``given``); unanswered rows are left out."""
+    raw, rows = read_records(scored)
+    text = lambda c: raw[c].fillna("").astype(str)  # noqa: E731
+    answered = text("text").str.strip() != ""
+    if not answered.any():
+        raise InputError("no answers to check (every row of the interventions audit is unanswered)", file=scored)
+    out = pd.DataFrame({"row": rows, "id": text("id"), "run": raw["run"] if "run" in raw.columns else 0,
+                        "raw": "dimension: " + text("dimension") + "\nreply: " + text("text"),
+                        "reading": text("reading").replace("", NONE), "reason": text("read_by")})
+    return out[answered.to_numpy()].reset_index(drop=True)
+
+
 def reply_rows(path: str | Path) -> pd.DataFrame:
-    """The replies of ``path`` with their readings: a composition ``graded.csv`` or an ``omniaudit judge`` file."""
+    """The replies of ``path`` with their readings: a composition ``graded.csv``, an interventions ``scored.csv`` or
+    an ``omniaudit judge`` file."""
     columns = set(read_records(path)[0].columns)
-    return graded_rows(path) if columns >= GRADED else closed_rows(path)
+    return graded_rows(path) if columns >= GRADED else scored_rows(path) if columns >= SCORED else closed_rows(path)
 
 
 def sample_readings(predictions: str | Path, n: int = 100, seed: int = 0) -> pd.DataFrame:

@@ -88,6 +88,8 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     filled = {key for key, _, _ in unread_rows if key in extracted}
     key = (lambda r: r["id"]) if runs is None else (lambda r: f"{r['id']}#run={r['run']}")  # noqa: E731
     records = [{**r, **extracted[key(r)]} if key(r) in filled else r for r in records]
+    for k, r in enumerate(records):
+        r["read_by"] = _read_by(dims[r["id"]], r, k in given, key(r) in filled)
     label_sources = _label_sources([(dims[r["id"]], r, k in given, key(r) in filled)
                                     for k, r in enumerate(records)], checked, extracted)
     # answers left unparsed because no reader glosses their language ("language not read", not "not answering")
@@ -96,7 +98,7 @@ def read_predictions(path: str | Path, diagnostic: pd.DataFrame, extractor: str 
     languages = {lang: n for lang, n in unglossed.most_common() if lang not in (*GLOSSED, "en")}
     if languages:
         label_sources["unparsed_languages"] = languages
-    columns = ["id", "text", "synced", "direction", "offset_s", "audio_state", "match"]
+    columns = ["id", "text", "synced", "direction", "offset_s", "audio_state", "match", "read_by"]
     if runs is None:
         pred = pd.DataFrame(records, columns=columns)
         out = diagnostic[["id"]].merge(pred, on="id", how="left")
@@ -123,6 +125,13 @@ def agreement_sample(rows: list[tuple[str, str, str]], n: int = AGREEMENT_SAMPLE
     return sorted(rows, key=lambda r: hashlib.sha256(r[0].encode()).hexdigest())[:n]
 
 
+def _read_by(dim: str, fields: dict, is_given: bool, asked: bool) -> str | None:
+    """What read one answer's class: ``given``, ``rule`` or ``extractor``; None when nothing did."""
+    if fields.get(LABEL_FIELD[dim]) is None:
+        return None
+    return "given" if is_given else "extractor" if asked else "rule"
+
+
 def _label_sources(rows: list[tuple[str, dict, bool, bool]], checked: list[tuple[str, str, str]],
                    extracted: dict[str, dict]) -> dict:
     """How each answer's class was obtained: ``given`` (structured fields in the file), ``rule`` (the rule-based
@@ -131,8 +140,7 @@ def _label_sources(rows: list[tuple[str, dict, bool, bool]], checked: list[tuple
     rule-read answers (:func:`agreement_sample`; sync: synchronized and direction; else the class)."""
     counts = {"given": 0, "rule": 0, "extractor": 0, "unparsed": 0}
     for dim, fields, is_given, asked in rows:
-        read = fields.get(LABEL_FIELD[dim]) is not None
-        counts["unparsed" if not read else "given" if is_given else "extractor" if asked else "rule"] += 1
+        counts[_read_by(dim, fields, is_given, asked) or "unparsed"] += 1
     out: dict = {**counts, "answers": len(rows)}
     if checked or extracted:
         both = agree = 0

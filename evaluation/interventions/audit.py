@@ -88,10 +88,29 @@ def _parsed(diag: pd.DataFrame, pred: pd.DataFrame) -> np.ndarray:
     return pred["answered"].to_numpy(bool) & pd.notna(field)
 
 
+def _reading(dim: str, row: pd.Series) -> str:
+    """One answer's class in words, as a person checking it would write it (``omniaudit readings sample``):
+    ``in sync`` / ``audio late [by 1.2 s]`` / ``audio early`` / ``out of sync``, the existence class, ``match`` /
+    ``mismatch``; ``none`` where nothing was read."""
+    if dim == "sync" and pd.notna(row.get("synced")):
+        if bool(row["synced"]):
+            return "in sync"
+        said = {"delay": "audio late", "early": "audio early"}.get(str(row.get("direction")), "out of sync")
+        offset = row.get("offset_s")
+        return said + (f" by {abs(float(offset)):g} s" if pd.notna(offset) and said != "out of sync" else "")
+    if dim == "existence" and pd.notna(row.get("audio_state")):
+        return str(row["audio_state"])
+    if dim == "consistency" and pd.notna(row.get("match")):
+        return str(row["match"])
+    return "none"
+
+
 def scored_table(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> pd.DataFrame:
     """Per diagnostic row (and run): ``id, source_id, dimension, intervention, run, paired, parsed, correct``, the
     rows the accuracies and gaps of :func:`audit_interventions` are computed from (``scored.csv``: a scorecard
-    recomputes the Avg Gap from it with its own interval)."""
+    recomputes the Avg Gap from it with its own interval), and the answer as read: its ``text``, ``reading``
+    (:func:`_reading`) and ``read_by`` (``rule``, ``extractor``, ``given``; empty where nothing read it), which
+    ``omniaudit readings sample`` draws from."""
     diag, pred, runs = _by_run(diagnostic, predictions)
     paired, _ = scored_rows(diag, INTERVENTION_OF, max(1, len(runs)))
     in_pair = np.zeros(len(diag), bool)
@@ -99,7 +118,11 @@ def scored_table(diagnostic: pd.DataFrame, predictions: pd.DataFrame) -> pd.Data
         in_pair |= np.asarray(paired[d], bool)
     return pd.DataFrame({"id": diag["id"], "source_id": diag["source_id"], "dimension": diag["dimension"],
                          "intervention": diag["intervention"], "run": diag["run"] if runs else 0,
-                         "paired": in_pair, "parsed": _parsed(diag, pred), "correct": answers_correct(diag, pred)})
+                         "paired": in_pair, "parsed": _parsed(diag, pred), "correct": answers_correct(diag, pred),
+                         "text": pred["text"].fillna("").to_numpy() if "text" in pred else "",
+                         "reading": [_reading(d, r) for d, (_, r) in zip(diag["dimension"], pred.iterrows(),
+                                                                          strict=True)],
+                         "read_by": pred["read_by"].to_numpy() if "read_by" in pred else None})
 
 
 def audit_interventions(diagnostic: pd.DataFrame, predictions: pd.DataFrame,

@@ -47,8 +47,9 @@ def register(groups: common.Groups) -> None:
     sub = readings.add_subparsers(dest="what", metavar="STEP", required=True)
     p = common.command(sub, "sample", cmd_sample)
     p.add_argument("--predictions", required=True,
-                   help="an `omniaudit judge` predictions file (JSONL), or a composition audit's graded.csv (its "
-                        "replies read right / wrong)")
+                   help="an `omniaudit judge` predictions file (JSONL), a composition audit's graded.csv (its "
+                        "replies read right / wrong) or an interventions audit's scored.csv (Thud answers read as "
+                        "their class: in sync, audio late by 1.2 s, muted, mismatch, ...)")
     p.add_argument("--n", type=positive_int, default=100, help="replies to draw (default 100)")
     p.add_argument("--seed", type=non_negative_int, default=0, help="sampling seed (default 0)")
     common.add_out(p)

@@ -469,3 +469,24 @@ def test_answers_none_of_which_are_read_are_not_measured_not_a_gap_of_zero(tmp_p
     scored = scored_table(diag, pred)
     assert not scored["parsed"].any()
     assert all(t.contrast is None for t in gap_measures(scored))  # the scorecard: not measured, never "clear"
+
+
+def test_the_answers_as_read_go_into_scored_csv_for_a_readings_sample(tmp_path):
+    """Each Thud answer's class in words beside its text and what read it, so `omniaudit readings sample` can put
+    the interventions readings to a person too."""
+    from omniaudit.evaluation.interventions.audit import scored_table
+    from omniaudit.evaluation.readings import sample_readings
+
+    replies = {"sync": "The audio is delayed by about 1.5 seconds.", "existence": "There is no sound at all.",
+               "consistency": "The sound does not match what is shown."}
+    diag = diagnostic(3)
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps({"id": r.id, "response": replies[r.dimension] if i % 4 else "Lorem ipsum."})
+                            + "\n" for i, r in enumerate(diag.itertuples())))
+    scored = scored_table(diag, read_predictions(path, diag))
+    read = scored[scored["read_by"] == "rule"]
+    assert set(read["reading"]) == {"audio late by 1.5 s", "muted", "mismatch"}
+    assert (scored.loc[scored["read_by"].isna(), "reading"] == "none").all()
+    scored.to_csv(tmp_path / "scored.csv", index=False)
+    sample = sample_readings(tmp_path / "scored.csv", n=12)
+    assert set(sample["reason"]) == {"rule", ""} and sample["raw"].str.startswith("dimension: ").all()
