@@ -45,7 +45,7 @@ INSTEAD = (r"(?i:\b(?:actually|wait|no|correction|i\s+mean|or\s+rather|scratch\s
             r"thoughts?)\b)[^\w\n]*(?:(?i:better|rather|make\s+it|i'?ll\s+(?:say|go\s+with)|it'?s|instead)\s+)?")
 
 
-ITS = r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is)\s+)"  # "..., it's B."
+ITS = r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is|it\s+(?:must|has\s+to)\s+be)\s+)"  # "..., it's B."
 
 
 class Reading(NamedTuple):
@@ -112,7 +112,8 @@ FINAL = re.compile(r"(?i:\b(?:final(?:ly)?|answer|verdict|decision|in\s+the\s+en
 
 UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determine|say|tell|judge|decide|know)|"
                      r"can'?t\s+(?:tell|determine|say|decide|judge)|cannot\s+(?:tell|determine|say|decide|judge)|"
-                     r"not\s+sure|unsure|unclear|uncertain|i\s+don'?t\s+know|no\s+idea)\b)")
+                     r"can'?t\s+(?:pick|choose)|cannot\s+(?:pick|choose)|not\s+sure|unsure|unclear|uncertain|"
+                     r"i\s+don'?t\s+know|no\s+idea)\b)")
 
 
 TIE = re.compile(r"(?i:\b(?:tie|tied|a\s+draw|equal(?:ly)?|(?:about|roughly|exactly)\s+the\s+same|no\s+difference|"

@@ -87,7 +87,8 @@ _AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|w
            r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013,]?\s*)")
 _AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
             r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend)\s+)")
-_AB_GOOD = (r"(?i:\s+(?:wins\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
+_AB_GOOD = (r"(?i:\s+(?:wins\b|edges\s+it(?:\s+out)?\b|(?:aligns|fits|matches|works)\s+(?:(?:much|slightly|clearly|"
+            r"far|a\s+bit)\s+)?better\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
             r"somewhat|far|overall|the|a\s+bit)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
             r"(?:my|the)\s+(?:choice|pick|answer)|correct)\b))")
 _LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|option|prediction|classification|category|class|emotion|language|"
@@ -214,7 +215,8 @@ def _read_letter(text: str, question: str | None) -> Reading:
     headers = set(re.findall(rf"(?:^|\n|[.;,]\s+|\s\s)\W*(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?\s*(?::|-\s)", text))
     headers |= set(re.findall(r"(?:^|\s)\b([AB])\)\s", text))
     dash, close = (r"|[-\u2013]\s", r"[.)!;]") if len(headers) < 2 else ("", r"[.!;]")
-    patterns.append(re.compile(rf"^\W*(?:(?i:{SLOT})\s*)?\(?\b([AB])\b\)?(?=\s*(?:{close}{dash}|,{NOT_CLAUSE}|$))"))
+    patterns.append(re.compile(rf"^\W*(?:(?i:definitely|clearly|certainly|obviously|surely)\s+)?(?:(?i:{SLOT})\s*)?"
+                               rf"\(?\b([AB])\b\)?(?=\s*(?:{close}{dash}|,{NOT_CLAUSE}|$))"))
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
     extra = _question_choices(text, question) + _closing_choice(text)
@@ -426,9 +428,19 @@ def read_answer(raw: object, options: list[str], question: str | None = None,
     return reading
 
 
+def _repeated(text: str, options: list[str]) -> str | None:
+    """The option a degenerate reply repeats and says nothing else ("B B B B", "happy happy happy")."""
+    words = [w.strip(".,;!*").lower() for w in text.split()]
+    named = {o.lower(): o for o in options}
+    return named.get(words[0]) if len(words) > 1 and len(set(words)) == 1 else None
+
+
 def _read_visible(text: str, options: list[str], question: str | None) -> Reading:
     if not text.strip():
         return Reading(None, "empty")
+    repeated = _repeated(text, options)
+    if repeated is not None:
+        return Reading(repeated)
     if unreadable(text):
         return Reading(None, "noise")
     return _structured(text, options) or _read_text(text, options, question)

@@ -19,17 +19,17 @@ import json
 import re
 from typing import NamedTuple
 
-_NUMBER = r"[-+]?\d+(?:[.,]\d+)?"
+_NUMBER = r"[-+]?\d+(?:[.,]\d+)?(?![.,]?\d)"  # whole: never the 2 of "2.8"
 _SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
           r"\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
-          r"(?:\s*(?:points?|pts|stars?|分|点|점|балл\w*|punt\w*|punkte?|pontos?)(?!\w))?"
+          r"(?:\s*(?i:points?|pts|stars?|mos|分|点|점|балл\w*|punt\w*|punkte?|pontos?)(?!\w))?"
           r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|match|fit)\b)?"
           r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs|"
           r"answer|so|therefore|thus|hence|verdict|final)\b)|"
           # a score on an attribute where the highest is the best ("Audio 2 scores 8/10 on prosody")
           r"\s+(?i:on|for)\s+(?i:overall\s+)?(?i:quality|clarity|naturalness|prosody|fluency|intelligibility|"
           r"expressiveness|intonation|faithfulness|accuracy|fidelity|cleanliness)\b|"
-          r"\s+(?:[AB12]\b|(?i:clip|audio|response|option|output)\b))")
+          r"\s+(?:[A-D12]\b|(?i:clip|audio|response|option|output)\b))")
 _LATE_SCORE = rf"[^\n()]{{1,40}}?\(\s*{_SCORE}"  # a score in brackets after the description: "A: natural (9/10)"
 _STARS = r"(?P<stars>[★⭐●]+)\s*(?P<empty>[☆○]*)"  # "★★★★☆", "●●●○○": four, three of five
 _GOOD = (r"[✓✔✅☑👍]|(?i:\b(?:correct|right|good|great|excellent|pass(?:es|ed)?|yes|true|accurate|faithful|"
@@ -40,7 +40,7 @@ _SYMBOL = r"[✓✔✅☑👍✗✘❌×✕👎]"
 # a mark, or a few words then a symbol mark ("Audio 1: natural ✅")
 _MARK = (rf"(?:[^\n✓✔✅☑👍✗✘❌×✕👎]{{0,40}}?\s)?(?P<mark>{_SYMBOL})|"
          rf"(?P<word>{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n]|$|(?i:and|but|while|whereas)\b))")
-_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013()]|→|->)\s*|"
+_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013\u2014()]|→|->)\s*(?:(?i:mos)\s+)?|"
         r"\s+(?i:is|was|gets?|got|scores?|scored|"
         r"receives?|received|earns?|rated|sounds|seems|at)\s+(?:(?i:a|an|rated|score\s+of|rating\s+of)\s+)?|\s+)")
 _PREFIX = r"(?i:\b(?:score|rating|grade)s?\s+(?:for|of)\s+)?"
@@ -274,20 +274,26 @@ _DEGREE = r"(?:(?:much|far|a\s+bit|slightly|way|noticeably|clearly|a\s+lot)\s+)?
 
 
 def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tuple[set[str], list[tuple]]:
-    """Winners of comparisons in the question's own words ("A is less natural than B" on "which sounds more
-    natural?": B; "the cleaner one is clip B"), and their spans. An antonym is not read ("A is noisier than B" only
-    describes: the reader infers no opposite)."""
+    """Winners of comparisons on the question's attribute ("A is less natural than B" on "which sounds more
+    natural?": B; "the cleaner one is clip B"), and their spans. Between two options a comparison in the attribute's
+    opposite decides too ("A is noisier than B", "B has more background noise than A", "Audio 2 sounds more
+    synthetic": the other one), and so does one option compared alone ("Audio 2 is less natural."): with two options
+    the other is the answer (:func:`_alone`). A denied clause decides nothing."""
     winners: set[str] = set()
     spans: list[tuple[int, int]] = []
-    words = {w: v for w, v in {**_DESCRIBED, **_COMPARATIVES}.items() if w in asked and v[1] > 0}
+    attributes = {v[0] for w, v in {**_DESCRIBED, **_COMPARATIVES}.items() if w in asked and v[1] > 0}
+    words = {w: v for w, v in {**_DESCRIBED, **_COMPARATIVES}.items()
+             if v[0] in attributes and (v[1] > 0 or len(options) == 2)}
     if not words:
         return winners, spans
     pair = (rf"{ref}'?s?\s+(?:\w+\s+)?(?:is|sounds|seems|are)\s+{_DEGREE}(?:(?P<dir>more|less)\s+)?(?P<word>\w+)"
             rf"(?:-sounding)?\s+than\s+{ref}")
-    for m in _overlapping(pair, text):
-        sign = words.get(m.group("word").lower(), (None, 0))[1] * (-1 if m.group("dir") == "less" else 1)
-        is_comparative = m.group("word").lower() in _COMPARATIVES
-        if sign and (is_comparative != bool(m.group("dir"))) and not _denied(text, m.start()):
+    has = rf"{ref}\s+has\s+{_DEGREE}(?P<dir>more|less)\s+(?P<word>{_FAULT_NOUN})\s+than\s+{ref}"
+    found = [(m, _sign(words, m.group("word"), m.group("dir"))) for m in _overlapping(pair, text)]
+    if "clean" in attributes and len(options) == 2:
+        found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in _overlapping(has, text)]
+    for m, sign in found:
+        if sign and not _denied(text, m.start()):
             a, b = _option(m.group(1), options), _option(m.group(m.re.groups), options)
             if a is not None and b is not None and a != b:
                 winners.add(a if sign > 0 else b)
@@ -298,6 +304,47 @@ def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> t
         option = _option(m.group(1), options)
         if words.get(m.group("word").lower(), (None, 0))[1] > 0 and option is not None:
             winners.add(option)
+            spans.append(m.span())
+    is_the = rf"{ref}\s+(?:is|was)\s+the\s+(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\s+(?:one|clip|of\s+the\s+two)\b"
+    for m in re.finditer(is_the, text, re.I):  # "Clip A is the noisier one"
+        option, sign = _option(m.group(1), options), words.get(m.group("word").lower(), (None, 0))[1]
+        sign *= -1 if m.group("dir") and m.group("dir").lower() == "less" else 1
+        if option is not None and sign and (sign > 0 or len(options) == 2) and not _denied(text, m.start()):
+            winners.add(option if sign > 0 else next(o for o in options if o != option))
+            spans.append(m.span())
+    if len(options) == 2 and not spans:
+        winners, spans = _alone(text, ref, options, words, "clean" in attributes)
+    return winners, spans
+
+
+def _sign(words: dict[str, tuple[str, int]], word: str, direction: str | None) -> int:
+    """+1 when "<more|less> <word>" (or a comparative word) says better on the attribute, -1 worse, 0 neither (a
+    plain adjective without more / less compares nothing)."""
+    sign = words.get(word.lower(), (None, 0))[1] * (-1 if direction == "less" else 1)
+    return sign if (word.lower() in _COMPARATIVES) != bool(direction) else 0
+
+
+_FAULT_NOUN = r"(?:background\s+)?(?:noise|hiss|hum|static|crackle|distortion|artifacts?|artefacts?|clicks?)"
+
+
+def _alone(text: str, ref: str, options: list[str], words: dict[str, tuple[str, int]],
+           clean: bool) -> tuple[set[str], list[tuple]]:
+    """One option of a pair compared alone for the worse ("Audio 2 is less natural.", "Clip A is noisier", "Clip B
+    has more background noise"): the winner is the other (praise alone, "B is cleaner", is the rules' to read, with
+    what surrounds it)."""
+    winners: set[str] = set()
+    spans: list[tuple[int, int]] = []
+    # a comparison qualified by a part or a time ("more natural in the first half") is no verdict
+    alone = (rf"{ref}'?s?\s+(?:is|sounds|seems)\s+{_DEGREE}(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\b"
+             r"(?!\s+(?i:than|in|during|at|for|on|when|while|until|after|before|except)\b)")
+    found = [(m, _sign(words, m.group("word"), m.group("dir"))) for m in re.finditer(alone, text, re.I)]
+    if clean:  # "has more / less (background) noise"
+        has = rf"{ref}\s+has\s+{_DEGREE}(?P<dir>more|less)\s+{_FAULT_NOUN}\b(?!\s+than)"
+        found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in re.finditer(has, text, re.I)]
+    for m, sign in found:
+        option = _option(m.group(1), options)
+        if sign < 0 and option is not None and not _denied(text, m.start()):
+            winners.add(next(o for o in options if o != option))
             spans.append(m.span())
     return winners, spans
 

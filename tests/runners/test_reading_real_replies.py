@@ -197,3 +197,29 @@ def test_a_repeated_key_keeps_no_constraint():
 ])
 def test_scores_lists_and_alternatives_are_read_as_what_they_say(reply, options, want):
     assert tuple(read_answer(reply, options)) == want
+
+
+CLEAN = "Which clip has cleaner audio, with less background noise? Answer A or B."
+NATURAL = "Which audio sounds more natural? Answer 1 or 2."
+
+
+@pytest.mark.parametrize(("reply", "options", "question", "want"), [
+    ("A is noisier than B.", ["A", "B"], CLEAN, ("B", None)),  # the attribute's opposite, between two options
+    ("Clip B has a lot more background noise than clip A.", ["A", "B"], CLEAN, ("A", None)),
+    ("Clip B has noticeably more background noise.", ["A", "B"], CLEAN, ("A", None)),
+    ("Audio 2 is less natural.", ["1", "2"], NATURAL, ("1", None)),
+    ("Audio 2 sounds more synthetic than audio 1.", ["1", "2"], NATURAL, ("1", None)),
+    ("Clip A is the noisier one, so the cleaner one is B.", ["A", "B"], CLEAN, ("B", None)),
+    ("I would not say A is noisier than B.", ["A", "B"], CLEAN, (None, "negated")),
+    ("A is more natural in the first half, B in the second half. Overall I can't pick.", ["A", "B"],
+     "Which clip sounds more natural? Answer A or B.", (None, "conflict")),  # qualified comparisons, then doubt
+    ("Not A. B is cleaner.", ["A", "B"], CLEAN, ("B", None)),
+    ("B B B B B B", ["A", "B"], None, ("B", None)),  # a degenerate repetition of one option
+    ("A B A B", ["A", "B"], None, (None, "conflict")),
+    ("Definitely clip B — clip A has a hum.", ["A", "B"], CLEAN, ("B", None)),
+    ("A is wrong, B is wrong, D is wrong — so it must be C.", ["A", "B", "C", "D"], None, ("C", None)),
+    ("A=0.1 B=0.2 C=0.6 D=0.1", ["A", "B", "C", "D"], None, ("C", None)),
+    ("Clip 1: 2.8 MOS; Clip 2: 2.1 MOS", ["1", "2"], None, ("1", None)),  # 2.8 is never read as 2
+])
+def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply, options, question, want):
+    assert tuple(read_answer(reply, options, question)) == want
