@@ -492,3 +492,40 @@ def test_the_card_says_why_closed_answers_were_left_unread():
     entry = {"status": "ran", "parse_rate": 0.9, "unread": {"negated": 3, "reversed": 1}}
     assert _status(entry) == "ran, parsed 90% (unread: 3 negated, 1 reversed)"
     assert _status({"status": "ran", "parse_rate": 1.0}) == "ran, parsed 100%"
+
+
+@pytest.mark.slow
+def test_a_correct_judge_that_writes_scores_traces_or_russian_is_flagged_for_nothing(headline, monkeypatch, tmp_path):
+    """The oracle answering every closed item as a score line, as a reasoning trace that leans the other way then
+    its answer, or in Russian (a third of the items each): every shortcut measured and none flagged. Read as the
+    first option named, each phrasing would look locked to slot A."""
+    import hashlib
+
+    from omniaudit.runners.scripted import ScriptedJudge
+
+    real = ScriptedJudge._one
+
+    def phrased(self, item):
+        answer = real(self, item)
+        if not item.closed:
+            return answer
+        other = next(o for o in item.options if o != answer)
+        style = int(hashlib.sha256(item.id.encode()).hexdigest(), 16) % 3
+        if style == 0:
+            return ", ".join(f"{o}: {9 if o == answer else 4}/10" for o in item.options)
+        if style == 1:
+            return f"<think>At first {other} seemed right, so the answer is {other}... let me listen again.</think>" \
+                   f"\n\nAnswer: {answer}"
+        if sorted(item.options) == ["A", "B"]:
+            return f"Я выбираю {'первый' if answer == 'A' else 'второй'} вариант."
+        return f"Ответ: {answer}."
+
+    monkeypatch.setattr(ScriptedJudge, "_one", phrased)
+    out, _ = headline
+    data = {a: str(out / "datasets" / a) for a in ("preference", "interventions", "protocols", "composition")}
+    argv = ["scorecard", "--model", "oracle=scripted:oracle", "--out", str(tmp_path / "c")]
+    assert main([*argv, "--data", *(f"{a}={p}" for a, p in data.items())], monkeypatch) == 0
+    card = _card(tmp_path / "c")
+    assert card["flagged"]["oracle"] == []
+    shortcuts = card["models"]["oracle"]["shortcuts"]
+    assert {shortcuts[s]["status"] for s in ("position", "style", "label_following")} == {"clear"}
