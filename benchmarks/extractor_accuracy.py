@@ -19,25 +19,30 @@ Two labelled sets:
 
 - ``benchmarks/data/replies-*.jsonl`` (issue 39): replies to closed items as real models write them (per-option
   scores and comparisons, ``<think>`` traces, answers in ten languages and in languages no reader glosses, plain
-  phrasings, hedges), each written blind by a writer who had read neither the readers nor the other sets:
-  ``dev-3``, ``dev-3b`` (scores, comparisons and doubt, written to be hard), ``dev-3c`` and ``dev-3d`` were tuned
-  on. ``dev-3c`` and ``dev-3d`` were held-out sets first, each measured once untuned and then used to tune: ``dev-3c``
-  4 replies read as another option, 2 non-answers read, 87.9% of stated answers read; ``dev-3d`` (written after the
-  fixes from ``dev-3c``) 1 and 3, 81.7% (the reader before issue 39: 3 and 15, 64.1%). ``held-out-5`` was written
-  after the readers were frozen and is never tuned on (measured untuned: 1 and 0, 93.7%; 0 and 0 since the fixes
-  from ``held-out-6``). ``held-out-6`` (358 replies, also yes/no) was written blind after them and measured once
-  untuned: 4 replies read as another option ("Antwort 2 ist besser als Antwort 1", "A) 2/10  B) 3/10  C) 9/10",
-  "✓ A\n✗ B", scores under "Word error rate, lower is better."), 2 non-answers read ("The first one... or the
-  second."), 72.7% of stated answers read (yes/no 5 of 28); the fixes were made from those general forms. ``held-out-7`` (305 replies, written blind as named chat models answer) was measured once untuned after
-  them: 0 replies read as another option, 5 non-answers read (three verdicts that contradict their own scores, "Yes,
-  but also no", a Swedish "Ja" told as German), 83.2% read; those five were then fixed. With every fix: held-out-5 94.4%, held-out-6
-  84.3%, held-out-7 88.9% read, 0 and 0 on each. Printed per category and per
-  language, the held-out sets apart.
+  phrasings, hedges), each written blind by a writer who had read neither the readers nor the other sets: ``dev-3``,
+  ``dev-3b`` (scores, comparisons and doubt, written to be hard), ``dev-3c`` and ``dev-3d`` were tuned on. ``dev-3c``
+  and ``dev-3d`` were held-out sets first, each measured once untuned and then used to tune: ``dev-3c`` 4 replies
+  read as another option, 2 non-answers read, 87.9% of stated answers read; ``dev-3d`` (written after the fixes from
+  ``dev-3c``) 1 and 3, 81.7% (the reader before issue 39: 3 and 15, 64.1%). ``held-out-5`` was written after the
+  readers were frozen and is never tuned on (measured untuned: 1 and 0, 93.7%; 0 and 0 since the fixes from
+  ``held-out-6``). ``held-out-6`` (358 replies, also yes/no) was written blind after them and measured once untuned:
+  4 replies read as another option ("Antwort 2 ist besser als Antwort 1", "A) 2/10  B) 3/10  C) 9/10", "✓ A\n✗ B",
+  scores under "Word error rate, lower is better."), 2 non-answers read ("The first one... or the second."), 72.7% of
+  stated answers read (yes/no 5 of 28); the fixes were made from those general forms. ``held-out-7`` (305 replies,
+  written blind as named chat models answer) was measured once untuned after them: 0 replies read as another option,
+  5 non-answers read (three verdicts that contradict their own scores, "Yes, but also no", a Swedish "Ja" told as
+  German), 83.2% read; those five were then fixed. ``held-out-8`` (305 replies, written blind after those fixes, as
+  the held-out test of this stop) measured once untuned: 4 replies read as another option (a fault scored in a table
+  whose header says "lower is better", "Scores: A=6, B=8 (higher = noisier)", "Probability that clip 1 is the more
+  natural one: 0.12", "Ranking: 1st — clip B, 2nd — clip A"), 4 non-answers read, 79.7% read; then fixed. With every
+  fix: held-out-5 94.4%, held-out-6 88.0%, held-out-7 90.9%, held-out-8 81.1% read, 0 and 0 on each. Printed per
+  category and per language, the held-out sets apart.
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
     python benchmarks/extractor_accuracy.py [--by-source] [--misses]
-        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|held-out-6|held-out-7|all]
+        [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|held-out-6|held-out-7|
+                 held-out-8|all]
 """
 
 from __future__ import annotations
@@ -59,9 +64,10 @@ PHRASING_SETS = {"dev": "readers-dev.jsonl", "held-out": "readers-held-out.jsonl
                  "outside-2": "readers-outside-2.jsonl"}
 REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "dev-3b": "replies-dev-3b.jsonl", "dev-3c": "replies-dev-3c.jsonl",
               "dev-3d": "replies-dev-3d.jsonl", "held-out-5": "replies-held-out-5.jsonl",
-              "held-out-6": "replies-held-out-6.jsonl", "held-out-7": "replies-held-out-7.jsonl"}
+              "held-out-6": "replies-held-out-6.jsonl", "held-out-7": "replies-held-out-7.jsonl",
+              "held-out-8": "replies-held-out-8.jsonl"}
 # reply sets written to be measured, not tuned to: 0 misreadings is required of them, the read rate is their own
-OWN_READ_RATE = ("held-out-5", "held-out-6", "held-out-7")
+OWN_READ_RATE = ("held-out-5", "held-out-6", "held-out-7", "held-out-8")
 CATEGORIES = ("score", "think", "language", "plain", "doubt")
 BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
 

@@ -80,7 +80,8 @@ HYPOTHETICAL = re.compile(
     r"was\s+going\s+to\s+(?:say|choose|pick|go\s+with)|at\s+first(?:\s+glance)?|initially|"
     r"i\s+(?:first\s+|initially\s+)?(?:thought|assumed|guessed)|(?:my\s+)?first\s+(?:impression|guess|thought)|"
     r"i\s+had\s+thought|(?:one|someone|somebody|you)\s+(?:might|could|would)\s+(?:say|think|argue)|"
-    r"maybe|perhaps|possibly|(?:it\s+)?(?:could|might|may)\s+(?:be|well\s+be|have\s+been))\b"
+    r"maybe|perhaps|possibly|(?:it\s+)?(?:could|might|may)\s+(?:be|well\s+be|have\s+been)|"
+    r"(?:probability|chance|likelihood|odds)\s+(?:that|of))\b"
     rf"{SAME_CLAUSE})$")
 
 
@@ -110,7 +111,7 @@ FINAL = re.compile(r"(?i:\b(?:final(?:ly)?|answer|verdict|decision|in\s+the\s+en
                     r"to\s+conclude|overall)\b[^.!?\n]{0,24})$")
 
 
-UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determine|say|tell|judge|decide|know)|"
+UNSURE = re.compile(r"(?i:\b(?:(?:hard|difficult|impossible)\s+to\s+(?:determine|say|tell|judge|decide|know|call)|"
                      r"can'?t\s+(?:tell|determine|say|decide|judge)|cannot\s+(?:tell|determine|say|decide|judge)|"
                      r"can'?t\s+(?:pick|choose)|cannot\s+(?:pick|choose)|not\s+sure|unsure|unclear|uncertain|"
                      r"i\s+don'?t\s+know|no\s+idea)\b)")
@@ -165,8 +166,8 @@ def commitment(text: str, spans: list[tuple[int, int, str]]) -> Reading | None:
     start, end, option = live[-1]
     if REVERSAL.search(text[end:]):
         return Reading(None, "reversed")  # "Description A is better. Wait, no: B is more faithful"
-    if SECOND_THOUGHT.search(text[end:]):
-        return Reading(None, "hedged")  # "A... or maybe B."
+    if SECOND_THOUGHT.search(text[end:]) or UNSURE.search(text[end:]):
+        return Reading(None, "hedged")  # "A... or maybe B.", "..., the first. Hard to call."
     final = FINAL.search(text[:start]) or closing(text, start, end)
     for s in live[:-1]:
         if s[2].lower() != option.lower() and not final and not REVERSAL.search(text[s[1]:start]):

@@ -90,7 +90,7 @@ _AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected
 _AB_GOOD = (r"(?i:\s+(?:wins\b|edges\s+it(?:\s+out)?\b|(?:aligns|fits|matches|works)\s+(?:(?:much|slightly|clearly|"
             r"far|a\s+bit)\s+)?better\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
             r"somewhat|far|overall|the|a\s+bit)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
-            r"(?:my|the)\s+(?:choice|pick|answer)|correct)\b))")
+            r"(?:my|the)\s+(?:choice|pick|answer)|(?:right|correct)\s+one|correct)\b))")
 _LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|option|prediction|classification|category|class|emotion|language|"
               rf"{_FORCED})\b(?:\s+(?:is|would\s+be|will\s+be))?\s*[:=\-\u2013,]?\s*)")
 _LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|"
@@ -209,6 +209,8 @@ def _read_letter(text: str, question: str | None) -> Reading:
                 re.compile(INSTEAD + _LETTER_REF + rf"(?:{END}|(?=\s+-\s))"),
                 re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(CONCLUDE + _LETTER_REF + END), re.compile(ITS + _LETTER_REF + END),
+                re.compile(rf"(?i:\bnot\s+)(?:(?i:{SLOT})\s*)?\(?\b[AB]\b\)?\s*[,;]\s*(?i:but\s+(?:rather\s+)?|rather\s+|"
+                           r"it'?s\s+|it\s+is\s+|is\s+)" + _LETTER_REF + END),
                 re.compile(_LETTER_REF + _AB_GOOD)]
     # "A: ...", "A - ..." and "A) ..." lead only when not the first of per-clip headers or an enumeration ("A: noisy.
     # B: clean.", "A - poor\nB -", "A) happy B) sad")
@@ -219,6 +221,10 @@ def _read_letter(text: str, question: str | None) -> Reading:
                                rf"\(?\b([AB])\b\)?(?=\s*(?:{close}{dash}|,{NOT_CLAUSE}|$))"))
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
+    # each option preferred on its own aspect ("A for clarity but B for faithfulness"): no overall choice
+    if len({m.group(1) for m in re.finditer(_LETTER_REF + r"\s+(?i:for|on|in\s+terms\s+of)\s+(?!(?:the|a|an|me|us|"
+                                            r"sure|now|once)\b)[a-z]+", text)}) > 1:
+        return Reading(None, "conflict")
     extra = _question_choices(text, question) + _closing_choice(text)
     reading = commitment(text, choices(text, patterns, _LETTER_REF, coord, extra))
     if reading is not None:
@@ -396,10 +402,17 @@ _RANKED = re.compile(r"(?im)^[^\n]*\b(?:rank(?:ing|ed)?|order(?:ed)?|best\s+firs
 _LIST_MARKER = re.compile(r"(?m)^(\s*)(?:\d{1,2}[.)]|[-*•])\s+(?=\S)")
 
 
+# a ranking in one line or two: "1st — clip B, 2nd — clip A", "Rank 1: B\nRank 2: A"
+_RANKS = re.compile(r"(?im)(?:^|(?<=[:.]\s))(?:1st|first|#1|no\.\s*1|rank(?:ed)?\s*(?:#\s*)?1)\s*"
+                    r"(?:[-\u2014\u2013:=]|place\s*[-\u2014\u2013:]?)\s*(?P<first>[^,;\n]{1,30})\s*[,;\n]\s*(?:2nd|second|#2|no\.\s*2|"
+                    r"rank(?:ed)?\s*(?:#\s*)?2)\s*(?:[-\u2014\u2013:=]|place\s*[-\u2014\u2013:]?)\s*(?P<second>[^,;\n]{1,30})")
+
+
 def _ranked_list(text: str) -> str:
     """A ranked list's first item as the answer ("Ranking:\n1. Audio 2\n2. Audio 1" -> "Answer: Audio 2."); the
     markers of every other list taken off ("1. Audio 2" names no option 1)."""
     text = _RANKED.sub(lambda m: f"Answer: {m.group('first').strip()}.", text)
+    text = _RANKS.sub(lambda m: f"Answer: {m.group('first').strip()}.", text)
     return _LIST_MARKER.sub(r"\1", text)
 
 

@@ -94,7 +94,7 @@ _PLAIN_HEADING = {
     "audio", "clip", "clips", "response", "responses", "option", "options", "description", "descriptions",
     "candidate", "sample", "recording", "emotion", "emotions", "language", "languages", "label", "labels", "answer",
     "scale", "per", "each", "output", "outputs", "model", "system", "mos", "judge", "judgement", "judgment",
-    "assessment", "evaluation", "distribution"}
+    "assessment", "evaluation", "distribution", "intensity", "strength"}
 
 
 # a heading that says the lowest score is the best ("Noise (lower is better)", "higher = noisier", "1 = most faithful")
@@ -103,11 +103,19 @@ _LOWER_WINS = re.compile(r"(?i:\b(?:lower|less|smaller|fewer)\s*(?:is|=|means|:)
                          r"\b1\s*(?:=|is|means)\s*(?:the\s+)?(?:most|best|top|highest)\b)")
 
 
+# a heading that says the highest is the best in so many words ("lower = more artifacts", "higher is better")
+_HIGHER_WINS = re.compile(r"(?i:\b(?:lower|less|smaller)\s*(?:is|=|means|:)?\s*(?:worse|worst|more\s+\w+)\b|"
+                          r"\b(?:higher|more|larger)\s*(?:is|=|means|:)?\s*(?:better|best|cleaner)\b)")
+
+
 def _direction(heading: str) -> int:
-    """+1 when the highest score under ``heading`` is the best (only :data:`_PLAIN_HEADING` words, no fault or rank),
-    -1 when the heading says the lowest is, 0 when the direction is unknown ("Noise:", "Robotic-ness:")."""
+    """+1 when the highest score under ``heading`` is the best (only :data:`_PLAIN_HEADING` words, no fault or rank,
+    or said so), -1 when the heading says the lowest is, 0 when the direction is unknown ("Noise:",
+    "Robotic-ness:")."""
     if _LOWER_WINS.search(heading):
         return -1
+    if _HIGHER_WINS.search(heading):
+        return 1
     words = re.findall(r"[a-z]+", heading.lower())
     return 1 if not _LOWER_BETTER.search(heading) and all(w in _PLAIN_HEADING for w in words) else 0
 
@@ -118,7 +126,7 @@ def _heading_above(text: str, line: int, every: list[tuple[int, int]]) -> str:
     while line > 0:
         start = text.rfind("\n", 0, line - 1) + 1
         above = text[start: line - 1]
-        if above.strip() and not any(start <= s < line for s, _ in every):
+        if above.strip(" \t|:-") and not any(start <= s < line for s, _ in every):  # (a table's rule is no heading)
             return above
         line = start
     return ""
@@ -142,9 +150,15 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
             line = text.rfind("\n", 0, m.start()) + 1
             heading = text[line: min([s for s, _ in every if s >= line] + [m.start()])]
             direction = 1 if kind == _MARK else _direction(heading)
-            if direction and kind != _MARK and not heading.strip(" \t-*•#>"):  # the score opens its line
+            row = text[line: text.find("\n", line) if "\n" in text[line:] else None]
+            opens = heading.strip(" \t-*•#>" + ("|" if row.count("|") <= 3 else ""))  # (a one-score table row)
+            if direction and kind != _MARK and not opens:  # the score opens its line
                 above = _heading_above(text, line, every)
-                direction = -1 if _LOWER_WINS.search(above) else 0 if _LOWER_BETTER.search(above) else direction
+                direction = -1 if _LOWER_WINS.search(above) else 1 if _HIGHER_WINS.search(above) else \
+                    0 if _LOWER_BETTER.search(above) else direction
+            end = text.find("\n", m.end())
+            if direction and kind != _MARK and _LOWER_WINS.search(text[m.end(): None if end < 0 else end]):
+                direction = -1  # said after the scores: "Scores: A=6, B=8 (higher = noisier)"
             if direction:
                 low, high = _value(m)
                 found.setdefault(option, set()).add((low, high) if direction > 0 else (-high, -low))
@@ -227,7 +241,8 @@ def _comparisons(text: str, ref: str, options: list[str]) -> tuple[set[str], lis
 def _denied(text: str, start: int) -> bool:
     """The clause before ``start`` denies what follows ("I wouldn't say B is more natural than A")."""
     left = max(text.rfind(c, 0, start) for c in ".!?;\n") + 1
-    return bool(re.search(r"(?i:\b(?:not|never|no|hardly|nor)\b|n't)", text[left:start]))
+    return bool(re.search(r"(?i:\b(?:not|never|no|hardly|nor|whether)\b|n't|\b(?:probability|chance|likelihood|"
+                          r"odds)\s+(?:that|of)\b)", text[left:start]))
 
 
 def _overlapping(pattern: str, text: str):
@@ -309,7 +324,7 @@ def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> t
     for m in re.finditer(is_the, text, re.I):  # "Clip A is the noisier one"
         option, sign = _option(m.group(1), options), words.get(m.group("word").lower(), (None, 0))[1]
         sign *= -1 if m.group("dir") and m.group("dir").lower() == "less" else 1
-        if option is not None and sign and (sign > 0 or len(options) == 2) and not _denied(text, m.start()):
+        if option is not None and sign and (sign > 0 or len(options) == 2) and not _denied(text, m.start() + 1):
             winners.add(option if sign > 0 else next(o for o in options if o != option))
             spans.append(m.span())
     if len(options) == 2 and not spans:

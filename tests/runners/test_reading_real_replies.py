@@ -220,6 +220,20 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("A is wrong, B is wrong, D is wrong — so it must be C.", ["A", "B", "C", "D"], None, ("C", None)),
     ("A=0.1 B=0.2 C=0.6 D=0.1", ["A", "B", "C", "D"], None, ("C", None)),
     ("Clip 1: 2.8 MOS; Clip 2: 2.1 MOS", ["1", "2"], None, ("1", None)),  # 2.8 is never read as 2
+    ("| Clip | Noise score (lower is better) |\n|---|---|\n| A | 6 |\n| B | 2 |", ["A", "B"], CLEAN, ("B", None)),
+    ("Scores: A=6, B=8 (higher = noisier)", ["A", "B"], CLEAN, ("A", None)),  # the direction said after
+    ("Scores (lower = more artifacts): 1 → 4.2, 2 → 2.0. Audio 2 sounds more natural.", ["1", "2"], NATURAL,
+     (None, "conflict")),
+    ("Ranking: 1st — clip B, 2nd — clip A", ["A", "B"], CLEAN, ("B", None)),
+    ("Rank 1: B\nRank 2: A", ["A", "B"], CLEAN, ("B", None)),
+    ("Probability that clip 1 is the more natural one: 0.12", ["1", "2"], NATURAL, (None, "hedged")),
+    ("I prefer A for clarity but B for faithfulness.", ["A", "B"], None, (None, "conflict")),
+    ("The first is more natural, but the second has better pauses, so I'd say the second... no, the first. Hard to "
+     "call.", ["A", "B"], None, (None, "hedged")),
+    ("Не знаю, может быть, A, а может, B.", ["A", "B"], CLEAN, (None, "hedged")),
+    ("Не A, а B.", ["A", "B"], CLEAN, ("B", None)),
+    ("not A, but B.", ["A", "B"], CLEAN, ("B", None)),
+    ("La seconda descrizione è quella giusta.", ["A", "B"], None, ("B", None)),
 ])
 def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply, options, question, want):
     assert tuple(read_answer(reply, options, question)) == want
