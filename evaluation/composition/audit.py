@@ -48,6 +48,7 @@ modalities of the samples it probes before any judge call. The probe reads the g
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -345,9 +346,10 @@ def _closed_rate(graded: list[pd.DataFrame]) -> dict[str, float]:
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
                           judge: str | None = None, attention: list[str] | dict[str, list[str | Path]] | None = None,
                           depth_range: tuple[float, float] = (0.25, 0.75), partial: bool = False,
-                          **judge_options) -> Path:
+                          progress: Callable[[str], None] | None = None, **judge_options) -> Path:
     """Grade every run, decompose the failures, summarise per model (``MODEL@RUN=FILE``) and across models, and
-    probe the attention models; see the module docstring."""
+    probe the attention models; see the module docstring. ``progress`` hears each run's grading ("grading r1: 40/120"
+    while the judge answers)."""
     from omniaudit.data_builders.hub import load_config
     from omniaudit.evaluation.composition.attention import ProbeConfig
     from omniaudit.evaluation.composition.dominance_null import dominance_test, read_inputs, sample_nulls, structures
@@ -363,7 +365,11 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     extra = _attention_only_runs(model_runs, files, known, samples["id"], dataset, partial)
     if model_runs:  # before any paid judge call
         check_attention_models(list(model_runs), config, probe_modalities(probe_samples(dataset)[0]))
-    graded = [grade(samples, run.answers, judge, **judge_options).assign(run=run.name) for run in runs]
+
+    def grading(name: str) -> Callable[[str], None] | None:
+        return None if progress is None else (lambda message: progress(f"grading {name}: {message}"))
+    graded = [grade(samples, run.answers, judge, grading(run.name), **judge_options).assign(run=run.name)
+              for run in runs]
     by_file: dict[Path, list[pd.DataFrame]] = {}  # a predictions file -> the graded runs it answers samples in
     for run, g in zip(runs, graded, strict=True):
         for f in run.files:

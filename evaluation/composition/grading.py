@@ -5,6 +5,8 @@ yes/no a closed reader reads (:mod:`~.closed_answers`), then an LLM judge for se
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 
 from omniaudit.answer_match import exact_match, normalize
@@ -12,15 +14,17 @@ from omniaudit.evaluation.composition.closed_answers import closed_reading
 from omniaudit.evaluation.composition.verdicts import JUDGE_PROMPT, VERDICTS, parse_verdict
 
 
-def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = None, **judge_options) -> pd.DataFrame:
+def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = None,
+          progress: Callable[[str], None] | None = None, **judge_options) -> pd.DataFrame:
     """One row per sample: ``prediction``, ``exact``, ``closed``, ``read_by``, ``judge_prompt``, ``judge_raw``,
     ``judge_says``, ``correct``.
 
     ``predictions`` has ``id`` and ``prediction`` (missing ids count as unanswered). A count or a yes/no answer a
     closed reader reads (:mod:`~.closed_answers`: "There are three dogs." for gold 3) is decided without the judge
     (``closed``: whether it is the gold; ``read_by``: ``exact``, ``closed``, ``judge`` or None). Without ``judge``,
-    only exact and closed matches are correct. ``judge_says`` is the verdict ``parse_verdict`` reads (None: not
-    asked, or unparsed; an asked row has a ``judge_prompt``), so ``unparsed_verdicts`` counts them.
+    only exact and closed matches are correct. ``progress`` hears the judge's "k/n". ``judge_says`` is the verdict
+    ``parse_verdict`` reads (None: not asked, or unparsed; an asked row has a ``judge_prompt``), so
+    ``unparsed_verdicts`` counts them.
     """
     from omniaudit.runners import JudgeItem, make_judge
 
@@ -42,7 +46,7 @@ def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = 
         prompts = [JUDGE_PROMPT.format(question=q, answer=a, prediction=p)
                    for q, a, p in zip(ask["question"], ask["answer"], ask["prediction"], strict=True)]
         items = [JudgeItem(id=i, prompt=t, options=list(VERDICTS)) for i, t in zip(ask["id"], prompts, strict=True)]
-        raws = make_judge(judge, **judge_options).answer(items)
+        raws = make_judge(judge, **judge_options).answer(items, progress)
         df.loc[ask.index, "judge_prompt"] = prompts
         df.loc[ask.index, "judge_raw"] = raws
         df.loc[ask.index, "judge_says"] = [parse_verdict(r) for r in raws]

@@ -76,10 +76,10 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
     low, high = args.depth_range
     if low > high:
         raise InputError(f"--depth-range LOW HIGH needs LOW <= HIGH (got {low:g} {high:g})")
-    with common.console.status("grading answers"):
+    with common.progress_status("grading answers") as progress:
         out = run_composition_audit(args.out, args.dataset, args.predictions, args.grader, args.attention,
                                     depth_range=tuple(args.depth_range), cache_dir=args.cache,
-                                    partial=args.partial)
+                                    partial=args.partial, progress=progress)
     from omniaudit.evaluation.audit_outputs import read_audit
 
     result = read_audit(out)

@@ -49,3 +49,20 @@ def test_closed_items_are_graded_without_the_judge_and_the_rest_are_left_to_it()
     graded = grade(samples, predictions).set_index("id")
     assert graded["read_by"].fillna("unread").tolist() == ["closed", "closed", "closed", "unread", "exact"]
     assert graded["correct"].tolist() == [True, False, True, False, True]
+
+
+def test_the_judges_progress_reaches_the_caller(monkeypatch):
+    """`audit composition` shows the grader's "k/n" (and so a rate and an ETA) while it asks the judge."""
+    heard = []
+
+    class Judge:
+        def answer(self, items, progress=None):
+            progress(f"{len(items)}/{len(items)}")
+            return ["Yes"] * len(items)
+
+    monkeypatch.setattr("omniaudit.runners.make_judge", lambda spec, **kw: Judge())
+    samples = pd.DataFrame({"id": ["a", "b"], "template_name": "t", "category": "c", "tier": 1, "question": "q?",
+                            "answer": ["a red car", "a blue bus"]})
+    graded = grade(samples, pd.DataFrame({"id": ["a", "b"], "prediction": ["crimson car", "bus"]}), "openai:j@x",
+                   progress=heard.append)
+    assert heard == ["2/2"] and graded["correct"].all()
