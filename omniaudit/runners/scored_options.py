@@ -132,6 +132,35 @@ def _heading_above(text: str, line: int, every: list[tuple[int, int]]) -> str:
     return ""
 
 
+# a scale defined in words ("0 = silent background, 10 = very noisy"): its direction is the reply's, not the default
+_SCALE = re.compile(r"(?i:\b\d+(?:[.,]\d+)?\s*(?:=|means)\s*(?!\d)\w)")
+
+
+def _score_direction(text: str, m: re.Match, every: list[tuple[int, int]]) -> int:
+    """The direction of the score ``m`` (:func:`_direction`): from its heading on its line, or, for a score that
+    opens its line (a one-score table row too), the line above; a direction said after the scores on the line wins
+    ("Scores: A=6, B=8 (higher = noisier)"). The default (the highest is the best) is dropped, 0, when the reply
+    states a direction or defines a scale anywhere else (but in a table row of several scores): what it says there
+    was not understood, so not guessed."""
+    line = text.rfind("\n", 0, m.start()) + 1
+    heading = text[line: min([s for s, _ in every if s >= line] + [m.start()])]
+    direction, above = _direction(heading), ""
+    row = text[line: text.find("\n", line) if "\n" in text[line:] else None]
+    if direction and not heading.strip(" \t-*•#>" + ("|" if row.count("|") <= 3 else "")):  # it opens its line
+        above = _heading_above(text, line, every)
+        direction = -1 if _LOWER_WINS.search(above) else 1 if _HIGHER_WINS.search(above) else \
+            0 if _LOWER_BETTER.search(above) else direction
+    end = text.find("\n", m.end())
+    tail = text[m.end(): None if end < 0 else end]
+    if direction and _LOWER_WINS.search(tail):
+        return -1
+    said = _LOWER_WINS.search(heading + above) or _HIGHER_WINS.search(heading + above + tail)
+    table = row.count("|") > 3  # a row of several scores: read as several (a conflict), whatever the header says
+    if direction > 0 and not said and not table and (_LOWER_WINS.search(text) or _SCALE.search(text)):
+        return 0
+    return direction
+
+
 def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, list[tuple[int, int]]]:
     """Per option its one score (numbers first, else marks), or None when the scores decide nothing, and the spans of
     every score found (blanked for the rules, read or not). Scores count under a plain heading only (:func:`_plain`:
@@ -147,18 +176,7 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
             if option is None or re.search(r"(?i:\b(?:not|n't|never|no)\s*$)", text[: m.start()]):
                 continue
             every.append(m.span())
-            line = text.rfind("\n", 0, m.start()) + 1
-            heading = text[line: min([s for s, _ in every if s >= line] + [m.start()])]
-            direction = 1 if kind == _MARK else _direction(heading)
-            row = text[line: text.find("\n", line) if "\n" in text[line:] else None]
-            opens = heading.strip(" \t-*•#>" + ("|" if row.count("|") <= 3 else ""))  # (a one-score table row)
-            if direction and kind != _MARK and not opens:  # the score opens its line
-                above = _heading_above(text, line, every)
-                direction = -1 if _LOWER_WINS.search(above) else 1 if _HIGHER_WINS.search(above) else \
-                    0 if _LOWER_BETTER.search(above) else direction
-            end = text.find("\n", m.end())
-            if direction and kind != _MARK and _LOWER_WINS.search(text[m.end(): None if end < 0 else end]):
-                direction = -1  # said after the scores: "Scores: A=6, B=8 (higher = noisier)"
+            direction = 1 if kind == _MARK else _score_direction(text, m, every)
             if direction:
                 low, high = _value(m)
                 found.setdefault(option, set()).add((low, high) if direction > 0 else (-high, -low))

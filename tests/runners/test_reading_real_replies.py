@@ -234,6 +234,10 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("Не A, а B.", ["A", "B"], CLEAN, ("B", None)),
     ("not A, but B.", ["A", "B"], CLEAN, ("B", None)),
     ("La seconda descrizione è quella giusta.", ["A", "B"], None, ("B", None)),
+    # a scale or a direction the reply states where its reading did not look: the scores are not guessed
+    ("A: 7/10, B: 4/10. Note: on this scale 10 = worst.", ["A", "B"], None, (None, "none")),
+    ("Noise rating (0 = silent background, 10 = very noisy): A 4, B 8.", ["A", "B"], CLEAN, (None, "none")),
+    ("A: 7/10, B: 4/10", ["A", "B"], None, ("A", None)),
 ])
 def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply, options, question, want):
     assert tuple(read_answer(reply, options, question)) == want
