@@ -64,7 +64,7 @@ from omniaudit.evaluation.composition.ablation_accuracy import (
     judging,
 )
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
-from omniaudit.evaluation.composition.grading import accuracy_table, grade, unparsed_verdicts
+from omniaudit.evaluation.composition.grading import accuracy_table, grade, grading_progress, unparsed_verdicts
 from omniaudit.evaluation.composition.verdicts import verdict_yes_rate
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.predictions import ANSWER_COLUMNS, check_same_run, provenance_section, read_prediction_file
@@ -343,13 +343,16 @@ def _closed_rate(graded: list[pd.DataFrame]) -> dict[str, float]:
     return {"closed_read_rate": float(np.mean([(g["read_by"] == "closed").mean() for g in graded]))}
 
 
+MOVED = ("an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised exact "
+         "match, then the judge when one is given (the grader's rule)")
+
+
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
                           judge: str | None = None, attention: list[str] | dict[str, list[str | Path]] | None = None,
                           depth_range: tuple[float, float] = (0.25, 0.75), partial: bool = False,
                           progress: Callable[[str], None] | None = None, **judge_options) -> Path:
     """Grade every run, decompose the failures, summarise per model (``MODEL@RUN=FILE``) and across models, and
-    probe the attention models; see the module docstring. ``progress`` hears each run's grading ("grading r1: 40/120"
-    while the judge answers)."""
+    probe the attention models; see the module docstring. ``progress`` hears the grading ("grading r1: 40/120")."""
     from omniaudit.data_builders.hub import load_config
     from omniaudit.evaluation.composition.attention import ProbeConfig
     from omniaudit.evaluation.composition.dominance_null import dominance_test, read_inputs, sample_nulls, structures
@@ -365,11 +368,8 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     extra = _attention_only_runs(model_runs, files, known, samples["id"], dataset, partial)
     if model_runs:  # before any paid judge call
         check_attention_models(list(model_runs), config, probe_modalities(probe_samples(dataset)[0]))
-
-    def grading(name: str) -> Callable[[str], None] | None:
-        return None if progress is None else (lambda message: progress(f"grading {name}: {message}"))
-    graded = [grade(samples, run.answers, judge, grading(run.name), **judge_options).assign(run=run.name)
-              for run in runs]
+    graded = [grade(samples, run.answers, judge, grading_progress(progress, run.name), **judge_options)
+              .assign(run=run.name) for run in runs]
     by_file: dict[Path, list[pd.DataFrame]] = {}  # a predictions file -> the graded runs it answers samples in
     for run, g in zip(runs, graded, strict=True):
         for f in run.files:
@@ -401,10 +401,8 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
         entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check", "swap_agreement")})
         entry["dominance_test"] = dominance_test(model_modes[m], nulls)
     out = Path(out_dir)
-    decomposition["answer_comparison"] = {
-        "rule": "an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised "
-                "exact match, then the judge when one is given (the grader's rule)",
-        "judge": shown_input(judge, out), "n_judged": matcher.n_judged}
+    decomposition["answer_comparison"] = {"rule": MOVED, "judge": shown_input(judge, out),
+                                          "n_judged": matcher.n_judged}
     entropy, probed, layers = _attention(model_runs, by_file, dataset, config, out) if model_runs else (None,) * 3
     unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
     sampling = {run.name: run.sampling for run in runs if run.sampling}

@@ -55,6 +55,11 @@ def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = 
     return df
 
 
+def grading_progress(progress: Callable[[str], None] | None, run: str) -> Callable[[str], None] | None:
+    """The progress of grading one run ("grading r1: 40/120")."""
+    return None if progress is None else (lambda message: progress(f"grading {run}: {message}"))
+
+
 def unparsed_verdicts(graded: pd.DataFrame) -> int:
     """Rows the judge was asked about whose verdict could not be read (they count as wrong)."""
     return int((graded["judge_prompt"].notna() & graded["judge_says"].isna()).sum())

@@ -38,7 +38,8 @@ order:
   neither; courtesy ("Happy to help!") names nothing.
 
 The pieces live beside it, one idea each: :mod:`~.reasoning` (a trace set apart), :mod:`~.scored_options`
-(per-option scores, marks and comparisons), :mod:`~.commitment` (the doubt rules and the final commitment),
+(per-option scores, marks and comparisons), :mod:`~.attribute_comparisons` (comparisons on the question's
+attribute), :mod:`~.yes_no` (yes/no answers), :mod:`~.commitment` (the doubt rules and the final commitment),
 :mod:`~.label_forms` (a label's aliases, stems and codes) and :mod:`~.choice_glosses` (the languages glossed).
 """
 

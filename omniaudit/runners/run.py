@@ -248,15 +248,7 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
                 row["shard"] = {"index": shard[0], "count": shard[1], "items": n_run, "position": positions[i]}
             rows.append(row)
     rows = _settle_served_model(judge, spec, provenance, rows, progress)
-    if read_reasoning:
-        from omniaudit.runners.rescue import read_traces
-
-        read_traces(list(zip(rows, asked, strict=True)))
-    if extractor:
-        from omniaudit.runners.rescue import rescue_unread
-
-        rescue_unread(list(zip(rows, asked, strict=True)), extractor, progress,
-                      **{k: v for k, v in judge_options.items() if k in ("cache_dir", "api_key_env", "dialect")})
+    _rescue(list(zip(rows, asked, strict=True)), read_reasoning, extractor, progress, judge_options)
     _warn_ignored_format(judge, spec, rows, judge_options.get("answer_format", "free"), progress)
     try:
         if not spec.startswith("scripted:"):  # reference models refuse by design (e.g. copy-reference, no reference)
@@ -271,6 +263,19 @@ def _run_judge(dataset: str | Path, config: str, spec: str, out: str | Path, con
             "runs": runs, "resumed": resumed, "shard": f"{shard[0]}/{shard[1]}" if shard else None,
             "selected": selection["items"], "limit": selection.get("limit"),
             **({"journal": str(journal)} if keep_journal else {})}
+
+
+def _rescue(pairs: list[tuple[dict, JudgeItem]], read_reasoning: bool, extractor: str | None, progress,
+            judge_options: dict) -> None:
+    """The closed rows the rules left unread, read from a concluded trace (``read_reasoning``) and then by the
+    ``extractor`` (:mod:`~.rescue`), in place."""
+    from omniaudit.runners.rescue import read_traces, rescue_unread
+
+    if read_reasoning:
+        read_traces(pairs)
+    if extractor:
+        rescue_unread(pairs, extractor, progress,
+                      **{k: v for k, v in judge_options.items() if k in ("cache_dir", "api_key_env", "dialect")})
 
 
 def _select_items(dataset: str | Path, config: str, conditions: list[str] | None, formats: list[str] | None,

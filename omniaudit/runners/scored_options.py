@@ -19,6 +19,16 @@ import json
 import re
 from typing import NamedTuple
 
+from omniaudit.runners.attribute_comparisons import (
+    ATTRIBUTE_WORDS,
+    DESCRIPTION,
+    denied,
+    described,
+    on_attribute,
+    option_named,
+    overlapping,
+)
+
 _NUMBER = r"[-+]?\d+(?:[.,]\d+)?(?![.,]?\d)"  # whole: never the 2 of "2.8"
 _SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
           r"\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
@@ -58,14 +68,6 @@ _RANK = r"(?i:\b(?:i(?:'d|\s+would)?\s+)?(?:rank|put|place|rate)\s+)"
 _LOWER_BETTER = re.compile(r"(?i:\b(?:noise|noisy|noisiness|hiss|hum|errors?|wer|cer|distortions?|artifacts?|"
                            r"artefacts?|clipping|latency|delay|lag|penalty|severity|defects?|problems?|issues?|"
                            r"mistakes?|loss|rank(?:ing)?|position|place)\b)")
-
-
-def _option(name: str, options: list[str]) -> str | None:
-    """The option ``name`` names: an option itself (any case), or for a slot pair a bare 1 or 2."""
-    by_lower = {o.lower(): o for o in options}
-    if name.lower() in by_lower:
-        return by_lower[name.lower()]
-    return {"1": "A", "2": "B"}.get(name) if sorted(options) == ["A", "B"] else None
 
 
 def _value(m: re.Match) -> tuple[float, float]:
@@ -172,7 +174,7 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
         found: dict[str, set[tuple[float, float]]] = {}
         spans: list[tuple[int, int]] = []
         for m in re.finditer(rf"{_PREFIX}{ref}{_SEP}(?:{kind})", text):
-            option = _option(m.group(1), options)
+            option = option_named(m.group(1), options)
             if option is None or re.search(r"(?i:\b(?:not|n't|never|no)\s*$)", text[: m.start()]):
                 continue
             every.append(m.span())
@@ -194,7 +196,7 @@ def _leading_marks(text: str, ref: str, options: list[str],
     """Symbol marks written before each option ("✓ A\n✗ B"), as :func:`_scores` reads marks after them."""
     found: dict[str, set[float]] = {}
     for m in re.finditer(rf"(?<![^\s(\[])({_SYMBOL})\s*{ref}(?=\s*(?:[,.;:]|\n|$|{_SYMBOL}))", text):
-        option = _option(m.group(2), options)
+        option = option_named(m.group(2), options)
         if option is not None:
             found.setdefault(option, set()).add(1.0 if re.fullmatch(_GOOD, m.group(1)) else 0.0)
             every.append(m.span())
@@ -223,7 +225,7 @@ def _table_scores(text: str, ref: str, options: list[str]) -> tuple[Scores, list
         found: Scores = {}
         for name, cell in zip(header, total, strict=True):
             named, score = re.fullmatch(ref, name), re.fullmatch(_SCORE + r"\W*", cell)
-            option = _option(named.group(1), options) if named else None
+            option = option_named(named.group(1), options) if named else None
             if option is not None and score is not None:
                 found[option] = _value(score)
         if len(found) == len(options) if len(options) == 2 else len(found) >= 2:
@@ -245,141 +247,15 @@ def _comparisons(text: str, ref: str, options: list[str]) -> tuple[set[str], lis
                                        (rf"{_RANK}{ref}\s+{_FIRST}\b(?:\W+{ref}\s+(?i:second|2nd|last))?", True, True),
                                        (rf"{_RANK}{ref}\s+(?i:above|over|ahead\s+of|before)\s+{ref}", True, False),
                                        (rf"{_RANK}{ref}\s+(?i:below|under|behind|after)\s+{ref}", False, False)):
-        for m in _overlapping(pattern, text):
-            a = _option(m.group(1), options)
-            b = _option(m.group(2), options) if m.group(2) else None
-            if a is None or a == b or (b is None and not (alone and m.group(2) is None)) or _denied(text, m.start()):
+        for m in overlapping(pattern, text):
+            a = option_named(m.group(1), options)
+            b = option_named(m.group(2), options) if m.group(2) else None
+            if a is None or a == b or (b is None and not (alone and m.group(2) is None)) or denied(text, m.start()):
                 continue
             winners.add(a if first_wins or b is None else b)
             losers |= {b if first_wins else a} - {None}
             spans.append(m.span())
     return (winners - losers) or winners, spans
-
-
-def _denied(text: str, start: int) -> bool:
-    """The clause before ``start`` denies what follows ("I wouldn't say B is more natural than A")."""
-    left = max(text.rfind(c, 0, start) for c in ".!?;\n") + 1
-    return bool(re.search(r"(?i:\b(?:not|never|no|hardly|nor|whether)\b|n't|\b(?:probability|chance|likelihood|"
-                          r"odds)\s+(?:that|of)\b)", text[left:start]))
-
-
-def _overlapping(pattern: str, text: str):
-    """Matches of a two-option pattern, the next one from the second option on ("A > B > C": A > B, then B > C)."""
-    compiled, pos = re.compile(pattern), 0
-    while (m := compiled.search(text, pos)) is not None:
-        yield m
-        last = compiled.groups  # the second option's group is the pattern's last
-        pos = m.start(last) if last >= 2 and m.group(last) else m.end()
-
-
-# words that describe an option well or badly on one of the questions' attributes: (attribute, +1 / -1)
-_DESCRIBED = {"clean": ("clean", 1), "quiet": ("clean", 1), "noisy": ("clean", -1), "hissy": ("clean", -1),
-              "natural": ("natural", 1), "human": ("natural", 1), "realistic": ("natural", 1),
-              "unnatural": ("natural", -1), "synthetic": ("natural", -1), "robotic": ("natural", -1),
-              "artificial": ("natural", -1), "faithful": ("faithful", 1), "accurate": ("faithful", 1),
-              "unfaithful": ("faithful", -1), "inaccurate": ("faithful", -1)}
-_ATTRIBUTE_WORDS = {"clean": {"clean", "cleaner", "cleanest", "noise", "noisy", "quiet", "quieter"},
-                    "natural": {"natural", "naturally", "human", "realistic"}, "faithful": {"faithful", "accurate"}}
-_DESCRIPTION = (r"\s*[:\-\u2013]\s*(?:(?:sounds|is|seems|very|quite|fairly|mostly|rather|pretty|slightly|totally|"
-                r"completely)\s+)*(?P<word>" + "|".join(_DESCRIBED) + r")\b")
-
-
-def _described(text: str, ref: str, options: list[str]) -> tuple[str, str, str] | None:
-    """``(better, worse, attribute)`` where each option of a pair is described in one word of one attribute, with
-    opposite signs ("Clip A: noisy (hum)\nClip B: clean"); None otherwise."""
-    if len(options) != 2:
-        return None
-    signs: dict[str, set[tuple[str, int]]] = {}
-    for m in re.finditer(ref + _DESCRIPTION, text, re.I):
-        option = _option(m.group(1), options)
-        if option is not None:
-            signs.setdefault(option, set()).add(_DESCRIBED[m.group("word").lower()])
-    if len(signs) != 2 or any(len(v) != 1 for v in signs.values()):
-        return None
-    (a, (attr_a, sign_a)), (b, (attr_b, sign_b)) = ((o, next(iter(v))) for o, v in signs.items())
-    if attr_a != attr_b or sign_a == sign_b:
-        return None
-    return (a, b, attr_a) if sign_a > 0 else (b, a, attr_a)
-
-
-_COMPARATIVES = {"cleaner": ("clean", 1), "quieter": ("clean", 1), "noisier": ("clean", -1), "hissier": ("clean", -1)}
-_DEGREE = r"(?:(?:much|far|a\s+bit|slightly|way|noticeably|clearly|a\s+lot)\s+)?"
-
-
-def _on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tuple[set[str], list[tuple]]:
-    """Winners of comparisons on the question's attribute ("A is less natural than B" on "which sounds more
-    natural?": B; "the cleaner one is clip B"), and their spans. Between two options a comparison in the attribute's
-    opposite decides too ("A is noisier than B", "B has more background noise than A", "Audio 2 sounds more
-    synthetic": the other one), and so does one option compared alone ("Audio 2 is less natural."): with two options
-    the other is the answer (:func:`_alone`). A denied clause decides nothing."""
-    winners: set[str] = set()
-    spans: list[tuple[int, int]] = []
-    attributes = {v[0] for w, v in {**_DESCRIBED, **_COMPARATIVES}.items() if w in asked and v[1] > 0}
-    words = {w: v for w, v in {**_DESCRIBED, **_COMPARATIVES}.items()
-             if v[0] in attributes and (v[1] > 0 or len(options) == 2)}
-    if not words:
-        return winners, spans
-    pair = (rf"{ref}'?s?\s+(?:\w+\s+)?(?:is|sounds|seems|are)\s+{_DEGREE}(?:(?P<dir>more|less)\s+)?(?P<word>\w+)"
-            rf"(?:-sounding)?\s+than\s+{ref}")
-    has = rf"{ref}\s+has\s+{_DEGREE}(?P<dir>more|less)\s+(?P<word>{_FAULT_NOUN})\s+than\s+{ref}"
-    found = [(m, _sign(words, m.group("word"), m.group("dir"))) for m in _overlapping(pair, text)]
-    if "clean" in attributes and len(options) == 2:
-        found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in _overlapping(has, text)]
-    for m, sign in found:
-        if sign and not _denied(text, m.start()):
-            a, b = _option(m.group(1), options), _option(m.group(m.re.groups), options)
-            if a is not None and b is not None and a != b:
-                winners.add(a if sign > 0 else b)
-                spans.append(m.span())
-    one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)\s+(?:one|clip|option|of\s+the\s+two)\s+(?:is|would\s+be)"
-           rf"\s+{ref}")
-    for m in re.finditer(one, text, re.I):
-        option = _option(m.group(1), options)
-        if words.get(m.group("word").lower(), (None, 0))[1] > 0 and option is not None:
-            winners.add(option)
-            spans.append(m.span())
-    is_the = rf"{ref}\s+(?:is|was)\s+the\s+(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\s+(?:one|clip|of\s+the\s+two)\b"
-    for m in re.finditer(is_the, text, re.I):  # "Clip A is the noisier one"
-        option, sign = _option(m.group(1), options), words.get(m.group("word").lower(), (None, 0))[1]
-        sign *= -1 if m.group("dir") and m.group("dir").lower() == "less" else 1
-        if option is not None and sign and (sign > 0 or len(options) == 2) and not _denied(text, m.start() + 1):
-            winners.add(option if sign > 0 else next(o for o in options if o != option))
-            spans.append(m.span())
-    if len(options) == 2 and not spans:
-        winners, spans = _alone(text, ref, options, words, "clean" in attributes)
-    return winners, spans
-
-
-def _sign(words: dict[str, tuple[str, int]], word: str, direction: str | None) -> int:
-    """+1 when "<more|less> <word>" (or a comparative word) says better on the attribute, -1 worse, 0 neither (a
-    plain adjective without more / less compares nothing)."""
-    sign = words.get(word.lower(), (None, 0))[1] * (-1 if direction == "less" else 1)
-    return sign if (word.lower() in _COMPARATIVES) != bool(direction) else 0
-
-
-_FAULT_NOUN = r"(?:background\s+)?(?:noise|hiss|hum|static|crackle|distortion|artifacts?|artefacts?|clicks?)"
-
-
-def _alone(text: str, ref: str, options: list[str], words: dict[str, tuple[str, int]],
-           clean: bool) -> tuple[set[str], list[tuple]]:
-    """One option of a pair compared alone for the worse ("Audio 2 is less natural.", "Clip A is noisier", "Clip B
-    has more background noise"): the winner is the other (praise alone, "B is cleaner", is the rules' to read, with
-    what surrounds it)."""
-    winners: set[str] = set()
-    spans: list[tuple[int, int]] = []
-    # a comparison qualified by a part or a time ("more natural in the first half") is no verdict
-    alone = (rf"{ref}'?s?\s+(?:is|sounds|seems)\s+{_DEGREE}(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\b"
-             r"(?!\s+(?i:than|in|during|at|for|on|when|while|until|after|before|except)\b)")
-    found = [(m, _sign(words, m.group("word"), m.group("dir"))) for m in re.finditer(alone, text, re.I)]
-    if clean:  # "has more / less (background) noise"
-        has = rf"{ref}\s+has\s+{_DEGREE}(?P<dir>more|less)\s+{_FAULT_NOUN}\b(?!\s+than)"
-        found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in re.finditer(has, text, re.I)]
-    for m, sign in found:
-        option = _option(m.group(1), options)
-        if sign < 0 and option is not None and not _denied(text, m.start()):
-            winners.add(next(o for o in options if o != option))
-            spans.append(m.span())
-    return winners, spans
 
 
 def _asked(text: str, spans: list[tuple[int, int]]) -> bool:
@@ -419,12 +295,12 @@ def judged(text: str, options: list[str], ref: str, question: str | None = None)
     ``question``: the item's question sentence (an option described as clean or noisy answers "which is cleaner?",
     and on another question still forbids a verdict for the noisy one). "A: 4/10." names no choice: its score is
     blanked."""
-    described = _described(text, ref, options)
-    if described is not None and set(re.findall(r"[a-z]+", (question or "").lower())) & \
-            _ATTRIBUTE_WORDS[described[2]]:
-        rest = re.sub(ref + _DESCRIPTION + r"[^\n]*", lambda m: " " * len(m.group()), text, flags=re.I)
-        return Judgement(described[0], None, rest, described[1])  # "Clip A: noisy\nClip B: clean" on "cleaner?"
-    worse = described[1] if described else None
+    pair = described(text, ref, options)
+    if pair is not None and set(re.findall(r"[a-z]+", (question or "").lower())) & \
+            ATTRIBUTE_WORDS[pair[2]]:
+        rest = re.sub(ref + DESCRIPTION + r"[^\n]*", lambda m: " " * len(m.group()), text, flags=re.I)
+        return Judgement(pair[0], None, rest, pair[1])  # "Clip A: noisy\nClip B: clean" on "cleaner?"
+    worse = pair[1] if pair else None
     option, reason, rest = _judged(text, options, ref, set(re.findall(r"[a-z]+", (question or "").lower())))
     return Judgement(option, reason, rest, worse)
 
@@ -432,8 +308,8 @@ def judged(text: str, options: list[str], ref: str, question: str | None = None)
 def _judged(text: str, options: list[str], ref: str, asked: set[str]) -> tuple[str | None, str | None, str]:
     values, spans = _table_scores(text, ref, options) or _scores(text, ref, options)
     winners, compared = _comparisons(text, ref, options)
-    on_attribute, attribute_spans = _on_attribute(text, ref, options, asked)
-    winners |= on_attribute
+    on_it, attribute_spans = on_attribute(text, ref, options, asked)
+    winners |= on_it
     spans = spans + compared + attribute_spans
     if not spans or _asked(text, spans):
         return None, None, text
@@ -465,7 +341,7 @@ def _praised_otherwise(rest: str, ref: str, options: list[str], winner: str) -> 
     """Whether the prose beside the scores compares another option in its favour's words (a sentence naming it with
     a comparative): the scores may not be the verdict."""
     for m in re.finditer(ref, rest):
-        if _option(m.group(1), options) not in (None, winner):
+        if option_named(m.group(1), options) not in (None, winner):
             left = max(rest.rfind(c, 0, m.start()) for c in ".!?;\n") + 1
             ends = [i for i in (rest.find(c, m.end()) for c in ".!?;\n") if i >= 0]
             if _PRAISE.search(rest[left: min(ends) if ends else len(rest)]):
