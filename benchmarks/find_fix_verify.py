@@ -61,10 +61,16 @@ Each shortcut's three models are scored on one card, ``DIR/card-<shortcut>``, wi
 training sets are built in ``find_fix_verify_sets``.
 
     python benchmarks/find_fix_verify.py [--shortcuts position,style,label_following[,visual_inference]]
-        [--steps 600]
-        [--reward-steps N] [--workdir DIR]
+        [--steps 600] [--reward-steps N] [--seed 0] [--workdir DIR]
 
 Last line: ``find_fix_verify: <shortcut>=<biased>/<control>/<remedied status> ... goal met: yes|no``.
+
+Over seeds (``find_fix_verify_seeds``): ``--seeds 0-9 --workdir DIR`` runs the loop at each seed in ``DIR/seed-N``
+(models and cards already there are kept, so a rerun resumes), then writes the removal table, shortcut x seed, to
+``DIR/removal_table.md`` and ``.json``, with ``<shortcut>: removed at k of n seeds`` per shortcut; ``--shard I/N``
+runs every N-th seed from the I-th, ``--table-only`` rebuilds the table from the cards. Every training launch pins
+:data:`THREADS` intra-op threads and torch's deterministic algorithms (``training/determinism.py``), recorded in each
+model's done-file.
 """
 
 from __future__ import annotations
@@ -79,6 +85,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+from find_fix_verify_seeds import DONE_FILE, add_seed_options, card_outcome, check_seed_options, run_seeds
 from find_fix_verify_sets import (
     ROOT,
     VIDEO_AS_TRAINED,
@@ -88,58 +95,61 @@ from find_fix_verify_sets import (
     visual_sets,
 )
 
-
-def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool) -> float:
-    """``accelerate launch training/reward_odin.py`` on one CPU process (fold 0 held out): a single-head
-    Bradley-Terry reward model, or with ``odin`` the paper's three heads with the decorrelation terms; returns
-    minutes (a model trained into ``out`` before is kept)."""
-    done_file = out / "find_fix_verify.json"
-    if done_file.is_file():
-        return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
-    start = time.perf_counter()
-    heads = ["--n_heads", "3", "--lambda_dec", "1", "--lambda_orth", "1"] if odin else \
-        ["--n_heads", "1", "--lambda_dec", "0"]
-    cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
-           str(ROOT / "accelerate_configs" / "cpu.yaml"), str(ROOT / "training" / "reward_odin.py"),
-           "--config", str(ROOT / "training" / "recipes" / "tiny" / "reward_odin.yaml"),
-           "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "pairs",
-           "--max_train_samples", "100000", "--eval_folds", "0", "--output_dir", str(out), "--max_steps", str(steps),
-           "--save_strategy", "no", "--learning_rate", str(lr), "--logging_steps", str(max(1, steps // 5)),
-           "--seed", str(seed), *heads]
-    done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
-    if done.returncode != 0:
-        raise SystemExit(f"training failed ({' '.join(cmd)}):\n{done.stderr[-3000:]}")
-    minutes = (time.perf_counter() - start) / 60
-    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr, "odin": odin}),
-                         encoding="utf-8")
-    return minutes
+# Every training launch pins torch's intra-op threads (training/determinism.py): the same seed then trains the same
+# weights on any machine with at least this many cores (an unpinned count follows the machine's cores), and the cards
+# score with as many. Measured: the text models train the same weights at 1 to 4 threads, the omni thinker does not
+# (docs/training.md#determinism)
+THREADS = 2
 
 
-def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, recipe: str = "sft.yaml",
-          script: str = "sft.py", config: str = "sft", extra: tuple[str, ...] = (), save_every: int = 0) -> float:
-    """``accelerate launch training/<script>`` (SFT, or DPO on a ``dpo`` config) on one CPU process; returns
-    minutes. ``save_every``: also keep the weights every so many steps (``out/checkpoint-N``, model only). A model
-    this benchmark trained into ``out`` before (its minutes recorded beside it) is kept: rerun with another
-    ``--workdir`` to retrain."""
-    done_file = out / "find_fix_verify.json"
+def launch_training(script: str, recipe: str, out: Path, arguments: list[str], **facts) -> float:
+    """``accelerate launch training/<script>`` with the tiny ``recipe`` on one CPU process, :data:`THREADS` threads
+    and torch's deterministic algorithms; writes the done-file (the minutes, ``facts`` and the run's recorded
+    thread count, deterministic flag and torch version) and returns minutes. A model whose done-file exists is
+    kept: rerun with another ``--workdir`` to retrain."""
+    done_file = out / DONE_FILE
     if done_file.is_file():
         return json.loads(done_file.read_text(encoding="utf-8"))["minutes"]
     start = time.perf_counter()
     cmd = [sys.executable, "-m", "accelerate.commands.launch", "--config_file",
            str(ROOT / "accelerate_configs" / "cpu.yaml"), str(ROOT / "training" / script),
-           "--config", str(ROOT / "training" / "recipes" / "tiny" / recipe),
-           "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", config,
-           "--output_dir", str(out), "--max_steps", str(steps), "--eval_fraction", "0", "--eval_strategy", "no",
-           *(("--save_strategy", "steps", "--save_steps", str(save_every), "--save_only_model", "true")
-             if save_every else ("--save_strategy", "no")), "--learning_rate", str(lr),
-           "--per_device_train_batch_size", "8",
-           "--max_length", "1024", "--logging_steps", str(max(1, steps // 5)), "--seed", str(seed), *extra]
+           "--config", str(ROOT / "training" / "recipes" / "tiny" / recipe), "--output_dir", str(out),
+           "--threads", str(THREADS), "--deterministic", "true", *arguments]
     done = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, "WANDB_MODE": "disabled"})
     if done.returncode != 0:
         raise SystemExit(f"training failed ({' '.join(cmd)}):\n{done.stderr[-3000:]}")
     minutes = (time.perf_counter() - start) / 60
-    done_file.write_text(json.dumps({"minutes": minutes, "steps": steps, "seed": seed, "lr": lr}), encoding="utf-8")
+    record = out / "determinism.json"
+    settings = json.loads(record.read_text(encoding="utf-8")) if record.is_file() else {}
+    done_file.write_text(json.dumps({"minutes": minutes, **facts, **settings}), encoding="utf-8")
     return minutes
+
+
+def train_reward(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, odin: bool) -> float:
+    """``training/reward_odin.py`` (fold 0 held out): a single-head Bradley-Terry reward model, or with ``odin`` the
+    paper's three heads with the decorrelation terms; returns minutes (a model trained into ``out`` before is
+    kept)."""
+    heads = ["--n_heads", "3", "--lambda_dec", "1", "--lambda_orth", "1"] if odin else \
+        ["--n_heads", "1", "--lambda_dec", "0"]
+    return launch_training("reward_odin.py", "reward_odin.yaml", out, [
+        "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", "pairs",
+        "--max_train_samples", "100000", "--eval_folds", "0", "--max_steps", str(steps), "--save_strategy", "no",
+        "--learning_rate", str(lr), "--logging_steps", str(max(1, steps // 5)), "--seed", str(seed), *heads],
+        steps=steps, seed=seed, lr=lr, odin=odin)
+
+
+def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, recipe: str = "sft.yaml",
+          script: str = "sft.py", config: str = "sft", extra: tuple[str, ...] = (), save_every: int = 0) -> float:
+    """``training/<script>`` (SFT, or DPO on a ``dpo`` config); returns minutes. ``save_every``: also keep the
+    weights every so many steps (``out/checkpoint-N``, model only). A model this benchmark trained into ``out``
+    before (its minutes recorded beside it) is kept."""
+    return launch_training(script, recipe, out, [
+        "--model_name_or_path", str(model), "--dataset_name", str(data), "--dataset_config", config,
+        "--max_steps", str(steps), "--eval_fraction", "0", "--eval_strategy", "no",
+        *(("--save_strategy", "steps", "--save_steps", str(save_every), "--save_only_model", "true")
+          if save_every else ("--save_strategy", "no")), "--learning_rate", str(lr),
+        "--per_device_train_batch_size", "8", "--max_length", "1024", "--logging_steps", str(max(1, steps // 5)),
+        "--seed", str(seed), *extra], steps=steps, seed=seed, lr=lr)
 
 
 def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str, data: Path | None = None,
@@ -167,12 +177,10 @@ def _cell(e: dict | None) -> str:
 
 def report(shortcut: str, card: dict, minutes: dict[str, float], margin: float) -> tuple[str, bool]:
     models, base, audit = card["models"], card["baseline"]["models"], AUDIT[shortcut]
-    status = {m: models[m]["shortcuts"][shortcut]["status"] for m in ("biased", "control", "remedied")}
-    change = base["remedied"]["shortcuts"][shortcut]["status"]
+    outcome = card_outcome(card, shortcut, audit, margin)
+    status = {m: outcome[m]["status"] for m in ("biased", "control", "remedied")}
+    change, held = outcome["against_biased"], outcome["accuracy"]["held"]
     acc = base["remedied"]["accuracy"].get(audit, {})
-    acc_control = base["control"]["accuracy"].get(audit, {})
-    held = acc.get("after") is not None and acc_control.get("after") is not None and \
-        acc["after"] >= acc_control["after"] - margin
     print(f"\n{shortcut}: head measure per model (value [simultaneous CI]; null in the card)")
     print(f"{'model':<10} {'status':<14} {'measure':<44} {'value [CI]':<24} {'accuracy':>8} {'minutes':>7}")
     for m in ("biased", "control", "remedied"):
@@ -183,11 +191,9 @@ def report(shortcut: str, card: dict, minutes: dict[str, float], margin: float) 
     print(f"remedied against biased: {change}; accuracy change {acc.get('change', float('nan')):+.3f} "
           f"[{(acc.get('ci') or [float('nan')] * 2)[0]:+.3f}, {(acc.get('ci') or [float('nan')] * 2)[1]:+.3f}]; "
           f"held within {margin} of the control: {'yes' if held else 'no'}")
-    ok = status["biased"] == "flagged" and status["control"] == "clear" and change == "removed" and held
-    return f"{shortcut}={status['biased']}/{status['control']}/{change}", ok
+    return f"{shortcut}={status['biased']}/{status['control']}/{change}", outcome["goal_met"]
 
 
-REWARD_EPOCHS, REWARD_BATCH = 4, 8  # EmoPrefer appendix B: the reward models' epochs and batch (the tiny recipe's)
 REWARD_EPOCHS, REWARD_BATCH = 4, 8  # EmoPrefer appendix B: the reward models' epochs and batch (the tiny recipe's)
 AUDIT = {"position": "preference", "style": "preference", "label_following": "protocols",
          "visual_inference": "interventions"}  # the built shortcuts
@@ -338,7 +344,7 @@ def reference(shortcut: str, card: dict, folder: Path, base: Path | None, traine
 
 
 # not what a runner loads: the training state, the held-out fold's predictions, omniaudit's own markers
-TRAINING_STATE = ("training_args.bin", "find_fix_verify.json", "trainer_state.json", "predictions.csv")
+TRAINING_STATE = ("training_args.bin", DONE_FILE, "trainer_state.json", "predictions.csv", "determinism.json")
 
 
 def save_references(out: Path, entries: dict[str, dict], args: argparse.Namespace) -> Path:
@@ -382,8 +388,7 @@ def save_references(out: Path, entries: dict[str, dict], args: argparse.Namespac
     return out
 
 
-def main() -> None:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--shortcuts", default="position,style,label_following",
                         help="comma-separated; built: position, style, label_following, visual_inference (about an "
@@ -412,17 +417,31 @@ def main() -> None:
     parser.add_argument("--card-size", choices=("default", "small"), default="default",
                         help="the cards' embedded sets (omniaudit scorecard --size): 'small' for a quick check, whose "
                              "wide intervals can call a control inconclusive")
-    parser.add_argument("--seed", type=int, default=0)
+    add_seed_options(parser)
     parser.add_argument("--workdir", type=Path, default=None)
     parser.add_argument("--save-references", type=Path, metavar="DIR",
                         help="copy each flagged biased model (position, style, label_following) with a manifest "
                              "into DIR: the scorecard's learned reference tier (evaluation/scorecard/learned, "
                              "`omniaudit scorecard --references learned`)")
-    args = parser.parse_args()
+    return check_seed_options(parser, parser.parse_args(argv))
+
+
+def shortcut_list(args: argparse.Namespace) -> list[str]:
+    return [s.strip() for s in args.shortcuts.split(",") if s.strip()]
+
+
+def main(argv: list[str] | None = None) -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    args = parse_args(argv)
+    import torch
+
+    torch.set_num_threads(THREADS)  # the cards score with as many threads as the models trained with
+    if args.seeds is not None or args.table_only:
+        return run_seeds(args, [s for s in shortcut_list(args) if s in AUDIT], AUDIT, find_fix_verify)
     work = args.workdir or Path(tempfile.mkdtemp(prefix="find_fix_verify_"))
     work.mkdir(parents=True, exist_ok=True)
     lines, met, learned = [], True, {}
-    for shortcut in [s.strip() for s in args.shortcuts.split(",") if s.strip()]:
+    for shortcut in shortcut_list(args):
         if shortcut not in AUDIT:
             print(f"\n{shortcut}: not built yet (see the module docstring)")
             lines.append(f"{shortcut}=not-built")

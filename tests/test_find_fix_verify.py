@@ -174,3 +174,100 @@ def test_the_label_following_card_is_the_default_build_with_more_sentences_per_c
     clips = pd.read_parquet(folder / "blueprint")["clip_id"].nunique()
     # 4 emotions x 4 voices (English) and 4 languages x 4 voices, the neutral English clips shared: 7 x 4 per sentence
     assert clips == 7 * 4 * 2
+
+
+@pytest.fixture(scope="module")
+def ffv_seeds(ffv):
+    import find_fix_verify_seeds  # beside find_fix_verify: the seeds, the shards and the removal table
+
+    return find_fix_verify_seeds
+
+
+def fabricated_card(shortcut: str, audit: str, statuses: tuple[str, str, str], against: str,
+                    accuracy: tuple[float, float, float]) -> dict:
+    """A scorecard.json as the benchmark's cards hold it (baseline: the biased model), cut to what the table reads:
+    statuses and accuracies of (biased, control, remedied), the remedied model's status against the biased one."""
+    values = {"flagged": 1.0, "clear": 0.5}
+    models = {m: {"shortcuts": {shortcut: {"status": s, "value": values.get(s), "ci": [0.4, 0.6],
+                                           "measure": "slot-A rate"}}} for m, s in zip(
+        ("biased", "control", "remedied"), statuses, strict=True)}
+    biased_acc = accuracy[0]
+    base = {m: {"shortcuts": {shortcut: {"status": status}},
+                "accuracy": {audit: {"before": biased_acc, "after": acc, "change": acc - biased_acc,
+                                     "ci": [acc - biased_acc - 0.05, acc - biased_acc + 0.05]}}}
+            for m, status, acc in (("control", "unchanged", accuracy[1]), ("remedied", against, accuracy[2]))}
+    return {"models": models, "baseline": {"baseline": "biased", "models": base}}
+
+
+def write_card(work, seed: int, shortcut: str, card: dict) -> None:
+    folder = work / f"seed-{seed}" / f"card-{shortcut}"
+    folder.mkdir(parents=True)
+    (folder / "scorecard.json").write_text(json.dumps(card), encoding="utf-8")
+
+
+def test_seeds_are_ranges_or_lists_and_shards_split_them_once_each(ffv_seeds):
+    assert ffv_seeds.parse_seeds("0-9") == list(range(10))
+    assert ffv_seeds.parse_seeds("0,3,5") == [0, 3, 5] and ffv_seeds.parse_seeds("5,0-2,2") == [0, 1, 2, 5]
+    for bad in ("", "9-0", "a", "1-"):
+        with pytest.raises(ValueError):
+            ffv_seeds.parse_seeds(bad)
+    seeds = list(range(10))
+    shards = [ffv_seeds.shard_seeds(seeds, f"{i}/3") for i in (1, 2, 3)]
+    assert shards[0] == [0, 3, 6, 9] and sorted(sum(shards, [])) == seeds
+    for bad in ("0/2", "3/2", "1", "a/b"):
+        with pytest.raises(ValueError):
+            ffv_seeds.shard_seeds(seeds, bad)
+
+
+def test_the_removal_table_has_a_row_per_shortcut_and_seed_and_counts_the_removals(ffv_seeds, tmp_path):
+    met = fabricated_card("position", "preference", ("flagged", "clear", "clear"), "removed", (0.50, 0.54, 0.55))
+    not_held = fabricated_card("position", "preference", ("flagged", "clear", "clear"), "removed", (0.50, 0.60, 0.52))
+    kept = fabricated_card("style", "preference", ("flagged", "clear", "flagged"), "not removed", (0.55, 0.50, 0.44))
+    write_card(tmp_path, 0, "position", met)
+    write_card(tmp_path, 1, "position", not_held)
+    write_card(tmp_path, 0, "style", kept)  # style has no card at seed 1 yet
+    done = tmp_path / "seed-0" / "biased-model"
+    done.mkdir()
+    (done / "find_fix_verify.json").write_text(json.dumps({"minutes": 1.0, "torch_threads": 2, "deterministic": True}))
+
+    table = ffv_seeds.removal_table(tmp_path, [0, 1], ["position", "style"], {"position": "preference",
+                                                                             "style": "preference"}, margin=0.05)
+    rows = {(r["shortcut"], r["seed"]): r["outcome"] for r in table["rows"]}
+    assert len(rows) == 4 and rows[("style", 1)] is None
+    assert rows[("position", 0)]["goal_met"] and rows[("position", 0)]["accuracy"]["held"]
+    assert rows[("position", 1)]["against_biased"] == "removed" and not rows[("position", 1)]["goal_met"]
+    assert rows[("position", 1)]["accuracy"]["remedied_minus_control"] == pytest.approx(-0.08)
+    assert rows[("position", 1)]["accuracy"]["remedied_minus_biased_ci"] == pytest.approx([-0.03, 0.07])
+    assert rows[("style", 0)]["remedied"]["status"] == "flagged" and not rows[("style", 0)]["goal_met"]
+    assert ffv_seeds.summary_lines(table) == [
+        "position: removed at 2 of 2 seeds; goal met at 1 of 2",
+        "style: removed at 0 of 2 seeds; goal met at 0 of 2 (no card yet: seed 1)"]
+    assert table["training"][0] == {"biased-model": {"torch_threads": 2, "deterministic": True, "torch_version": None}}
+
+    md_path, json_path = ffv_seeds.write_removal_table(tmp_path, table)
+    assert (md_path.name, json_path.name) == ("removal_table.md", "removal_table.json")
+    md = md_path.read_text(encoding="utf-8")
+    assert "| position | 0 | flagged 1.00 | clear 0.50 | clear 0.50 | **removed** | +0.010 (held) | +0.050 [+0.000, " \
+           "+0.100] | yes |" in md
+    assert "| style | 1 | no card | no card | no card | no card |" in md
+    assert "- position: removed at 2 of 2 seeds; goal met at 1 of 2" in md and "torch threads: 2" in md
+    assert json.loads(json_path.read_text(encoding="utf-8"))["summary"]["style"]["missing"] == [1]
+    assert ffv_seeds.write_removal_table(tmp_path, table, "2/3")[0].name == "removal_table.shard-2-of-3.md"
+
+
+def test_table_only_rebuilds_the_table_from_the_seed_folders_without_training(ffv, tmp_path, capsys):
+    write_card(tmp_path, 3, "position", fabricated_card("position", "preference", ("flagged", "clear", "clear"),
+                                                        "removed", (0.50, 0.54, 0.55)))
+    ffv.main(["--table-only", "--shortcuts", "position", "--workdir", str(tmp_path)])
+    assert capsys.readouterr().out.strip().splitlines()[-1] == \
+        "find_fix_verify seeds: position: removed at 1 of 1 seeds; goal met at 1 of 1"
+    assert (tmp_path / "removal_table.md").is_file() and not (tmp_path / "seed-3" / "tiny-causal-lm").exists()
+
+
+@pytest.mark.parametrize("argv", [["--seeds", "0-1"], ["--seeds", "0-1", "--workdir", "w", "--seed", "2"],
+                                  ["--seed", "1", "--shard", "1/2"], ["--seeds", "0-1", "--workdir", "w",
+                                                                      "--shard", "3/2"]])
+def test_seed_options_that_cannot_go_together_are_refused(ffv, argv):
+    with pytest.raises(SystemExit):
+        ffv.parse_args(argv)
+    assert ffv.parse_args(["--seed", "3"]).seed == 3 and ffv.parse_args([]).seed == 0

@@ -16,6 +16,7 @@ import pandas as pd
 
 from omniaudit.errors import InputError
 from omniaudit.training.checkpoints import checkpoint_problem, resume_point  # noqa: F401 - re-exported
+from omniaudit.training.determinism import DeterminismArguments, apply_determinism, write_determinism_record
 from omniaudit.training.run_tracking import report_setup, tracking_callback  # noqa: F401 - re-exported
 
 
@@ -69,11 +70,10 @@ def _deepspeed_requested(argv: list[str]) -> bool:
 
 def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
     """``TrlParser`` over ``--config recipe.yaml`` (or ``recipe:NAME``, a packaged recipe) + command-line overrides; an
-    unknown key names itself and exits.
-
-    DeepSpeed without GPUs (tests, CPU smoke runs under torchrun): DeepSpeed's communication layer is initialised
-    on gloo before the training arguments are built; otherwise every process would believe it is alone.
-    """
+    unknown key names itself and exits. Every script also takes :class:`DeterminismArguments` (``threads``,
+    ``deterministic``), applied before any model is built and not returned. DeepSpeed without GPUs (tests, CPU smoke
+    runs under torchrun): its communication layer is initialised on gloo before the training arguments are built;
+    otherwise every process would believe it is alone."""
     import torch
     from trl import TrlParser
 
@@ -85,7 +85,7 @@ def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
 
         deepspeed.init_distributed(dist_backend="gloo")
     launcher = os.environ.get("ACCELERATE_MIXED_PRECISION")  # before TrainingArguments reads (and keeps) it
-    parser = TrlParser(dataclasses)
+    parser = TrlParser((*dataclasses, DeterminismArguments))
     try:
         parsed = parser.parse_args_and_config(argv)
     except ValueError as exc:
@@ -93,7 +93,8 @@ def parse(dataclasses: tuple, argv: list[str] | None = None) -> tuple:
             sys.exit(f"error: {exc}")
         raise
     check_launch_precision(parsed, {**os.environ, "ACCELERATE_MIXED_PRECISION": launcher or "no"})
-    return parsed
+    apply_determinism(parsed[-1])
+    return parsed[:-1]
 
 
 def check_launch_precision(parsed, environ=None) -> None:
@@ -337,9 +338,9 @@ def finish_cross_fit(out_dir: str | Path, metrics_file: str, results: dict[str, 
 
 
 def train_and_save(trainer, training_args, output_dir: str | None = None, run_info: dict | None = None):
-    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them).
-
-    ``run_info`` (:func:`report_setup`'s): the dataset and model, added to the tracking run's config.
+    """Train (resuming when asked) and save on every process (ZeRO-3 gathers the shards to save them), with
+    ``determinism.json`` beside the weights. ``run_info`` (:func:`report_setup`'s): the dataset and model, added to
+    the tracking run's config.
 
     ``--resume_from_checkpoint true`` continues from the run's last checkpoint (or starts afresh without one); with
     ``output_dir`` (one of several folds), each fold continues from its own last checkpoint (:func:`resume_point`).
@@ -354,6 +355,7 @@ def train_and_save(trainer, training_args, output_dir: str | None = None, run_in
         logging.getLogger(__name__).warning("no checkpoint in %s: training %s from the start", out, out)
     trainer.train(resume_from_checkpoint=resume)
     trainer.save_model(out)
+    write_determinism_record(out, training_args.seed)
     return trainer
 
 
@@ -424,8 +426,7 @@ def media_column(ds, need: str | None = None) -> tuple[object, str | None]:
     elif isinstance(feature, datasets.Value) and feature.dtype in ("string", "large_string"):
         ds = ds.cast_column(column, kinds[column](decode=False))  # file paths (a JSONL / CSV source)
     else:
-        raise InputError(f"expected a {column} feature (embedded bytes or a file path), got {feature}",
-                         column=column)
+        raise InputError(f"expected a {column} feature (embedded bytes or a file path), got {feature}", column=column)
     cells = ds.data.column(column)
     missing = pc.or_(pc.is_null(cells), pc.is_null(pc.struct_field(cells, "bytes")))
     missing = pc.fill_null(missing, True)
