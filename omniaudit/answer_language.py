@@ -141,7 +141,8 @@ _PT = {"de", "o", "os", "é", "não", "do", "da", "dos", "das", "em", "um", "uma
        "muito", "idioma", "falado", "clipe", "ruído", "fundo", "talvez", "seja", "certeza", "nenhum", "ambos", "mas"}
 _IT = {"de", "il", "è", "di", "che", "non", "sono", "della", "questo", "questa", "scelgo", "migliore", "più", "perché",
        "secondo", "primo", "gli", "lo", "parlante", "lingua", "emozione", "risposta", "sembra", "suona", "forse",
-       "difficile", "dirlo", "meno", "rumore", "fondo", "anche", "molto", "ma", "oppure", "nessuno", "entrambi"}
+       "difficile", "dirlo", "meno", "rumore", "fondo", "anche", "molto", "ma", "oppure", "nessuno", "entrambi",
+       "descrizione", "senza", "dubbio", "pulita", "pulito"}
 
 
 def _script_language(text: str) -> str | None:

@@ -18,6 +18,11 @@ def option_named(name: str, options: list[str]) -> str | None:
     return {"1": "A", "2": "B"}.get(name) if sorted(options) == ["A", "B"] else None
 
 
+def _first_option(m: re.Match) -> int:
+    """The group of the first option a pattern names: its first unnamed group (named ones hold words)."""
+    return next(g for g in range(1, m.re.groups + 1) if g not in m.re.groupindex.values())
+
+
 def denied(text: str, start: int) -> bool:
     """The clause before ``start`` denies what follows ("I wouldn't say B is more natural than A")."""
     left = max(text.rfind(c, 0, start) for c in ".!?;\n") + 1
@@ -87,16 +92,20 @@ def on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tu
     found = [(m, _sign(words, m.group("word"), m.group("dir"))) for m in overlapping(pair, text)]
     if "clean" in attributes and len(options) == 2:
         found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in overlapping(has, text)]
+    if "clean" in attributes and len(options) == 2:  # "more background noise in A than in B"
+        noise_in = rf"(?i:more|less)\s+{_FAULT_NOUN}\s+(?i:in|on)\s+{ref}\s+than\s+(?:(?i:in|on)\s+)?{ref}"
+        found += [(m, -1 if m.group(0).lower().startswith("more") else 1) for m in overlapping(noise_in, text)]
     for m, sign in found:
         if sign and not denied(text, m.start()):
-            a, b = option_named(m.group(1), options), option_named(m.group(m.re.groups), options)
+            a, b = option_named(m.group(_first_option(m)), options), option_named(m.group(m.re.groups), options)
             if a is not None and b is not None and a != b:
                 winners.add(a if sign > 0 else b)
                 spans.append(m.span())
-    one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)\s+(?:one|clip|option|of\s+the\s+two)\s+(?:is|would\s+be)"
+    one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)\s+(?:one|clip|option|description|recording|audio|sample|"
+           r"response|of\s+the\s+two)\s+(?:is|would\s+be)"
            rf"\s+{ref}")
     for m in re.finditer(one, text, re.I):
-        option = option_named(m.group(1), options)
+        option = option_named(m.group(m.re.groups), options)  # the option's group is the last (after the word's)
         if words.get(m.group("word").lower(), (None, 0))[1] > 0 and option is not None:
             winners.add(option)
             spans.append(m.span())
@@ -133,11 +142,13 @@ def _alone(text: str, ref: str, options: list[str], words: dict[str, tuple[str, 
     alone = (rf"{ref}'?s?\s+(?:is|sounds|seems)\s+{DEGREE}(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\b"
              r"(?!\s+(?i:than|in|during|at|for|on|when|while|until|after|before|except)\b)")
     found = [(m, _sign(words, m.group("word"), m.group("dir"))) for m in re.finditer(alone, text, re.I)]
-    if clean:  # "has more / less (background) noise"
+    if clean:  # "has more / less (background) noise", "more hiss on the first recording"
         has = rf"{ref}\s+has\s+{DEGREE}(?P<dir>more|less)\s+{_FAULT_NOUN}\b(?!\s+than)"
         found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in re.finditer(has, text, re.I)]
+        on = rf"\b(?P<dir>more|less)\s+{_FAULT_NOUN}\s+(?:in|on)\s+{ref}(?!\s+than)"
+        found += [(m, -1 if m.group("dir").lower() == "more" else 1) for m in re.finditer(on, text, re.I)]
     for m, sign in found:
-        option = option_named(m.group(1), options)
+        option = option_named(m.group(_first_option(m)), options)
         if sign < 0 and option is not None and not denied(text, m.start()):
             winners.add(next(o for o in options if o != option))
             spans.append(m.span())

@@ -34,6 +34,7 @@ _ES_CHOICE = Gloss([
     (r"candidat[oa]", "candidate"), (r"audio|pista", "audio"),
     (r"menos ruido de fondo", "less background noise"), (r"menos ruido", "less noise"),
     (r"m[aá]s ruido", "more noise"),
+    (r"m[aá]s ruidos[oa]s?", "noisier"),
     (r"m[aá]s limpi[oa]s?", "cleaner"), (r"m[aá]s clar[oa]s?", "clearer"), (r"m[aá]s natural(?:es)?", "more natural"),
     (r"m[aá]s fiel(?:es)?", "more faithful"), (r"la misma persona", "the same person"), (r"suenan?", "sounds"),
     (r"tiene", "has"), (r"m[aá]s", "more"), (r"menos", "less"), (r"ninguno|ninguna", "neither"), (r"ni", "nor"),
@@ -91,6 +92,7 @@ _DE_CHOICE = Gloss([
 _FR_CHOICE = Gloss([
     (r"(?:la|ma) r[ée]ponse(?: finale| correcte)? est", "the answer is"), (r"r[ée]ponse", "answer"),
     (r"mon choix(?: final)? (?:est|se porte sur)", "my choice is"), (r"choix", "choice"), (r"nettement", "clearly"),
+    (r"(?:correspond|colle) mieux", "fits better"),
     (r"je (?:choisis|choisirais|prends|prendrais|s[ée]lectionne|vote pour)|j' opte pour", "I choose"),
     (r"je pr[ée]f[èe]re", "I prefer"), (r"si je devais choisir", "if forced"),
     (r"(?:est|sonne|semble|para[iî]t) (?:nettement |beaucoup |un peu |clairement )?(?:meilleure?|mieux)",
@@ -185,7 +187,7 @@ _IT_CHOICE = Gloss([
     (r"secondo l' etichetta", "according to the label"), (r"l' etichetta", "the label"),
     (r"(?:la )?(?:mia )?risposta(?: finale| corretta)? (?-i:è)", "the answer is"), (r"risposta(?: finale)?", "answer"),
     (r"(?:la )?mia scelta(?: finale)? (?-i:è)", "my choice is"), (r"scelta", "choice"),
-    (r"quella giusta|quello giusto", "the right one"), (r"chiaramente", "clearly"),
+    (r"quella giusta|quello giusto", "the right one"), (r"chiaramente", "clearly"), (r"senza dubbio", "definitely"),
     (r"(?:io )?(?:scelgo|sceglierei|opto per|voto per|seleziono|prendo|prenderei|vado con|andrei con|direi)",
      "I choose"),
     (r"(?:io )?(?:preferisco|preferirei)", "I prefer"), (r"se dovessi (?:scegliere|decidere)", "if forced"),
@@ -225,7 +227,7 @@ _RU_CHOICE = Gloss([
     (r"на самом деле", "actually"), (r"подожди(?:те)?", "wait"), (r"не", "not"), (r"нет", "no"),
     (r"это", "it is"), (r"чище", "cleaner"), (r"естественнее|более естественн\w+", "more natural"),
     (r"(?:гораздо |намного )?меньше (?:фонового )?шума", "less background noise"), (r"больше шума", "more noise"),
-    (r"я слышу", "I hear"), (r"а", "but"), (r"может", "maybe"),
+    (r"я слышу", "I hear"), (r"(?-i:а)", "but"), (r"может", "maybe"),
     (r"чем", "than"), (r"язык", "language"), (r"эмоция", "emotion"), (r"звучит", "sounds"),
 ])
 

@@ -78,7 +78,7 @@ SAME_CLAUSE = r"(?:(?!\b(?:but|however|yet|though|although|now|whereas)\b)[^.!?;
 HYPOTHETICAL = re.compile(
     r"(?i:\b(?:would\s+have\s+(?:said|chosen|picked|gone\s+with|preferred)|might\s+have\s+(?:said|chosen|picked)|"
     r"was\s+going\s+to\s+(?:say|choose|pick|go\s+with)|at\s+first(?:\s+glance)?|initially|"
-    r"i\s+(?:first\s+|initially\s+)?(?:thought|assumed|guessed)|(?:my\s+)?first\s+(?:impression|guess|thought)|"
+    r"i\s+(?:first\s+|initially\s+|originally\s+)?(?:thought|assumed|guessed)|my\s+(?:initial|original|first)\s+(?:pick|choice|answer)\s+was|(?:my\s+)?first\s+(?:impression|guess|thought)|"
     r"i\s+had\s+thought|(?:one|someone|somebody|you)\s+(?:might|could|would)\s+(?:say|think|argue)|"
     r"maybe|perhaps|possibly|(?:it\s+)?(?:could|might|may)\s+(?:be|well\s+be|have\s+been)|"
     r"(?:probability|chance|likelihood|odds)\s+(?:that|of))\b"

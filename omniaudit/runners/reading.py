@@ -37,10 +37,11 @@ order:
   "Mandarin" or "中文" is ``Mandarin Chinese``, "traurig" is ``sad``); a form that would name two options names
   neither; courtesy ("Happy to help!") names nothing.
 
-The pieces live beside it, one idea each: :mod:`~.reasoning` (a trace set apart), :mod:`~.scored_options`
-(per-option scores, marks and comparisons), :mod:`~.attribute_comparisons` (comparisons on the question's
-attribute), :mod:`~.yes_no` (yes/no answers), :mod:`~.commitment` (the doubt rules and the final commitment),
-:mod:`~.label_forms` (a label's aliases, stems and codes) and :mod:`~.choice_glosses` (the languages glossed).
+The pieces live beside it, one idea each: :mod:`~.reasoning` (a trace set apart), :mod:`~.scored_options` (per-option
+scores, marks and comparisons), :mod:`~.attribute_comparisons` (comparisons on the question's attribute),
+:mod:`~.slot_references` (ordinals, numbers and rankings as slots), :mod:`~.yes_no` (yes/no answers),
+:mod:`~.commitment` (the doubt rules and the final commitment), :mod:`~.label_forms` (a label's aliases, stems and
+codes) and :mod:`~.choice_glosses` (the languages glossed).
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ from omniaudit.runners.commitment import REASONS as REASONS  # re-exported: why 
 from omniaudit.runners.label_forms import canonical_labels, language_codes, other_labels
 from omniaudit.runners.reasoning import split_reasoning
 from omniaudit.runners.scored_options import Judgement, json_scores, judged, loads_lenient, per_option
+from omniaudit.runners.slot_references import slot_references
 from omniaudit.runners.yes_no import read_yes_no
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
@@ -86,7 +88,8 @@ _AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|w
            r"(?=\s*[:=])|"
            rf"{_FORCED})\b(?:\s+(?:is|would\s+be|"
            r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013,]?\s*)")
-_AB_VERB = (r"(?i:\b(?:choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
+_AB_VERB = (r"(?i:\b(?:chang(?:e|ed|ing)\s+(?:my\s+(?:answer|choice|pick|mind)\s+)?to|switch(?:ed|ing)?\s+to|"
+            r"choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
             r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend)\s+)")
 _AB_GOOD = (r"(?i:\s+(?:wins\b|edges\s+it(?:\s+out)?\b|(?:aligns|fits|matches|works)\s+(?:(?:much|slightly|clearly|"
             r"far|a\s+bit)\s+)?better\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
@@ -97,39 +100,6 @@ _LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|option|prediction|classific
 _LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|"
                r"(?:classify|label|identify|classified|labelled|labeled|identified)(?:\s+(?:it|this|the\s+\w+))?"
                r"\s+as)\s+)")
-
-# ------------------------------------------------------------------------------------- ordinal slots (A/B, 1/2)
-_SLOT_NOUN = r"(?:one|clip|audio|option|sample|recording|candidate|description|response|track|file|version|choice)"
-_ORDINAL = {"first": "A", "former": "A", "second": "B", "latter": "B", "one": "A", "two": "B", "1": "A", "2": "B",
-            "a": "A", "b": "B"}
-# "the first clip", "second one", "the latter" (then a verb or the end of the clause), "Audio 2", "clip (1)", "#2"
-_ORDINAL_NOUN = re.compile(rf"(?i:\b(?:the\s+)?(first|second|former|latter)\s+{_SLOT_NOUN}\b)(?!\s*\(?[AB12]\b)")
-_ORDINAL_BARE = re.compile(r"(?i:\bthe\s+(first|second|former|latter)\b)(?=\s*(?:[.,;:!?)]|$|(?i:is|was|sounds?|"
-                           r"seems?|has|had|wins|would|does|did|appears?|clearly|definitely|for\s+sure|please|"
-                           r"because|since|as|over)\b))")
-_ORDINAL_ALONE = re.compile(r"(?i:^(\W*)(first|second)(?=\W*$))")
-_SLOT_NUMBER = re.compile(rf"(?i:\b(?:the\s+)?(?:{SLOT}|track|number|no\.|#)\s*\(?\s*(1|2|one|two)\b\)?)(?![.,]\d)|"
-                          rf"(?i:#)\s*(1|2)\b(?![.,]\d)")
-_QUANTITY = (r"(?i:\s*(?:s|sec|secs|seconds?|ms|msec|minutes?|min|mins|hours?|h|times?|db|hz|khz|x|%|/|:|\.\d|,\d|"
-             r"st|nd|rd|th|star|stars|points?|of|out))\b|\s*[%:/]")
-_BARE_DIGIT = re.compile(rf"(?<![\w.,/#-])(?<!\d:)([12])(?![\w%/]|[.,]\d)(?!{_QUANTITY})")
-
-
-def _ordinals(text: str, digits: bool) -> str:
-    """Ordinal references as slot letters: "the second one" -> "clip B", "Audio 1" -> "clip A" (and, for a 1/2 set,
-    a bare 1 or 2 that is not a quantity -> A / B)."""
-    if digits:
-        text = re.sub(r"\b([AB])\b", lambda m: m.group(1).lower(), text)  # letters name nothing in a 1/2 set
-    text = _SLOT_NUMBER.sub(lambda m: f"clip {_ORDINAL[(m.group(1) or m.group(2)).lower()]}", text)
-    text = _ORDINAL_NOUN.sub(lambda m: f"clip {_ORDINAL[m.group(1).lower()]}", text)
-    text = _ORDINAL_BARE.sub(lambda m: f"clip {_ORDINAL[m.group(1).lower()]}", text)
-    text = "\n".join(_ORDINAL_ALONE.sub(lambda m: f"{m.group(1)}clip {_ORDINAL[m.group(2).lower()]}", line)
-                     for line in text.split("\n"))
-    if digits:
-        text = _BARE_DIGIT.sub(lambda m: _ORDINAL[m.group(1)], text)
-    # "the B" (Spanish "la B") is B, "the option B" (Portuguese "a opção B") is option B
-    return re.sub(rf"(?i:\bthe\s+)(?=(?:(?i:{SLOT}|clip)\s+)?\(?[AB]\b)", "", text)
-
 
 # a statement about one slot whose predicate is the question's own ("clip A has less background noise")
 _VERB = r"(?:is|was|has|had|have|sounds?|seems?|appears?|contains?|gives?|offers?|feels?|comes?\s+across\s+as)"
@@ -204,12 +174,21 @@ def _closing_choice(text: str) -> list[tuple[int, int, str]]:
     return [(m.start(1), m.end(1), m.group(1))]
 
 
+def _the_other_of_the_worse(text: str) -> list[tuple[int, int, str]]:
+    """"B is worse." (nothing compared after it): a choice of the other slot, where the worse one is named."""
+    return [(m.start(1), m.end(1), "A" if m.group(1) == "B" else "B") for m in re.finditer(
+        _LETTER_REF + r"\s+(?i:is|sounds|seems)\s+(?i:(?:clearly|much|slightly|definitely|far)\s+)?(?i:worse|inferior)"
+        r"\b(?!\s+(?i:than|in|at|for|on)\b)", text)]
+
+
 def _read_letter(text: str, question: str | None) -> Reading:
     coord = rf"(?:(?i:{SLOT})\s*)?\(?\b[AB]\b"
     patterns = [re.compile(_AB_CUE + _LETTER_REF), re.compile(_AB_VERB + _LETTER_REF),
                 re.compile(INSTEAD + _LETTER_REF + rf"(?:{END}|(?=\s+-\s))"),
                 re.compile(r"(?i:\b(?:response|output|result)\s*[:=]\s*)" + _LETTER_REF),
                 re.compile(CONCLUDE + _LETTER_REF + END), re.compile(ITS + _LETTER_REF + END),
+                re.compile(_LETTER_REF + r"\W+(?i:that'?s|that\s+is|this\s+is)\s+my\s+(?:final\s+)?"
+                           r"(?i:answer|choice|pick)"),
                 re.compile(rf"(?i:\bnot\s+)(?:(?i:{SLOT})\s*)?\(?\b[AB]\b\)?\s*[,;]\s*(?i:but\s+(?:rather\s+)?|rather\s+|"
                            r"it'?s\s+|it\s+is\s+|is\s+)" + _LETTER_REF + END),
                 re.compile(_LETTER_REF + _AB_GOOD)]
@@ -226,7 +205,7 @@ def _read_letter(text: str, question: str | None) -> Reading:
     if len({m.group(1) for m in re.finditer(_LETTER_REF + r"\s+(?i:for|on|in\s+terms\s+of)\s+(?!(?:the|a|an|me|us|"
                                             r"sure|now|once)\b)[a-z]+", text)}) > 1:
         return Reading(None, "conflict")
-    extra = _question_choices(text, question) + _closing_choice(text)
+    extra = _question_choices(text, question) + _closing_choice(text) + _the_other_of_the_worse(text)
     reading = commitment(text, choices(text, patterns, _LETTER_REF, coord, extra))
     if reading is not None:
         return reading
@@ -376,7 +355,8 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
                           r"(?=[^\w\n]*(?:\n|$))",
                           lambda m: m.group(0)[:-1].replace("(a", "(A").replace("(b", "(B") + m.group(0)[-1].upper()
                           if m.group(2) else f"({m.group(1).upper()})", text)
-        text = _ordinals(_ranked_list(_answers_as_responses(text)), digits)
+        text = re.sub(r"(?<!\w)['\"‘’“”]([AB12])['\"‘’“”](?!\w)", r"\1", text)  # "Clip 'B'."
+        text = slot_references(text, digits)
         judgement = judged(text, ["A", "B"], _SCORED_SLOT, question_of(question))
         reading = _combined(judgement, _read_letter(judgement.rest, question))
         if reading.option is not None and digits:
@@ -388,36 +368,6 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     return _combined(judgement, _read_label(judgement.rest, options))
 
 
-def _answers_as_responses(text: str) -> str:
-    """"Answer 2 is better than Answer 1", "the second answer": the answers judged, named like responses, not the
-    reply's own answer ("Answer: 2"); a single "Answer 2" may be either and stays."""
-    named = {m.group(1).upper() for m in re.finditer(r"(?i:\banswer\s+\(?([AB12])\b)(?!\s*[:=])", text)}
-    if len(named) > 1:
-        text = re.sub(r"(?i:\banswer(?=\s+\(?[AB12]\b(?!\s*[:=])))", "response", text)
-    return re.sub(r"(?i:\b(the\s+(?:first|second))\s+answer\b)", r"\1 response", text)
-
-
-_RANKED = re.compile(r"(?im)^[^\n]*\b(?:rank(?:ing|ed)?|order(?:ed)?|best\s+first|most\s+\w+\s+first)\b[^\n]*\n+"
-                     r"\s*(?:1[.)]|#1[.):]?|first[.):])\s*(?P<first>[^\n]{1,40})\n\s*(?:2[.)]|#2[.):]?|second[.):])"
-                     r"\s*(?P<second>[^\n]{1,40})")
-_LIST_MARKER = re.compile(r"(?m)^(\s*)(?:\d{1,2}[.)]|[-*•])\s+(?=\S)")
-
-
-# a ranking in one line or two: "1st — clip B, 2nd — clip A", "Rank 1: B\nRank 2: A"
-_RANKS = re.compile(r"(?im)(?:^|(?<=[:.]\s))(?:1st|first|#1|no\.\s*1|rank(?:ed)?\s*(?:#\s*)?1)\s*"
-                    r"(?:[-\u2014\u2013:=]|place\s*[-\u2014\u2013:]?)\s*(?P<first>[^,;\n]{1,30})\s*[,;\n]\s*(?:2nd|second|#2|no\.\s*2|"
-                    r"rank(?:ed)?\s*(?:#\s*)?2)\s*(?:[-\u2014\u2013:=]|place\s*[-\u2014\u2013:]?)\s*(?P<second>[^,;\n]{1,30})")
-
-
-def _ranked_list(text: str) -> str:
-    """A ranked list's first item as the answer ("Ranking:\n1. Audio 2\n2. Audio 1" -> "Answer: Audio 2."); the
-    markers of every other list taken off ("1. Audio 2" names no option 1)."""
-    text = _RANKED.sub(lambda m: f"Answer: {m.group('first').strip()}.", text)
-    text = _RANKS.sub(lambda m: f"Answer: {m.group('first').strip()}.", text)
-    return _LIST_MARKER.sub(r"\1", text)
-
-
-# a slot as scores name it: "A", "clip B", and a bare 1 or 2 that heads its score ("1: 4/5", "2) 3/5")
 _SCORED_SLOT = rf"(?:(?i:{SLOT})\s*)?\(?(\b[AB]\b|(?<![\w.,/])[12](?=\s*(?:[:=)|]|→|->)))\)?"
 
 

@@ -238,6 +238,18 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("A: 7/10, B: 4/10. Note: on this scale 10 = worst.", ["A", "B"], None, (None, "none")),
     ("Noise rating (0 = silent background, 10 = very noisy): A 4, B 8.", ["A", "B"], CLEAN, (None, "none")),
     ("A: 7/10, B: 4/10", ["A", "B"], None, ("A", None)),
+    ("The more faithful description is A.", ["A", "B"], "Which description is more faithful? Answer A or B.",
+     ("A", None)),
+    ("B is worse.", ["A", "B"], None, ("A", None)),
+    ("B is not worse.", ["A", "B"], None, (None, "none")),
+    ("There's way more background noise in A than in B.", ["A", "B"], CLEAN, ("B", None)),
+    ("I hear more hiss on the first recording.", ["A", "B"], CLEAN, ("B", None)),
+    ("My initial pick was clip B, but after listening again I'm changing my answer to A.", ["A", "B"], None,
+     ("A", None)),
+    ("After going back and forth: A. That's my final answer.", ["A", "B"], None, ("A", None)),
+    ("Clip 'B'.", ["A", "B"], None, ("B", None)),
+    ("The 2nd one", ["1", "2"], None, ("2", None)),
+    ("Ответ: А", ["A", "B"], None, ("A", None)),  # a Cyrillic А, not the Russian "а" (but)
 ])
 def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply, options, question, want):
     assert tuple(read_answer(reply, options, question)) == want
