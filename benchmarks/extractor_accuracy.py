@@ -36,13 +36,16 @@ Two labelled sets:
   whose header says "lower is better", "Scores: A=6, B=8 (higher = noisier)", "Probability that clip 1 is the more
   natural one: 0.12", "Ranking: 1st — clip B, 2nd — clip A"), 4 non-answers read, 79.7% read; then fixed. With every
   fix: held-out-5 94.4%, held-out-6 87.6%, held-out-7 91.3%, held-out-8 87.4% read, 0 and 0 on each. Printed per
-  category and per language, the held-out sets apart.
+  category and per language, the held-out sets apart. ``held-out-9`` (300 replies, written blind at the end of that
+  work, the final held-out test) measured once untuned: 0 replies read as another option, 2 non-answers read (a
+  verdict against dot-leader scores, fixed; a trace whose writer labelled it against the contract, relabelled:
+  data/README.md), 82.8% read.
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
     python benchmarks/extractor_accuracy.py [--by-source] [--misses]
         [--batch dev|held-out|outside|outside-2|dev-3|dev-3b|dev-3c|dev-3d|held-out-5|held-out-6|held-out-7|
-                 held-out-8|all]
+                 held-out-8|held-out-9|all]
 """
 
 from __future__ import annotations
@@ -65,9 +68,9 @@ PHRASING_SETS = {"dev": "readers-dev.jsonl", "held-out": "readers-held-out.jsonl
 REPLY_SETS = {"dev-3": "replies-dev-3.jsonl", "dev-3b": "replies-dev-3b.jsonl", "dev-3c": "replies-dev-3c.jsonl",
               "dev-3d": "replies-dev-3d.jsonl", "held-out-5": "replies-held-out-5.jsonl",
               "held-out-6": "replies-held-out-6.jsonl", "held-out-7": "replies-held-out-7.jsonl",
-              "held-out-8": "replies-held-out-8.jsonl"}
+              "held-out-8": "replies-held-out-8.jsonl", "held-out-9": "replies-held-out-9.jsonl"}
 # reply sets written to be measured, not tuned to: 0 misreadings is required of them, the read rate is their own
-OWN_READ_RATE = ("held-out-5", "held-out-6", "held-out-7", "held-out-8")
+OWN_READ_RATE = ("held-out-5", "held-out-6", "held-out-7", "held-out-8", "held-out-9")
 CATEGORIES = ("score", "think", "language", "plain", "doubt")
 BATCHES = ("dev", "held-out", "outside", "outside-2", *REPLY_SETS)
 

@@ -50,7 +50,7 @@ _SYMBOL = r"[✓✔✅☑👍✗✘❌×✕👎]"
 # a mark, or a few words then a symbol mark ("Audio 1: natural ✅")
 _MARK = (rf"(?:[^\n✓✔✅☑👍✗✘❌×✕👎]{{0,40}}?\s)?(?P<mark>{_SYMBOL})|"
          rf"(?P<word>{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n]|$|(?i:and|but|while|whereas)\b))")
-_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013\u2014()]|→|->)\s*(?:(?i:mos)\s+)?|"
+_SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013\u2014()]|→|->|\.{2,}|…+)\s*(?:(?i:mos)\s+)?|"
         r"\s+(?i:is|was|gets?|got|scores?|scored|"
         r"receives?|received|earns?|rated|sounds|seems|at)\s+(?:(?i:a|an|rated|score\s+of|rating\s+of)\s+)?|\s+)")
 _PREFIX = r"(?i:\b(?:score|rating|grade)s?\s+(?:for|of)\s+)?"
