@@ -101,8 +101,8 @@ def on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tu
             if a is not None and b is not None and a != b:
                 winners.add(a if sign > 0 else b)
                 spans.append(m.span())
-    one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)\s+(?:one|clip|option|description|recording|audio|sample|"
-           r"response|of\s+the\s+two)\s+(?:is|would\s+be)"
+    one = (rf"\bthe\s+(?:(?:more|most)\s+)?(?P<word>\w+)(?:-sounding)?\s+(?:one|clip|option|description|recording|"
+           r"audio|sample|response|of\s+the\s+two)\s+(?:is|would\s+be)"
            rf"\s+{ref}")
     for m in re.finditer(one, text, re.I):
         option = option_named(m.group(m.re.groups), options)  # the option's group is the last (after the word's)
@@ -116,6 +116,16 @@ def on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tu
         if option is not None and sign and (sign > 0 or len(options) == 2) and not denied(text, m.start() + 1):
             winners.add(option if sign > 0 else next(o for o in options if o != option))
             spans.append(m.span())
+    # "More natural: clip B", "Less noise: B (A hums)"
+    headed = rf"(?m:^\W*(?:(?P<dir>more|less)\s+)?(?P<word>[a-z]+)\s*[:=]\s*{ref}\W*(?:\([^)\n]*\)\W*)?$)"
+    for m in re.finditer(headed, text, re.I):
+        word, direction = m.group("word").lower(), (m.group("dir") or "").lower()
+        sign = words.get(word, (None, 0))[1] * (-1 if direction == "less" else 1) if word in words else \
+            (1 if direction == "less" and "clean" in attributes and re.fullmatch(_FAULT_NOUN, word) else 0)
+        if sign > 0 and (word in COMPARATIVES or direction or word not in words):
+            winners.add(option_named(m.group(_first_option(m)), options) or "")
+            spans.append(m.span())
+    winners.discard("")
     if len(options) == 2 and not spans:
         winners, spans = _alone(text, ref, options, words, "clean" in attributes)
     return winners, spans

@@ -14,7 +14,8 @@ input it cannot take is refused before any forward pass, naming the item and the
 - Free-form items (no options) are always generated (batched, left padding), never scored against a list.
 - Media: videos as frames at ``fps`` (at most ``max_frames``) with their own soundtrack when the item says so,
   images, separate audio parts; each unique source decoded and featurised once (``hf_media.MediaCache``, an LRU
-  bounded by ``media_cache_bytes``), and for Qwen2-Audio-style models encoded once (``hf_encoders``).
+  bounded by ``media_cache_bytes``), and encoded once: by the audio encoder of Qwen2-Audio-style models
+  (``hf_encoders``), by the vision and audio encoders of a Qwen2.5-Omni thinker (``hf_omni_encoders``).
 - Loading (:mod:`~omniaudit.runners.hf_loading`): ``device_map`` (``auto`` / ``balanced`` /
   ``sequential`` / ``cpu`` / ``cuda:N``; default: the whole model on one device), ``dtype``, ``load_in`` (``4bit`` /
   ``8bit``, bitsandbytes on CUDA) and ``attn_implementation``, given to ``from_pretrained``.
@@ -47,6 +48,7 @@ from omniaudit.runners.hf_media import (
     batch_media,
     install_featurizers,
 )
+from omniaudit.runners.hf_omni_encoders import OmniEncoders
 from omniaudit.runners.hf_scoring import item_seed, pick_option, row_sampler, score_options, softmax
 from omniaudit.runners.items import JudgeItem, Sampling, check_modalities
 
@@ -162,6 +164,9 @@ class HFJudge(Runner):
         # Qwen2-Audio style: each clip's encoder output once (hf_encoders), not once per question
         self.audio_embeddings = AudioEmbeddings(self.model, self.cache) if AudioEmbeddings.applies(self.model) \
             else None
+        # Qwen2.5-Omni: each source's vision / audio encoder output once (hf_omni_encoders), not once per question
+        self.omni_encoders = OmniEncoders(self.model, self.cache) \
+            if media_cache_bytes > 0 and OmniEncoders.applies(self.model) else None  # no cache: the model's own
         rate = getattr(getattr(self.processor, "feature_extractor", None), "sampling_rate", None) or 16000
         self.decoder = MediaDecoder(self.cache, rate, self.video)
         self.videos_kwargs = self._videos_kwargs()
@@ -376,6 +381,9 @@ class HFJudge(Runner):
                       else v.to(self.device)) for k, v in enc.items() if hasattr(v, "to")}
         if self.audio_embeddings is not None and "input_features" in inputs:
             inputs = self.audio_embeddings.merge(inputs, [media.sources[id(a)] for a in media.audio])
+        if self.omni_encoders is not None:
+            self.omni_encoders.expect(inputs, [media.sources[id(v)] for v in media.videos],
+                                      [media.sources[id(a)] for a in media.audio])
         extra = {"use_audio_in_video": True} if any(i is not None for i in media.audio_from_video) else {}
         return inputs, extra
 

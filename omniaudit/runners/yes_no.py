@@ -10,9 +10,11 @@ hear.", "I don't think so.", "I can hear a dog"). :func:`read_yes_no` reads:
 2. else, in English, a first sentence that states absence (one negation, of the kind :data:`ABSENT` lists) or
    presence (:data:`PRESENT`, no negation).
 
-It abstains (None and the reason) on a hedge, a reversal after the answer, a later sentence or answer word of the
-other polarity ("Yes and no", "No. Yes."), a preamble ("Sure, let me listen"), and returns None (no opinion: the
-label reader decides) on anything else, e.g. two negations ("It's not the case that there is no barking").
+An explicit final answer that closes the reply ("... Final answer: yes.", "My answer is no.") is read first, after
+any self-correction. It abstains (None and the reason) on a hedge, a reversal after the answer, a later sentence or
+answer word of the other polarity ("Yes and no", "No. Yes."), a preamble ("Sure, let me listen"), and returns None
+(no opinion: the label reader decides) on anything else, e.g. two negations ("It's not the case that there is no
+barking").
 """
 
 from __future__ import annotations
@@ -56,6 +58,8 @@ PRESENT = re.compile(r"(?i:^(?:there\s+(?:is|are|was|were)\s+(?:a|an|some|one|tw
                      r"i\s+(?:can\s+)?(?:clearly\s+|definitely\s+)?hear\b|"
                      r"(?:a|the)\s+[\w-]+\s+(?:is|can\s+be|was)\s+(?:clearly\s+)?(?:heard|audible|present)\b))")
 _SENTENCE = re.compile(r"[^.!?;\n]+")
+# an explicit final answer that closes the reply outranks what came before it (a self-correction)
+_FINAL = re.compile(r"(?i:\b(?:final\s+answer|my\s+(?:final\s+)?answer\s+is|answer)\s*[:=\-]?\s*\**(yes|no)\b\W*$)")
 _TRAILING = re.compile(r"(?i:[,;\u2014-]\s*(yes|no)\W*$)")  # "There isn't any barking, no."
 
 
@@ -83,6 +87,9 @@ def _statement(sentence: str) -> str | None:
 def read_yes_no(text: str, english: str, lang: str) -> Reading | None:
     """The reply's yes or no (see the module docstring); ``text`` as written, ``english`` its gloss, ``lang`` its
     language. None: this reader has no opinion."""
+    final = _FINAL.search(text)
+    if final and not UNSURE.search(english) and not MAYBE.search(text[final.end():]):
+        return Reading(final.group(1).lower())  # "No... wait, yes - a knock at 0:07. Final answer: yes."
     said, rest = _opener(text.strip())
     if said is None and lang == "en":
         sentences = _SENTENCE.findall(text)

@@ -250,6 +250,10 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("Clip 'B'.", ["A", "B"], None, ("B", None)),
     ("The 2nd one", ["1", "2"], None, ("2", None)),
     ("Ответ: А", ["A", "B"], None, ("A", None)),  # a Cyrillic А, not the Russian "а" (but)
+    ("Less noise: B.", ["A", "B"], CLEAN, ("B", None)),  # the attribute as a heading
+    ("More natural: clip B (A has audible glitching).", ["A", "B"], "Which clip sounds more natural?", ("B", None)),
+    ("The more natural-sounding one is B.", ["A", "B"], "Which clip sounds more natural?", ("B", None)),
+    ("Naturalness\n  A ........ 62/100\n  B ........ 88/100\nI prefer A.", ["A", "B"], None, (None, "conflict")),
 ])
 def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply, options, question, want):
     assert tuple(read_answer(reply, options, question)) == want

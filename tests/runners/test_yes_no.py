@@ -23,6 +23,8 @@ from omniaudit.runners.reading import read_answer
     ("Non, aucun chien.", "no"),
     ("네, 들려요.", "yes"),
     ("有,背景里有狗在叫。", "yes"),
+    ("No... wait, yes — there's a faint knock at 0:07. Final answer: yes.", "yes"),  # the final answer wins
+    ("Yes. Actually, no, that was just the speaker's breathing. My answer is no.", "no"),
 ])
 def test_an_answer_word_or_a_plain_statement_is_read(reply, want):
     assert read_answer(reply, ["yes", "no"]).option == want
