@@ -35,11 +35,11 @@ Two labelled sets:
   the held-out test of this stop) measured once untuned: 4 replies read as another option (a fault scored in a table
   whose header says "lower is better", "Scores: A=6, B=8 (higher = noisier)", "Probability that clip 1 is the more
   natural one: 0.12", "Ranking: 1st — clip B, 2nd — clip A"), 4 non-answers read, 79.7% read; then fixed. With every
-  fix: held-out-5 94.4%, held-out-6 88.0%, held-out-7 92.3%, held-out-8 87.4%, held-out-9 85.0% read, 0 and 0 on each. Printed per
-  category and per language, the held-out sets apart. ``held-out-9`` (300 replies, written blind at the end of that
-  work, the final held-out test) measured once untuned: 0 replies read as another option, 2 non-answers read (a
-  verdict against dot-leader scores, fixed; a trace whose writer labelled it against the contract, relabelled:
-  data/README.md), 82.8% read.
+  fix: held-out-5 94.4%, held-out-6 88.0%, held-out-7 92.3%, held-out-8 87.4%, held-out-9 85.0% read, 0 and 0 on
+  each. Printed per category and per language, the held-out sets apart. ``held-out-9`` (300 replies, written blind at
+  the end of that work, the final held-out test) measured once untuned: 0 replies read as another option, 2
+  non-answers read (a verdict against dot-leader scores, fixed; a trace whose writer labelled it against the
+  contract, relabelled: data/README.md), 82.8% read.
 
 The last line is ``accuracy=<overall> baseline=<overall> n=<cases>`` of the Thud set.
 
