@@ -9,9 +9,10 @@ Answers are generated (free-form, ``--max-new-tokens`` tokens, forced to that le
 otherwise stop at once).
 
 The same items run through two judges with the same settings: one with the media cache (each clip decoded with
-PyAV and featurised by the processor once) and one with ``media_cache_bytes=0`` (decoded and featurised per
-question). Each is warmed up on a held-out clip, then the two are timed in turn ``--repeats`` times (best time kept,
-cache emptied before each timing).
+PyAV, featurised by the processor and encoded by the thinker's vision and audio encoders once) and one with
+``media_cache_bytes=0`` (decoded, featurised and encoded per question, the model's own encoders on every batch).
+Each is warmed up on a held-out clip, then the two are timed in turn ``--repeats`` times (best time kept, cache
+emptied before each timing).
 
 Last line: ``cache_speedup=<uncached_s / cached_s> items_per_s=<items per s with the cache>``.
 
@@ -86,9 +87,11 @@ def main() -> None:
     print(f"{len(items)} items on {n_clips} clips (video with its soundtrack, {args.fps:g} fps, <= {args.max_frames} "
           f"frames), batch {args.batch_size}, {args.max_new_tokens}-token answers")
     for name, (s, work) in runs.items():
+        encoded = (f"{work['encoder:video']} frame and {work.get('encoder:audio', 0)} soundtrack encodings"
+                   if "encoder:video" in work else "every question's media encoded")
         print(f"{name + ':':10s} {s:.2f} s ({len(items) / s:.1f} items/s); per run: {work.get('decode:video', 0)} "
               f"video decodes, {work.get('features:video_processor', 0)} frame featurisations, "
-              f"{work.get('features:feature_extractor', 0)} soundtrack featurisations")
+              f"{work.get('features:feature_extractor', 0)} soundtrack featurisations, {encoded}")
     speedup = seconds["uncached"] / seconds["cached"]
     print(f"cache_speedup={speedup:.2f} items_per_s={len(items) / seconds['cached']:.1f}")
 

@@ -5,7 +5,9 @@ The audit (all probes, three slices, 2,000-resample bootstrap CIs, length- and s
 benchmark. The naive reference computes the same numbers the obvious way: a Python loop calling scikit-learn
 ``f1_score`` per resample, one scikit-learn ``LogisticRegression`` per bootstrap resample for the length- and
 style-controlled win rates, and ``TfidfVectorizer`` refitted per fold. Both give the same CIs and source accuracies
-(checked below). Then prints ``speedup=<x> audit_s=<s> naive_s=<s>``, and the naive time of each part.
+(checked below). Then prints ``speedup=<x> audit_s=<s> naive_s=<s>``, and the naive time of each part. Both run
+with one BLAS thread (the audit sets it itself, the naive loops are given the same): with OpenBLAS's default two
+threads beside another busy process, the naive GLM refits alone took anywhere from 9 to 58 s on a 2-core machine.
 
 Scale: ``--pairs N`` (N above the default) then builds and audits an embedded benchmark of N pairs, each step in a
 fresh process so that its peak RSS is its own, and prints ``scale pairs=<N> audit_s=<s> peak_rss_mb=<MB>``. The
@@ -29,6 +31,7 @@ import pandas as pd
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import f1_score
+from threadpoolctl import threadpool_limits
 
 from omniaudit.data_builders.preference import SyntheticSpec
 from omniaudit.evaluation.preference import length_control, style_control
@@ -174,7 +177,8 @@ def main(repeats: int, n_pairs: int = DEFAULT_PAIRS, max_rss_gb: float = 2.0) ->
         times.append(time.perf_counter() - t0)
     audit_s = min(times)
     t0 = time.perf_counter()
-    cis, accs, glm, parts = naive_audit(pairs, config)
+    with threadpool_limits(limits=1, user_api="blas"):  # as the audit runs (audit_preference): the same BLAS
+        cis, accs, glm, parts = naive_audit(pairs, config)  # setting for both, so a busy core slows both alike
     naive_s = time.perf_counter() - t0
     worst = max(abs(a - b) for (name, s), ci in cis.items()
                 for a, b in zip(ci, audit["predictors"][name][s]["ci"], strict=True))

@@ -89,23 +89,34 @@ def _norm(text: object) -> str:
     return " ".join(str(text).split()).casefold()
 
 
-def _candidates(df: pd.DataFrame, normalise: bool) -> list[tuple]:
-    """Per row: (name, the two (generator, description) candidates in sorted order), optionally case- and
-    whitespace-normalised, so a pair and its copy with the candidates swapped get the same key."""
+_KEY_COLUMNS = ("name", "model1", "a1", "model2", "a2")
+
+
+def _key_columns(df: pd.DataFrame, normalise: bool) -> list[list[str]]:
+    """The name, generator and description columns as lists (``tolist``: one conversion, not a Python iteration over
+    the string array), optionally case- and whitespace-normalised."""
     norm = _norm if normalise else str
-    return [(norm(n), *sorted(((norm(g1), norm(t1)), (norm(g2), norm(t2)))))
-            for n, g1, t1, g2, t2 in zip(df["name"], df["model1"], df["a1"], df["model2"], df["a2"], strict=True)]
+    return [[norm(v) for v in df[c].tolist()] for c in _KEY_COLUMNS]
 
 
-def duplicate_groups(df: pd.DataFrame) -> np.ndarray:
+def _candidates(df: pd.DataFrame, normalise: bool, columns: list[list[str]] | None = None) -> list[tuple]:
+    """Per row: (name, the two (generator, description) candidates in sorted order), optionally case- and
+    whitespace-normalised, so a pair and its copy with the candidates swapped get the same key (``columns``: the
+    :func:`_key_columns` of ``df`` when the caller has them)."""
+    columns = _key_columns(df, normalise) if columns is None else columns
+    return [(n, *sorted(((g1, t1), (g2, t2)))) for n, g1, t1, g2, t2 in zip(*columns, strict=True)]
+
+
+def duplicate_groups(df: pd.DataFrame, columns: list[list[str]] | None = None) -> np.ndarray:
     """Per row, the position of the first row it duplicates (itself when none).
 
     Duplicates are rows of the same clip name with the same two (generator, description) candidates, in either
     order, after collapsing whitespace and case: exact copies and near-copies alike, since both leak a label into
     another fold. The builder keeps a group in one fold; :func:`duplicate_summary` counts exact and near copies.
+    ``columns``: the normalised :func:`_key_columns` of ``df`` when the caller has them.
     """
     first: dict[tuple, int] = {}
-    return np.array([first.setdefault(key, i) for i, key in enumerate(_candidates(df, normalise=True))],
+    return np.array([first.setdefault(key, i) for i, key in enumerate(_candidates(df, True, columns))],
                     dtype=np.int64)
 
 
@@ -113,13 +124,14 @@ def duplicate_summary(df: pd.DataFrame) -> dict:
     """Counts for the card and audit.json: rows that exactly repeat an earlier row (``exact``), rows equal to an
     earlier one only after case/whitespace normalisation (``near``), duplicate groups whose labels disagree
     (``conflicting_labels``, after mapping swapped copies to one order) and a few example groups of ids."""
-    group = duplicate_groups(df)
+    normalised = _key_columns(df, normalise=True)  # normalised once, for the groups and the canonical order
+    group = duplicate_groups(df, normalised)
     exact_keys = _candidates(df, normalise=False)
     n_exact = len(exact_keys) - len(set(exact_keys))
     n_dup = int((group != np.arange(len(df))).sum())
     # the label in a canonical candidate order (swapped copies flip it), to compare the labels of a group
-    swapped = [(_norm(g1), _norm(t1)) > (_norm(g2), _norm(t2))
-               for g1, t1, g2, t2 in zip(df["model1"], df["a1"], df["model2"], df["a2"], strict=True)]
+    _, g1, t1, g2, t2 = normalised
+    swapped = [(a, b) > (c, d) for a, b, c, d in zip(g1, t1, g2, t2, strict=True)]
     label = np.where(swapped, df["preference"].map({"a1": "a2", "a2": "a1", "same": "same"}), df["preference"])
     ids = next(df[c] for c in ("pair_id", "id", "name") if c in df.columns)
     groups = pd.DataFrame({"group": group, "label": label, "id": ids.astype(str).to_numpy()}).groupby("group")

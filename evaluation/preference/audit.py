@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
 from omniaudit.data_builders.hub import load_config
 from omniaudit.data_builders.preference.build import (
@@ -26,12 +27,12 @@ from omniaudit.errors import InputError
 from omniaudit.evaluation.audit_outputs import schema, shown_input
 from omniaudit.evaluation.preference import (
     consensus,
+    controlled,
     controls,
     length_control,
     odin_report,
     probes,
     report,
-    style_control,
 )
 from omniaudit.evaluation.preference.audit_config import PROBES, SLICES, PreferenceAuditConfig
 from omniaudit.evaluation.preference.comparisons import comparison, parse_comparisons, position_bias
@@ -132,6 +133,9 @@ def per_order_scores(spec, binary: pd.DataFrame) -> np.ndarray:
     return per_order.reindex(index=binary[rows.attrs["key"]].astype(str), columns=list(ORDERS)).to_numpy(np.float64)
 
 
+# one BLAS thread: the audit's matrix products are many small ones (blocks of bootstrap resamples), where a second
+# thread costs more in synchronisation than it saves, and stalls them when another process holds a core
+@threadpool_limits.wrap(limits=1, user_api="blas")
 def audit_preference(pairs: pd.DataFrame, config: PreferenceAuditConfig | None = None,
                      progress=None) -> tuple[dict, pd.DataFrame]:
     """Run the audit; returns (audit.json dict, per-pair predictions DataFrame).
@@ -273,18 +277,16 @@ def _benchmark_sections(pairs: pd.DataFrame, y_all, generators: list[str], summa
     g1, g2 = full["model1"].to_numpy(dtype=object), full["model2"].to_numpy(dtype=object)
     clusters = full["dedup_group"].to_numpy() if "dedup_group" in full else None
     if config.length_control:
-        step("generator lengths and length-controlled win rates")
+        step("generator lengths")
         out["lengths"] = length_control.length_by_generator(
             pairs["model1"].to_numpy(dtype=object), pairs["model2"].to_numpy(dtype=object), pairs["len1"].to_numpy(),
             pairs["len2"].to_numpy(), summary["win_rates"])
-        out["length_controlled"] = length_control.length_controlled_win_rates(
-            g1, g2, full["len1"].to_numpy(), full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples,
-            seed=config.seed, clusters=clusters)
-    if config.style_control:
-        step("style-controlled generator strengths")
-        out["style_controlled"] = style_control.style_controlled_strengths(
+    if config.length_control or config.style_control:
+        step("length- and style-controlled win rates (one set of bootstrap draws)")
+        out.update(controlled.controlled_win_rates(
             g1, g2, full["a1"].to_numpy(dtype=object), full["a2"].to_numpy(dtype=object), full["len1"].to_numpy(),
-            full["len2"].to_numpy(), y_all, n_resamples=config.n_resamples, seed=config.seed, clusters=clusters)
+            full["len2"].to_numpy(), y_all, config.n_resamples, config.seed, clusters, length=config.length_control,
+            style=config.style_control))
     if config.source_classifier:
         step("TF-IDF source classifier")
         texts = np.concatenate([pairs["a1"].to_numpy(dtype=object), pairs["a2"].to_numpy(dtype=object)])

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from omniaudit.evaluation.preference.probes import generator_features, length_features, oof_logistic
+from omniaudit.evaluation.preference.probes import (
+    checked_once,
+    generator_features,
+    length_features,
+    oof_logistic,
+)
 from omniaudit.evaluation.stats import decide, mcnemar_exact, mean_sd, waf
 
 
@@ -32,17 +37,18 @@ def counterfactual_swap(len1: np.ndarray, len2: np.ndarray, gen1: np.ndarray, ge
     _, models = oof_logistic(np.hstack([length, gen]), y, fold)
     flip_identity = np.zeros(y.size, dtype=bool)
     flip_length = np.zeros(y.size, dtype=bool)
-    for k, model in zip(np.unique(fold), models, strict=True):
-        if model is None:
-            continue
-        test = fold == k
+    with checked_once():  # the features were checked by oof_logistic
+        for k, model in zip(np.unique(fold), models, strict=True):
+            if model is None:
+                continue
+            test = fold == k
 
-        def decisions(lf: np.ndarray, gf: np.ndarray, test: np.ndarray = test, model=model) -> np.ndarray:
-            return decide(model.predict_proba(np.hstack([lf[test], gf[test]]))[:, 1])
+            def decisions(lf: np.ndarray, gf: np.ndarray, test: np.ndarray = test, model=model) -> np.ndarray:
+                return decide(model.predict_proba(np.hstack([lf[test], gf[test]]))[:, 1])
 
-        base = decisions(length, gen)
-        flip_identity[test] = decisions(length, gen_sw) != base
-        flip_length[test] = decisions(length_sw, gen) != base
+            base = decisions(length, gen)
+            flip_identity[test] = decisions(length, gen_sw) != base
+            flip_length[test] = decisions(length_sw, gen) != base
     return {
         "probe": "length_generator_lr",
         "identity_flip_rate": float(flip_identity.mean()),

@@ -21,16 +21,12 @@ all resamples' Newton steps together, in bounded blocks; the feature scaling of 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import numpy as np
 
-from omniaudit.evaluation.preference.length_control import (
-    RIDGE,
-    controlled_win_rates,
-    fit_logistic,
-    generator_columns,
-    resampled_fits,
-)
+from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, GLMBootstrap, Matchups, bootstrap_glms
+from omniaudit.evaluation.preference.length_control import fit_logistic, generator_columns
 from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, percentile_ci
 
 SC_RESAMPLES = N_RESAMPLES  # bootstrap refits for the CIs: the audit's --n-resamples (batched Newton fits, no cap)
@@ -41,18 +37,38 @@ _PATTERNS = {
     "bold": re.compile(r"\*\*[^*\n]+?\*\*|__[^_\n]+?__"),
     "emphasis": re.compile(r"(?<![*\w])\*(?![\s*])[^*\n]+?(?<!\s)\*(?!\*)"  # *italic* (bold removed first)
                            r"|(?<![_\w])_(?![\s_])[^_\n]+?(?<!\s)_(?![_\w])"),  # _italic_, not snake_case
-    "sentences": re.compile(r"(?<!\d)[.!?]+(?=\s|$)"),  # sentence ends (not "1." of a numbered list)
+    # sentence ends (not "1." of a numbered list): a run of [.!?] not preceded by a digit, then a space or the end;
+    # written as ``(?<!\d)[.!?]+(?=\s|$)`` with the look-behind moved after the first character (the same matches,
+    # tested), so that the regex engine jumps to candidate characters instead of trying every position
+    "sentences": re.compile(r"[.!?](?<!\d[.!?])[.!?]*(?=\s|$)"),
 }
 
 
+def _list_head(text: str) -> bool:
+    r"""Whether ``text`` may hold a list item: a marker (-, *, + or digits) after a line's leading white space. On one
+    line, its first character that is no white space (``str.lstrip`` strips what ``\s`` matches)."""
+    if "\n" in text:
+        return True
+    head = text.lstrip()[:1]
+    return head in ("-", "*", "+") or head.isdigit()
+
+
 def style_counts(texts: list[str]) -> dict[str, np.ndarray]:
-    """Per text: markdown headers, list items, bold spans, emphasis (italic) spans outside bold, and sentences."""
-    out = {name: np.zeros(len(texts)) for name in _PATTERNS}
-    for i, text in enumerate(texts):
-        text = "" if text is None or text != text else str(text)
-        for name, pattern in _PATTERNS.items():
-            body = _PATTERNS["bold"].sub(" ", text) if name == "emphasis" else text
-            out[name][i] = len(pattern.findall(body))
+    """Per text: markdown headers, list items, bold spans, emphasis (italic) spans outside bold, and sentences.
+
+    A pattern is only run on the texts holding a character every one of its matches contains (``#`` for a header,
+    ``*`` or ``_`` for bold and emphasis, a list marker, sentence punctuation): most descriptions are plain prose,
+    so most scans are skipped; the counts are those of every pattern on every text (tested)."""
+    texts = ["" if text is None or text != text else str(text) for text in texts]
+    marked = ["*" in t or "_" in t for t in texts]
+    may = {"headers": ["#" in t for t in texts], "list_items": [_list_head(t) for t in texts], "bold": marked,
+           "emphasis": marked, "sentences": ["." in t or "!" in t or "?" in t for t in texts]}
+    unbold = {i: _PATTERNS["bold"].sub(" ", t) for i, t in enumerate(texts) if marked[i]}  # emphasis outside bold
+    out = {}
+    for name, pattern in _PATTERNS.items():
+        body = [unbold.get(i, t) for i, t in enumerate(texts)] if name == "emphasis" else texts
+        out[name] = np.array([len(pattern.findall(t)) if m else 0 for t, m in zip(body, may[name], strict=True)],
+                             dtype=np.float64)
     return out
 
 
@@ -94,50 +110,82 @@ def style_controlled_strengths(gen1, gen2, text1, text2, len1, len2, y: np.ndarr
     pairs (``clusters``: whole clusters, e.g. copies of a pair); one-class resamples are skipped; a generator absent
     from a resample has no strength there (NaN, left out of its percentiles).
     """
+    fit = sc_fit(gen1, gen2, text1, text2, len1, len2, y, ridge)
+    samples = None
+    if n_resamples and fit.y.size:
+        samples = bootstrap_glms([fit.bootstrap_model()], fit.y, fit.matchups, n_resamples, seed, clusters, ridge)[0]
+    return sc_result(fit, samples, n_resamples, seed, confidence, clusters)
+
+
+@dataclass
+class StyleControlFit:
+    """The full-data style-controlled fit (pairs, labels, generator matchups, design, features used and their facts,
+    ``[b, *theta, *gamma]``, the strengths without style features): what the bootstrap refits and :func:`sc_result`
+    reports."""
+
+    gen1: np.ndarray
+    gen2: np.ndarray
+    y: np.ndarray
+    matchups: Matchups
+    x: np.ndarray
+    used: list[str]
+    facts: dict
+    beta: np.ndarray
+    theta0: np.ndarray
+    ridge: float
+
+    def bootstrap_model(self) -> GLMBootstrap:
+        """The GLM to refit per resample, keeping ``[b, *theta (NaN for a generator absent from the resample),
+        *gamma, *SC win rates]`` per resample."""
+        return GLMBootstrap(self.x, self.beta, self._summary)
+
+    def _summary(self, fits: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        k = self.matchups.k
+        strengths = np.where(self.matchups.present(counts), fits[:, 1:k + 1], np.nan)
+        return np.column_stack([fits[:, :1], strengths, fits[:, k + 1:],
+                                self.matchups.win_rates(fits[:, 1:k + 1], counts)])
+
+
+def sc_fit(gen1, gen2, text1, text2, len1, len2, y: np.ndarray, ridge: float = RIDGE) -> StyleControlFit:
+    """The style-controlled GLM fitted on all binary pairs (see :func:`style_controlled_strengths`)."""
     gen1, gen2 = np.asarray(gen1, dtype=object).astype(str), np.asarray(gen2, dtype=object).astype(str)
     y = np.asarray(y, dtype=np.int64)
-    generators = sorted(set(gen1) | set(gen2))
-    k = len(generators)
-    ident = generator_columns(gen1, gen2, generators)
+    matchups = Matchups(gen1, gen2)
+    ident = generator_columns(gen1, gen2, matchups.generators)
     z, used, facts = style_features(text1, text2, len1, len2)
     x = np.column_stack([ident, z])
-    beta = fit_logistic(x, y, ridge)
+    return StyleControlFit(gen1, gen2, y, matchups, x, used, facts, fit_logistic(x, y, ridge),
+                           fit_logistic(ident, y, ridge)[1:], ridge)
+
+
+def sc_result(fit: StyleControlFit, samples: np.ndarray | None, n_resamples: int, seed: int,
+              confidence: float = 0.95, clusters: np.ndarray | None = None) -> dict:
+    """What :func:`style_controlled_strengths` returns, from the fit and the summaries of the resamples kept (None:
+    no resample, no CI)."""
+    gen1, gen2, y, beta, k, used = fit.gen1, fit.gen2, fit.y, fit.beta, fit.matchups.k, fit.used
     theta, gamma = beta[1:k + 1], beta[k + 1:]
-    theta0 = fit_logistic(ident, y, ridge)[1:]
-    index = {g: i for i, g in enumerate(generators)}
-    c1, c2 = np.array([index[g] for g in gen1], int), np.array([index[g] for g in gen2], int)
-    rates = controlled_win_rates(theta, c1, c2, k)
-    p = x.shape[1] + 1
-    lo = hi = np.full(p + k, np.nan)
-    used_resamples = 0
-    if n_resamples and y.size:
-        member = np.eye(k)[c1] + np.eye(k)[c2]  # (pairs, generators)
-        blocks = []
-        for w, fits in resampled_fits(x, y, beta, n_resamples, seed, clusters, ridge):
-            present = (w @ member) > 0
-            strengths = np.where(present, fits[:, 1:k + 1], np.nan)
-            blocks.append(np.column_stack([fits[:, :1], strengths, fits[:, k + 1:],
-                                           controlled_win_rates(fits[:, 1:k + 1], c1, c2, k, w)]))
-        samples = np.concatenate(blocks) if blocks else np.zeros((0, p + k))
-        used_resamples = int(samples.shape[0])
-        lo, hi = percentile_ci(samples, confidence)
+    rates = fit.matchups.win_rates(theta, fit.matchups.counts())[0]
+    p = fit.x.shape[1] + 1
+    samples = np.zeros((0, p + k)) if samples is None else samples
+    used_resamples = int(samples.shape[0])
+    lo, hi = percentile_ci(samples, confidence)
     out = {}
-    for g, i in index.items():
+    for i, g in enumerate(fit.matchups.generators):
         first, second = gen1 == g, gen2 == g
         n = int(first.sum() + second.sum())
         out[g] = {"n": n, "win_rate": float(y[first].sum() + (1 - y[second]).sum()) / n if n else None,
                   "strength": float(theta[i]), "strength_ci": _interval(lo, hi, 1 + i),
-                  "strength_uncontrolled": float(theta0[i]),
+                  "strength_uncontrolled": float(fit.theta0[i]),
                   "sc_win_rate": float(rates[i]) if n else None, "sc_ci": _interval(lo, hi, p + i)}
     style = {}
     for name in FEATURES:
         if name in used:
             j = used.index(name)
-            style[name] = {"coefficient": float(gamma[j]), "ci": _interval(lo, hi, k + 1 + j), **facts[name]}
+            style[name] = {"coefficient": float(gamma[j]), "ci": _interval(lo, hi, k + 1 + j), **fit.facts[name]}
         else:
-            style[name] = {"coefficient": None, "ci": [None, None], **facts[name]}
+            style[name] = {"coefficient": None, "ci": [None, None], **fit.facts[name]}
     return {"generators": out, "style": style, "features_used": used, "slot_intercept": float(beta[0]),
-            "slot_intercept_ci": _interval(lo, hi, 0), "n": int(y.size), "ridge": ridge,
+            "slot_intercept_ci": _interval(lo, hi, 0), "n": int(y.size), "ridge": fit.ridge,
             "bootstrap": {"n_resamples": used_resamples, "requested": n_resamples, "seed": seed,
                           "confidence": confidence,
                           "unit": "pairs" if clusters is None else "clusters",
