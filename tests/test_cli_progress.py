@@ -3,18 +3,20 @@
 import json
 import logging
 import re
-import time
 
 from omniaudit.cli import main
-from omniaudit.cli.progress import log, with_eta
+from omniaudit.cli.progress import EtaClock, log
 from omniaudit.runners import run_judge
 
 
-def test_counts_get_a_rate_and_an_eta():
-    started = time.monotonic() - 10.0  # 100 items in 10 s: 10/s, 380 left: 38 s
-    assert re.fullmatch(r"run 1/2: 100/480 \(10\.0/s, ETA 0m3[78]s\)", with_eta("run 1/2: 100/480", started))
-    assert with_eta("loading dataset", started) == "loading dataset"
-    assert with_eta("0/480", started) == "0/480"
+def test_counts_get_the_steady_rate_and_an_eta_not_the_warm_up():
+    clock = EtaClock()
+    assert clock("loading dataset", now=0.0) == "loading dataset"
+    assert clock("run 1/2: 8/480", now=60.0) == "run 1/2: 8/480"  # a minute of loading before the first answers
+    # 100 more items in 10 s: 10/s, 380 left: 38 s (the average since the start would say 108 in 70 s)
+    assert clock("run 1/2: 108/480", now=70.0) == "run 1/2: 108/480 (10.0/s, ETA 0m37s)"
+    assert clock("run 2/2: 0/480", now=71.0) == "run 2/2: 0/480"  # another job: its own clock
+    assert clock("run 2/2: 48/480", now=75.0) == "run 2/2: 48/480 (12.0/s, ETA 0m36s)"
 
 
 def test_piped_progress_is_logged_and_quiet_silences_it(intervention_dataset, tmp_path, capsys, monkeypatch):

@@ -186,9 +186,9 @@ def auditor_items(path: str | Path) -> tuple[pd.DataFrame, list]:
     return raw, items
 
 
-def audit_samples(samples: str | Path, auditor, out: str | Path, **judge_options) -> AuditorResult:
+def audit_samples(samples: str | Path, auditor, out: str | Path, progress=None, **judge_options) -> AuditorResult:
     """Ask ``auditor`` (a runner SPEC, or any object with ``answer(items)``) for each sample's decision and
-    difficulty; write the audited samples (JSONL) to ``out`` atomically."""
+    difficulty; write the audited samples (JSONL) to ``out`` atomically. ``progress`` hears the runner's "k/n"."""
     from omniaudit.io import check_out_file, looks_like
 
     out = check_out_file(out, lambda p: looks_like(p, {"auditor_decision", "auditor_raw"}))
@@ -201,7 +201,10 @@ def audit_samples(samples: str | Path, auditor, out: str | Path, **judge_options
         from omniaudit.runners import make_judge
 
         auditor = make_judge(auditor, **judge_options)
-    answers = auditor.answer(items)
+    import inspect
+
+    heard = progress is not None and len(inspect.signature(auditor.answer).parameters) > 1  # a runner takes progress
+    answers = auditor.answer(items, progress) if heard else auditor.answer(items)
     if len(answers) != len(items):
         raise InputError(f"the auditor returned {len(answers)} answers for {len(items)} samples")
     raws = [a if isinstance(a, str) else getattr(a, "raw", a) for a in answers]

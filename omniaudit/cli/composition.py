@@ -56,8 +56,8 @@ def cmd_composition_auditor(args: argparse.Namespace) -> None:
     """
     from omniaudit.data_builders.composition.auditor import audit_samples
 
-    with common.console.status(f"auditing samples with {args.auditor}"):
-        result = audit_samples(args.samples, args.auditor, args.out, **common.runner_kwargs(args))
+    with common.progress_status(f"auditing samples with {args.auditor}") as progress:
+        result = audit_samples(args.samples, args.auditor, args.out, progress, **common.runner_kwargs(args))
     print(f"{result.rows} samples audited: {result.accepted} ACCEPT, {result.rejected} REJECT ({result.unparsed} "
           f"unparsed answers, written REJECT with difficulty -1)")
     print(f"audited samples: {result.out} (next: omniaudit build composition --samples {result.out})")

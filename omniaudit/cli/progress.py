@@ -78,30 +78,47 @@ def library_bars_off() -> None:
             transformers_logging.disable_progress_bar()
 
 
-def with_eta(message: str, started: float) -> str:
-    """A progress message whose last count "k/n" gets the rate so far and the time left
-    ("run 1/2: 120/480" -> "run 1/2: 120/480 (3.1/s, ETA 1m56s)")."""
-    counts = list(re.finditer(r"(\d+)/(\d+)", message))
-    elapsed = time.monotonic() - started
-    if not counts or elapsed <= 0 or not int(counts[-1].group(1)):
-        return message
-    done, n = int(counts[-1].group(1)), int(counts[-1].group(2))
-    left = max(0, n - done) * elapsed / done
-    return f"{message} ({done / elapsed:.1f}/s, ETA {int(left // 60)}m{int(left % 60):02d}s)"
+class EtaClock:
+    """Gives a progress message's last count "k/n" its steady rate and the time left ("run 1/2: 120/480" -> "run
+    1/2: 120/480 (3.1/s, ETA 1m56s)"). The rate is measured from the first count seen of that job (its text before
+    the count, and n) to this one, so a model's load and warm-up before its first answer do not slow the estimate;
+    until a second count of the job arrives there is no ETA. A count that goes back (a new run of the same size)
+    starts the job's clock again."""
+
+    def __init__(self) -> None:
+        self.first: dict[tuple[str, int], tuple[float, int]] = {}
+
+    def __call__(self, message: str, now: float | None = None) -> str:
+        counts = list(re.finditer(r"(\d+)/(\d+)", message))
+        if not counts:
+            return message
+        now = time.monotonic() if now is None else now
+        done, n = int(counts[-1].group(1)), int(counts[-1].group(2))
+        job = (message[: counts[-1].start()], n)
+        t0, d0 = self.first.get(job, (now, done))
+        if job not in self.first or done < d0:
+            self.first[job] = (now, done)
+            return message
+        if done == d0 or now <= t0:
+            return message
+        rate = (done - d0) / (now - t0)
+        left = max(0, n - done) / rate
+        return f"{message} ({rate:.1f}/s, ETA {int(left // 60)}m{int(left % 60):02d}s)"
 
 
 @contextmanager
 def progress_status(title: str):
     """The callback audits and runners accept as ``progress``: on a terminal a rich spinner whose text follows the
     steps; in a piped or SLURM log, timestamped lines once the work has run ``LOG_EVERY_S`` seconds (then at most
-    one per ``LOG_EVERY_S``, and the last one); nothing with ``-q``. Counts "k/n" get their rate and ETA."""
-    started = time.monotonic()
+    one per ``LOG_EVERY_S``, and the last one); nothing with ``-q``. Counts "k/n" get their steady rate and ETA
+    (:class:`EtaClock`)."""
+    started, with_eta = time.monotonic(), EtaClock()
     if not log.isEnabledFor(logging.INFO):
         yield lambda msg: None
         return
     if console.is_terminal:
         with console.status(title) as status:
-            yield lambda msg: status.update(f"{title}: {with_eta(msg, started)}")
+            yield lambda msg: status.update(f"{title}: {with_eta(msg)}")
         return
     last: dict[str, Any]
     last = {"at": started, "message": None, "logged": None}  # short commands log nothing: the result speaks
@@ -110,13 +127,13 @@ def progress_status(title: str):
         last["message"] = msg
         if time.monotonic() - last["at"] >= LOG_EVERY_S:
             last["at"], last["logged"] = time.monotonic(), msg
-            log.info("%s: %s", title, with_eta(msg, started))
+            log.info("%s: %s", title, with_eta(msg))
 
     try:
         yield progress
     finally:
         if last["logged"] is not None and last["message"] != last["logged"]:
-            log.info("%s: %s", title, with_eta(last["message"], started))
+            log.info("%s: %s", title, with_eta(last["message"]))
 
 
 def say(kind: str, message: str, style: str = "bold yellow") -> None:
