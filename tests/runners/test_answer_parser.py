@@ -152,10 +152,12 @@ def test_a_statement_in_the_questions_own_comparative_words_answers_it():
     assert parse_answer("The first clip has less background noise.", AB, question=Q_CLEAN) == "A"
     assert parse_answer("Clip B is cleaner.", AB, question=Q_CLEAN) == "B"
     assert parse_answer("El clip B tiene menos ruido de fondo.", AB, question=Q_CLEAN) == "B"
-    # without the question it is a description; any word the question does not use leaves it unread
+    # without the question it is a description
     assert parse_answer("The first clip has less background noise.", AB) is None
-    assert parse_answer("Clip A has more background noise.", AB, question=Q_CLEAN) is None
-    assert parse_answer("Clip A is noisier than clip B.", AB, question=Q_CLEAN) is None
+    # between two options the attribute's opposite answers it too (the other one), a denial does not
+    assert parse_answer("Clip A has more background noise.", AB, question=Q_CLEAN) == "B"
+    assert parse_answer("Clip A is noisier than clip B.", AB, question=Q_CLEAN) == "B"
+    assert parse_answer("Clip A has more background noise.", AB) is None
     assert parse_answer("Neither clip A nor clip B is cleaner.", AB, question=Q_CLEAN) is None
 
 
