@@ -358,8 +358,9 @@ def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("ds_config", ["ds_zero3.json", "ds_zero3_offload.json"])
-@pytest.mark.parametrize("recipe", ["dpo", "reward_odin"])
+# one launch per script, each DeepSpeed config once (one per path, not one per option): DPO under ZeRO-3 with CPU
+# offload, ODIN's LoRA + heads under plain ZeRO-3 (the gathered adapter is checked)
+@pytest.mark.parametrize(("recipe", "ds_config"), [("dpo", "ds_zero3_offload.json"), ("reward_odin", "ds_zero3.json")])
 def test_deepspeed_zero3_two_cpu_processes(tiny_root, tmp_path, recipe, ds_config):
     out = tmp_path / f"{recipe}_{ds_config}"
     cmd = [str(BIN / "torchrun"), "--nproc_per_node", "2", "--master_port", free_port(),
