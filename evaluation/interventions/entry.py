@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from omniaudit.evaluation.scorecard.inference import Contrast
 
-PARAMS = {"default": {"n_clips": 80}, "small": {"n_clips": 6}}  # the embedded default per size
+PARAMS = {"default": {"n_clips": 90}, "small": {"n_clips": 6}}  # the embedded default per size
 TEMPORAL = ("offset_mae", "direction_accuracy", "shift_yes_no", "sync_binary_accuracy", "sync_three_way_accuracy",
             "offset_within_tolerance")
 

@@ -159,7 +159,7 @@ def test_style_is_two_sided_and_does_not_read_accuracy_as_a_preference(structure
 @pytest.mark.parametrize("copies", [1, 10])
 def test_a_one_dimension_collapse_is_flagged_at_every_size(structure, copies):
     """Perfect everywhere but Mute, where 55% of muted clips are said to sound (an Existence gap of 55, an Avg Gap
-    of 18): flagged in its dimension on the default's 80 clips and on ten times as many (under a 60-point minimum
+    of 18): flagged in its dimension on the default's 90 clips and on ten times as many (under a 60-point minimum
     it was clear on 600 clips)."""
     rng = np.random.default_rng(9)
     scored = pd.concat([structure["scored"].assign(source_id=lambda t, k=k: t["source_id"].astype(str) + f"#{k}")
