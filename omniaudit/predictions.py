@@ -420,16 +420,17 @@ class PredictionFile:
         if "label" not in self.records.columns:
             return [None] * len(self.records)
         parsed = self.records["parsed"] if "parsed" in self.records.columns else [True] * len(self.records)
-        left_out = [False] * len(self.records) if extracted else self.extracted()
+        left_out = [None] * len(self.records) if extracted else self.extracted()
         return [None if is_blank(label) or str(ok).strip().lower() in ("false", "0") or out else str(label).strip()
                 for label, ok, out in zip(self.records["label"], parsed, left_out, strict=True)]
 
-    def extracted(self) -> list[bool]:
-        """Whether each record's label was read by other than the rules on the visible reply (``read_by`` in
-        :data:`EXTRACTED`)."""
+    def extracted(self) -> list[str | None]:
+        """What read each record's label where it was not the rules on the visible reply (its ``read_by``, one of
+        :data:`EXTRACTED`), else None."""
         if "read_by" not in self.records.columns:
-            return [False] * len(self.records)
-        return [not is_blank(v) and str(v).strip() in EXTRACTED for v in self.records["read_by"]]
+            return [None] * len(self.records)
+        by = ["" if is_blank(v) else str(v).strip() for v in self.records["read_by"]]
+        return [v if v in EXTRACTED else None for v in by]
 
 
 def read_prediction_file(path: str | Path, dataset: str | Path | None, configs: tuple[str, ...],

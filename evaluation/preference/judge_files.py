@@ -163,7 +163,7 @@ def read_judge_file(path: str | Path, dataset: str | Path | None = None, partial
             keys[i] = keys[i][: -len(order) - 1]
         p[i], source[i] = _p_a1(rec, order, has, items, path, row)
         if by_other[i]:
-            p[i], source[i] = (p[i], str(rec["read_by"]).strip()) if extracted else (NO_PREFERENCE, "excluded")
+            p[i], source[i] = (p[i], by_other[i]) if extracted else (NO_PREFERENCE, "excluded")
     rows = pd.DataFrame({"key": keys, "order": orders, "run": runs, "p_a1": p, "source": source})
     _check_one_row_each(rows, items, key, read.runs is not None, path, read.rows)
     rows.attrs["key"] = key

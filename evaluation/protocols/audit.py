@@ -225,10 +225,9 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
     probs = read.records["option_probs"] if "option_probs" in read.records.columns else [None] * len(out)
     out["source"] = [_label_source(r, lab, p) for r, lab, p in zip(out["raw"], labels, probs, strict=True)]
     if not read_here:  # what the rules of `omniaudit judge` did not read: counted apart, or left out
-        by = read.records["read_by"].astype(str).str.strip() if "read_by" in read.records.columns else None
-        for i, other in enumerate(read.extracted()):
-            if other:
-                out.at[i, "source"] = by.iloc[i] if extracted else "excluded"
+        for i, by in enumerate(read.extracted()):
+            if by:
+                out.at[i, "source"] = by if extracted else "excluded"
     for column in SAMPLING:
         if column in read.records.columns:
             out[column] = read.records[column].to_numpy()
