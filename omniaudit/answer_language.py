@@ -142,7 +142,7 @@ _PT = {"de", "o", "os", "é", "não", "do", "da", "dos", "das", "em", "um", "uma
 _IT = {"de", "il", "è", "di", "che", "non", "sono", "della", "questo", "questa", "scelgo", "migliore", "più", "perché",
        "secondo", "primo", "gli", "lo", "parlante", "lingua", "emozione", "risposta", "sembra", "suona", "forse",
        "difficile", "dirlo", "meno", "rumore", "fondo", "anche", "molto", "ma", "oppure", "nessuno", "entrambi",
-       "descrizione", "senza", "dubbio", "pulita", "pulito"}
+       "descrizione", "senza", "dubbio", "pulita", "pulito", "direi", "sceglierei", "appare", "persona"}
 
 
 def _script_language(text: str) -> str | None:
@@ -174,6 +174,8 @@ def language(text: str) -> str:
     script = _script_language(text)
     if script:
         return script
+    if re.search(r"[ğı]", text):  # letters only Turkish writes (its ü and ö are German's too)
+        return "tr"
     # single letters are left out: "a" is English, but "A" and "B" are the options of every language's answer
     words = [w for w in re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", text.lower()) if len(w) > 1 or w in ("é", "è")]
     lexicons = {"es": (_ES, _ES_ONLY), "de": (_DE, _DE_ONLY), "fr": (_FR, _FR_ONLY), "pt": (_PT, _PT_ONLY),

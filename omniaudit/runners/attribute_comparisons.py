@@ -109,10 +109,13 @@ def on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tu
         if words.get(m.group("word").lower(), (None, 0))[1] > 0 and option is not None:
             winners.add(option)
             spans.append(m.span())
-    is_the = rf"{ref}\s+(?:is|was)\s+the\s+(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\s+(?:one|clip|of\s+the\s+two)\b"
-    for m in re.finditer(is_the, text, re.I):  # "Clip A is the noisier one"
-        option, sign = option_named(m.group(1), options), words.get(m.group("word").lower(), (None, 0))[1]
-        sign *= -1 if m.group("dir") and m.group("dir").lower() == "less" else 1
+    # "Clip A is the noisier one", "audio 2 has the more natural cadence"
+    is_the = (rf"{ref}\s+(?:(?:is|was)\s+the\s+(?:(?P<dir>more|less)\s+)?(?P<word>\w+)\s+"
+              r"(?:one|clip|of\s+the\s+two)\b|has\s+the\s+(?P<dir2>more|less)\s+(?P<word2>\w+)\s+[a-z]+\b)")
+    for m in re.finditer(is_the, text, re.I):
+        word, direction = (m.group("word") or m.group("word2")).lower(), (m.group("dir") or m.group("dir2") or "")
+        option, sign = option_named(m.group(1), options), words.get(word, (None, 0))[1]
+        sign *= -1 if direction.lower() == "less" else 1
         if option is not None and sign and (sign > 0 or len(options) == 2) and not denied(text, m.start() + 1):
             winners.add(option if sign > 0 else next(o for o in options if o != option))
             spans.append(m.span())

@@ -84,20 +84,21 @@ _FORCED = (r"if\s+(?:i'?m\s+|i\s+am\s+|i\s+was\s+)?forced(?:\s+to\s+(?:choose|pi
            r"if\s+i\s+(?:had|have|must|need)\s+to\s+(?:choose|pick|say|answer|decide)|forced\s+to\s+choose|"
            r"leaning\s+(?:towards?|to)|i'?d\s+lean\s+(?:towards?|to)")
 _AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|winner|win\s+for|"
+           r"(?:ans|letter)(?=\s*:)|"
            rf"(?:better|preferred)\s+(?:one|clip|option|candidate|sample|recording)|(?:preferred|best|better|final)"
            r"(?=\s*[:=])|"
            rf"{_FORCED})\b(?:\s+(?:is|would\s+be|"
            r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013,]?\s*)")
 _AB_VERB = (r"(?i:\b(?:chang(?:e|ed|ing)\s+(?:my\s+(?:answer|choice|pick|mind)\s+)?to|switch(?:ed|ing)?\s+to|"
             r"choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
-            r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend)\s+)")
+            r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend|i'?ll\s+say|i\s+will\s+say|i'?d\s+say|i\s+would\s+say)\s+)")
 _AB_GOOD = (r"(?i:\s+(?:wins\b|edges\s+it(?:\s+out)?\b|(?:aligns|fits|matches|works)\s+(?:(?:much|slightly|clearly|"
             r"far|a\s+bit)\s+)?better\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
             r"somewhat|far|overall|the|a\s+bit)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
             r"(?:my|the)\s+(?:choice|pick|answer)|(?:right|correct)\s+one|correct)\b))")
 _LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|option|prediction|classification|category|class|emotion|language|"
               rf"{_FORCED})\b(?:\s+(?:is|would\s+be|will\s+be))?\s*[:=\-\u2013,]?\s*)")
-_LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|"
+_LABEL_VERB = (r"(?i:\b(?:choose|chose|pick|picked|select|selected|go\s+with|going\s+with|i'?ll\s+say|i\s+will\s+say|"
                r"(?:classify|label|identify|classified|labelled|labeled|identified)(?:\s+(?:it|this|the\s+\w+))?"
                r"\s+as)\s+)")
 
@@ -150,7 +151,8 @@ _COURTESY = re.compile(r"(?i:\b(?:happy|glad|pleased|delighted)\s+to\s+(?:help|a
 # a supplied label the reply reports ("the reference label is happy", "German, according to the label")
 _SUPPLIED = (r"(?:reference|supplied|given|provided|suggested|proposed|original|attached|existing|annotated|stated|"
              r"ground[-\s]truth|expected|claimed)")
-_LABEL_SAYS = (rf"(?i:(?:\b(?:the|a|this|its|that)\s+(?:{_SUPPLIED}\s+)?(?:label|annotation|tag|metadata)\s*(?:(?:is|"
+_LABEL_SAYS = (rf"(?i:(?:\b(?:the|a|this|its|that)\s+(?:{_SUPPLIED}\s+)?(?:label|annotation|tag|metadata)"
+               rf"(?:\s+{_SUPPLIED})?\s*(?:(?:is|"
                r"was|says|said|reads|suggests|claims|states|of)\b\s*|[:=]\s*)?|\baccording\s+to\s+the\s+(?:label|"
                r"annotation|metadata|reference)\s*[,:]?\s*)[\"']?\s*)")
 _PER_LABEL = (rf"(?i:[\"']?\s*,?\s*\(?\s*(?:according\s+to|as\s+per|per|as\s+in|from)\s+the\s+(?:{_SUPPLIED}\s+)?"
@@ -181,6 +183,14 @@ def _the_other_of_the_worse(text: str) -> list[tuple[int, int, str]]:
         r"\b(?!\s+(?i:than|in|at|for|on)\b)", text)]
 
 
+def _per_condition(text: str, ref: str) -> bool:
+    """Two options, each the answer under its own condition ("If you mean prosody, A; if you mean voice quality,
+    B."): no overall choice."""
+    return len({m.group(1).lower() for m in re.finditer(
+        r"(?i:\b(?:if|when|for)\b)[^.;!?\n]{1,80}?,\s*(?i:(?:then|it'?s|go\s+with|choose|pick)\s+)?" + ref,
+        text)}) > 1
+
+
 def _read_letter(text: str, question: str | None) -> Reading:
     coord = rf"(?:(?i:{SLOT})\s*)?\(?\b[AB]\b"
     patterns = [re.compile(_AB_CUE + _LETTER_REF), re.compile(_AB_VERB + _LETTER_REF),
@@ -202,8 +212,9 @@ def _read_letter(text: str, question: str | None) -> Reading:
     if len(headers) < 2:
         patterns.append(re.compile(r"^\W*\(?\b([AB])\b\)?(?=\s*:)"))
     # each option preferred on its own aspect ("A for clarity but B for faithfulness"): no overall choice
-    if len({m.group(1) for m in re.finditer(_LETTER_REF + r"\s+(?i:for|on|in\s+terms\s+of)\s+(?!(?:the|a|an|me|us|"
-                                            r"sure|now|once)\b)[a-z]+", text)}) > 1:
+    aspects = {m.group(1) for m in re.finditer(_LETTER_REF + r"\s+(?i:for|on|in\s+terms\s+of)\s+(?!(?:the|a|an|me|"
+                                               r"us|sure|now|once)\b)[a-z]+", text)}
+    if len(aspects) > 1 or _per_condition(text, _LETTER_REF):
         return Reading(None, "conflict")
     extra = _question_choices(text, question) + _closing_choice(text) + _the_other_of_the_worse(text)
     reading = commitment(text, choices(text, patterns, _LETTER_REF, coord, extra))
@@ -231,6 +242,8 @@ def _read_label(text: str, options: list[str]) -> Reading:
     patterns = [re.compile(_LABEL_CUE + ref), re.compile(_LABEL_VERB + ref), re.compile(CONCLUDE + ref + END),
                 re.compile(INSTEAD + ref + END), re.compile(ITS + ref + END),
                 re.compile(rf"^\W*{ref}(?=\s*(?:{lead}|[-\u2013]\s|,{NOT_CLAUSE}|$))")]
+    if _per_condition(text, ref):
+        return Reading(None, "conflict")
     reading = commitment(text, choices(text, patterns, ref, coord))
     if reading is not None and not (reading.option is None and ASKED_NO.search(text)):
         return Reading(by_lower[reading.option.lower()]) if reading.option else reading
@@ -351,11 +364,15 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
         if not digits and text.strip(" .!*`'\"") in ("a", "b"):  # the whole reply is the letter, in lower case
             text = text.strip(" .!*`'\"").upper()
         if not digits:  # "Choice: (b)", "answer: b"
-            text = re.sub(r"\(([ab])\)|(?i:\b(?:answer|choice|verdict|pick|final)\s*[:=\-]\s*)([ab])"
+            text = re.sub(r"\(([ab])\)|(?i:\b(?:answer|ans|letter|choice|verdict|pick|final)\s*[:=\-]\s*)([ab])"
                           r"(?=[^\w\n]*(?:\n|$))",
                           lambda m: m.group(0)[:-1].replace("(a", "(A").replace("(b", "(B") + m.group(0)[-1].upper()
                           if m.group(2) else f"({m.group(1).upper()})", text)
         text = re.sub(r"(?<!\w)['\"‘’“”]([AB12])['\"‘’“”](?!\w)", r"\1", text)  # "Clip 'B'."
+        text = re.sub(rf"(?<![\w.,/])([AB12])\s*\((?i:{SLOT})\s+\1\)", r"\1", text)  # "A (clip A)"
+        text = re.sub(r"(?<![\w.,/])([AB12])\s*\(([^()\n\d?]{1,40})\)",  # "A (calm and content) is more faithful"
+                      lambda m: m.group(0) if re.search(rf"\b[AB12]\b|{UNSURE.pattern}|\b(?i:not|or)\b", m.group(2))
+                      else m.group(1), text)
         text = slot_references(text, digits)
         judgement = judged(text, ["A", "B"], _SCORED_SLOT, question_of(question))
         reading = _combined(judgement, _read_letter(judgement.rest, question))

@@ -33,8 +33,9 @@ _NUMBER = r"[-+]?\d+(?:[.,]\d+)?(?![.,]?\d)"  # whole: never the 2 of "2.8"
 _SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
           r"\s*(?:/\s*(?P<den>\d+(?:[.,]\d+)?)|(?P<pct>%)|\s+out\s+of\s+(?P<den2>\d+))?"
           r"(?:\s*(?i:points?|pts|stars?|mos|分|点|점|балл\w*|punt\w*|punkte?|pontos?)(?!\w))?"
-          r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|match|fit)\b)?"
-          r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|(?i:because|since|as|for|and|but|while|whereas|vs|"
+          r"(?:\s+(?:clean|natural|faithful|correct|accurate|likely|likelihood|probability|confidence|match|fit)\b)?"
+          r"(?=\s*(?:[,.;)\]|\n]|$|-\s|/\s|→|->|\((?!\d)|[★⭐●☆○]|(?i:from\s+me|because|since|as|for|and|but|while|"
+          r"whereas|vs|"
           r"answer|so|therefore|thus|hence|verdict|final)\b)|"
           # a score on an attribute where the highest is the best ("Audio 2 scores 8/10 on prosody")
           r"\s+(?i:on|for)\s+(?i:overall\s+)?(?i:quality|clarity|naturalness|prosody|fluency|intelligibility|"
@@ -101,8 +102,11 @@ _PLAIN_HEADING = {
 
 
 # a heading that says the lowest score is the best ("Noise (lower is better)", "higher = noisier", "1 = most faithful")
+_FAULT = (r"(?:noise|noisy|noisier|hiss|hum|errors?|distortions?|artifacts?|artefacts?|clipping|defects?|problems?|"
+          r"issues?|unnatural|robotic|synthetic|artificial)")
 _LOWER_WINS = re.compile(r"(?i:\b(?:lower|less|smaller|fewer)\s*(?:is|=|means|:)?\s*(?:better|best|cleaner|good)\b|"
                          r"\b(?:higher|more|larger)\s*(?:is|=|means|:)?\s*(?:worse|worst|noisier|bad)\b|"
+                         rf"\b(?:higher|larger|bigger)\s*(?:is|=|means|:)?\s*(?:more\s+|very\s+)?{_FAULT}\b|"
                          r"\b1\s*(?:=|is|means)\s*(?:the\s+)?(?:most|best|top|highest)\b)")
 
 
@@ -137,6 +141,27 @@ def _heading_above(text: str, line: int, every: list[tuple[int, int]]) -> str:
 
 # a scale defined in words ("0 = silent background, 10 = very noisy"): its direction is the reply's, not the default
 _SCALE = re.compile(r"(?i:\b\d+(?:[.,]\d+)?\s*(?:=|means)\s*(?!\d)\w)")
+# a scale's ends in words ("0 = silent, 10 = very noisy", "1 = very natural, 5 = very unnatural")
+_END = re.compile(r"(?i:\b(?P<n>\d+(?:[.,]\d+)?)\s*(?:=|means|is)\s*(?:(?:very|most|completely|extremely|totally|"
+                  r"perfectly|fully|the\s+most|heavy|strong|lots\s+of|much|constant)\s+)?(?P<no>no\s+)?(?P<word>[a-z]+))")
+_GOOD_END = {"natural", "clean", "silent", "quiet", "faithful", "accurate", "human", "best", "perfect", "excellent",
+             "clear", "realistic", "good"}
+
+
+def _scale_direction(text: str) -> int:
+    """+1 when a scale defined in words puts the good end at its highest number, -1 at its lowest, 0 when the reply
+    defines none or its ends are not understood ("0 = silent, 10 = very noisy": -1)."""
+    ends = []
+    for m in _END.finditer(text):
+        word = m.group("word").lower()
+        good = word in _GOOD_END or re.fullmatch(_FAULT, word) and m.group("no") or word == "noise" and m.group("no")
+        bad = re.fullmatch(_FAULT + r"|worst|poor|bad|terrible|inaccurate|unfaithful", word) and not m.group("no")
+        if good or bad:
+            ends.append((float(m.group("n").replace(",", ".")), 1 if good else -1))
+    if len({n for n, _ in ends}) < 2:
+        return 0
+    low, high = min(ends)[1], max(ends)[1]
+    return high if low == -high else 0
 
 
 def _score_direction(text: str, m: re.Match, every: list[tuple[int, int]]) -> int:
@@ -155,8 +180,12 @@ def _score_direction(text: str, m: re.Match, every: list[tuple[int, int]]) -> in
             0 if _LOWER_BETTER.search(above) else direction
     end = text.find("\n", m.end())
     tail = text[m.end(): None if end < 0 else end]
-    if direction and _LOWER_WINS.search(tail):
-        return -1
+    if _LOWER_WINS.search(tail):  # said after the scores, it decides whatever the heading ("Noise: A=6, B=2 (lower
+        return -1                   # is better)")
+    scale = _scale_direction(text)
+    stated = _LOWER_WINS.search(heading + above) or _HIGHER_WINS.search(heading + above)
+    if scale:  # a scale defined in words, its good end understood, decides unless a heading says the opposite
+        return scale if direction != -scale or not stated else 0
     said = _LOWER_WINS.search(heading + above) or _HIGHER_WINS.search(heading + above + tail)
     table = row.count("|") > 3  # a row of several scores: read as several (a conflict), whatever the header says
     if direction > 0 and not said and not table and (_LOWER_WINS.search(text) or _SCALE.search(text)):
@@ -174,7 +203,8 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
     for kind in (_SCORE, _LATE_SCORE, _STARS, _MARK):
         found: dict[str, set[tuple[float, float]]] = {}
         spans: list[tuple[int, int]] = []
-        for m in re.finditer(rf"{_PREFIX}{ref}{_SEP}(?:{kind})", text):
+        # "A (calm and content): 0.85": the option's description in brackets before its score
+        for m in re.finditer(rf"{_PREFIX}{ref}(?:\s*\([^()\d\n]{{1,40}}\))?{_SEP}(?:{kind})", text):
             option = option_named(m.group(1), options)
             if option is None or re.search(r"(?i:\b(?:not|n't|never|no)\s*$)", text[: m.start()]):
                 continue

@@ -50,7 +50,7 @@ _NEGATION = re.compile(r"(?i:\b(?:no|not|never|none|nothing|neither|nor|without)
 ABSENT = re.compile(r"(?i:^(?:there\s+(?:is|are|was|were)\s+no\b|there's\s+no\b|"
                     r"there\s+(?:isn't|aren't|wasn't|weren't|is\s+not|are\s+not)\b|"
                     r"(?:i\s+)?(?:can't|cannot|can\s+not|don't|do\s+not|didn't|did\s+not)\s+(?:hear|detect|notice)\b|"
-                    r"no\s+[\w\s'-]{1,30}?\s+(?:can\s+be|could\s+be|is|was|are|were)\s+(?:heard|audible|present|"
+                    r"no\s+[\w\s'-]{1,30}?\s+(?:(?:can\s+be|could\s+be|is|was|are|were)\s+)?(?:heard|audible|present|"
                     r"detected|detectable)\b|not\s+that\s+i\s+(?:can\s+)?(?:hear|tell|know)\b|"
                     r"i\s+(?:don't|do\s+not)\s+think\s+so\b|(?:nothing|none)\s+(?:like\s+that|at\s+all)\b))")
 PRESENT = re.compile(r"(?i:^(?:there\s+(?:is|are|was|were)\s+(?:a|an|some|one|two|three|several|definitely|clearly)\b|"

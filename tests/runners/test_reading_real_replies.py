@@ -101,6 +101,10 @@ def test_token_noise_across_scripts_is_still_noise():
     ("O idioma falado é o russo.", LANGUAGES, "Russian"),
     ("Scelgo la B.", AB, "B"),
     ("Il secondo audio è più naturale.", N12, "2"),
+    ("Je dirais B, le son est plus propre.", AB, "B"),
+    ("Audio 1 klingt unnatürlicher als Audio 2.", N12, "2"),
+    ("彼女は悲しんでいます。", EMOTIONS, "sad"),
+    ("Direi la A, la voce appare più naturale.", AB, "A"),
 ])
 def test_answers_in_the_glossed_languages_are_read(raw, options, want):
     assert read_answer(raw, options, "Which clip sounds more natural? Answer with A or B only.") == Reading(want)
@@ -114,6 +118,7 @@ def test_answers_in_the_glossed_languages_are_read(raw, options, want):
     ("Το δεύτερο ηχητικό ακούγεται πιο φυσικό.", N12, "language"),
     ("المقطع الصوتي الثاني أكثر طبيعية.", N12, "language"),
     ("Wybieram drugie nagranie, brzmi bardziej naturalnie.", N12, "language"),
+    ("İkinci ses kaydı daha doğal geliyor.", N12, "language"),  # Turkish, not German for its ü and ö
 ])
 def test_doubt_and_unglossed_languages_are_left_unread_with_a_reason(raw, options, reason):
     assert read_answer(raw, options) == Reading(None, reason)
@@ -236,7 +241,31 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("La seconda descrizione è quella giusta.", ["A", "B"], None, ("B", None)),
     # a scale or a direction the reply states where its reading did not look: the scores are not guessed
     ("A: 7/10, B: 4/10. Note: on this scale 10 = worst.", ["A", "B"], None, (None, "none")),
-    ("Noise rating (0 = silent background, 10 = very noisy): A 4, B 8.", ["A", "B"], CLEAN, (None, "none")),
+    # a scale whose ends are described in words the reader knows decides the direction
+    ("Noise rating (0 = silent background, 10 = very noisy): A 4, B 8.", ["A", "B"], CLEAN, ("A", None)),
+    ("Naturalness, 1 = completely natural and 7 = very robotic: clip A 6, clip B 3", ["A", "B"], None, ("B", None)),
+    ("Scale: 0 = no noise, 5 = heavy noise. A: 1, B: 4", ["A", "B"], CLEAN, ("A", None)),
+    ("Distortion index (higher = more distortion): A = 0.2, B = 0.6", ["A", "B"], None, ("A", None)),
+    ("Hiss: clip A 0.7, clip B 0.1 (lower is better)", ["A", "B"], CLEAN, ("B", None)),  # said after the scores
+    ("Die Aufnahme B ist geräuschärmer.", ["A", "B"], CLEAN, ("B", None)),
+    ("Score 1: 3 ★★★☆☆\nScore 2: 5 ★★★★★", ["1", "2"], None, ("2", None)),  # stars after the number
+    ("Faithfulness:\n- A (sad and tired): 0.2\n- B (angry and tense): 0.9", ["A", "B"], None, ("B", None)),
+    ("Clip B gets a 9 and clip A gets a 4 from me.", ["A", "B"], None, ("B", None)),
+    ("neutral — 3/10 likelihood\nfearful — 9/10 likelihood", ["neutral", "fearful"], None, ("fearful", None)),
+    # conditions, each with its own option: no overall choice
+    ("If you care about clarity, B; if you care about warmth, A.", ["A", "B"], None, (None, "conflict")),
+    ("If the question is about tone, sad; if about words, neutral.", ["sad", "neutral"], None, (None, "conflict")),
+    ("If I had to choose, B.", ["A", "B"], None, ("B", None)),  # one condition is a forced choice
+    ("ans: b", ["A", "B"], None, ("B", None)),
+    ("Letter: B", ["A", "B"], None, ("B", None)),
+    ("B (clip B)", ["A", "B"], None, ("B", None)),
+    ("Description B (tense and angry) is more faithful.", ["A", "B"], "Which description is more faithful?",
+     ("B", None)),
+    ("A (or maybe B) is more faithful.", ["A", "B"], "Which description is more faithful?", (None, "conflict")),
+    ("Of the pair, clip B has the more natural rhythm.", ["A", "B"], "Which clip sounds more natural?", ("B", None)),
+    ("I'd say B, the timbre is warmer.", ["A", "B"], None, ("B", None)),
+    ("The supplied label says angry, but what I hear is fearful.", ["angry", "fearful"], None, ("fearful", None)),
+    ("Between calm and sad... I'll say sad.", ["calm", "sad"], None, ("sad", None)),
     ("A: 7/10, B: 4/10", ["A", "B"], None, ("A", None)),
     ("The more faithful description is A.", ["A", "B"], "Which description is more faithful? Answer A or B.",
      ("A", None)),

@@ -14,6 +14,7 @@ from omniaudit.runners.reading import read_answer
     ("Well, no.", "no"),
     ("There isn't any barking, no.", "no"),
     ("No barking can be heard.", "no"),
+    ("No doorbell detected in the recording.", "no"),
     ("Not that I can hear.", "no"),
     ("I don't think so.", "no"),
     ("I can hear a dog.", "yes"),
