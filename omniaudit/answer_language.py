@@ -43,7 +43,8 @@ _DE = {"der", "die", "das", "den", "dem", "des", "ist", "sind", "und", "nicht", 
        "mit", "auf", "für", "wähle", "nehme", "antwort", "besser", "klingt", "beide", "keine", "keiner", "oder",
        "aber", "weil", "auch", "erste", "erster", "zweite", "zweiter", "ja", "nein", "ton", "bild", "gibt", "hört",
        "höre", "man", "sekunden", "verzögert", "zu", "spät", "früh", "stimmt", "richtig", "falsch", "bevorzuge",
-       "laut", "sagt", "aufnahme", "meine", "wahl", "hat", "deutlich", "weniger", "also", "mehr", "viel", "nur"}
+       "laut", "sagt", "aufnahme", "meine", "wahl", "hat", "deutlich", "weniger", "also", "mehr", "viel", "nur",
+       "sauberer", "natürlicher", "künstlicher", "klarer", "leiser", "rauschärmer"}
 _FR = {"le", "la", "les", "est", "sont", "et", "je", "ne", "pas", "un", "une", "des", "du", "c'est", "choisis",
        "réponse", "meilleur", "meilleure", "mieux", "premier", "première", "deuxième", "seconde", "deux", "ou",
        "mais", "oui", "non", "avec", "pour", "dans", "il", "elle", "on", "son", "vidéo", "entend", "j'entends",

@@ -162,6 +162,8 @@ _AGREE = re.compile(r"(?i:\b(?:i\s+agree|agreed|(?:that'?s|that\s+is|it'?s|it\s+
 _DISAGREE = re.compile(r"(?i:\bdisagree|\b(?:not|n't|never)\s+(?:\w+\s+)?(?:right|correct|accurate|agree|match)|"
                        r"\b(?:wrong|incorrect|inaccurate|mistaken)\b)")
 _STRUCTURED_KEYS = ("final_answer", "answer", "choice", "verdict", "label", "prediction", "preference", "preferred",
+                    "more_natural", "most_natural", "cleaner", "cleanest", "more_faithful", "most_faithful",
+                    "present", "detected", "audible",
                     "winner", "better", "option", "selection", "result", "emotion", "language", "output")
 _BRACKETED = re.compile(r"\[\[\s*([^\[\]\n]{1,40}?)\s*\]\]|\\boxed\{\s*(?:\\text\{)?\s*([^{}\n]{1,40}?)\s*\}?\s*\}|"
                         r"<(answer|choice|verdict|label|final_answer)>\s*([^<\n]{1,40}?)\s*</\3>", re.I)

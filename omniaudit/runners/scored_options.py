@@ -98,7 +98,7 @@ _PLAIN_HEADING = {
     "audio", "clip", "clips", "response", "responses", "option", "options", "description", "descriptions",
     "candidate", "sample", "recording", "emotion", "emotions", "language", "languages", "label", "labels", "answer",
     "scale", "per", "each", "output", "outputs", "model", "system", "mos", "judge", "judgement", "judgment",
-    "assessment", "evaluation", "distribution", "intensity", "strength"}
+    "assessment", "evaluation", "distribution", "intensity", "strength", "prediction", "predicted"}
 
 
 # a heading that says the lowest score is the best ("Noise (lower is better)", "higher = noisier", "1 = most faithful")
@@ -141,27 +141,43 @@ def _heading_above(text: str, line: int, every: list[tuple[int, int]]) -> str:
 
 # a scale defined in words ("0 = silent background, 10 = very noisy"): its direction is the reply's, not the default
 _SCALE = re.compile(r"(?i:\b\d+(?:[.,]\d+)?\s*(?:=|means)\s*(?!\d)\w)")
-# a scale's ends in words ("0 = silent, 10 = very noisy", "1 = very natural, 5 = very unnatural")
-_END = re.compile(r"(?i:\b(?P<n>\d+(?:[.,]\d+)?)\s*(?:=|means|is)\s*(?:(?:very|most|completely|extremely|totally|"
-                  r"perfectly|fully|the\s+most|heavy|strong|lots\s+of|much|constant)\s+)?(?P<no>no\s+)?(?P<word>[a-z]+))")
+# a scale's end described in words ("0 = silent", "10 = very noisy", "5 = least natural", "0 means no audible noise")
+_END = re.compile(r"(?i:\b(?P<n>\d+(?:[.,]\d+)?)\s*(?:=|means|is)\s*(?P<phrase>[a-z][a-z' -]{0,40}))")
+_RANGE = re.compile(r"(?i:\b(?P<lo>\d+)\s*(?:[-\u2013]|to)\s*(?P<hi>\d+)\s*(?:-?\s*point\s+)?scale|"
+                    r"scale\s+(?:of|from)\s+(?P<lo2>\d+)\s*(?:[-\u2013]|to)\s*(?P<hi2>\d+)|\bout\s+of\s+(?P<top>\d+)|/\s*(?P<den>\d+)\b)")
 _GOOD_END = {"natural", "clean", "silent", "quiet", "faithful", "accurate", "human", "best", "perfect", "excellent",
              "clear", "realistic", "good"}
+_BAD_END = re.compile(rf"(?i:{_FAULT}|worst|poor|bad|terrible|inaccurate|unfaithful|noisy)")
+
+
+def _end_sign(phrase: str) -> int:
+    """+1 for a scale end described as good ("silent background", "no audible noise"), -1 as bad ("very noisy",
+    "least natural"), 0 when not understood or both."""
+    words = re.findall(r"[a-z]+", phrase.lower())[:5]
+    good, bad = any(w in _GOOD_END for w in words), any(_BAD_END.fullmatch(w) for w in words)
+    if good == bad:
+        return 0
+    negated = any(w in ("no", "not", "least", "less", "without", "little", "zero") for w in words)
+    return (1 if good else -1) * (-1 if negated else 1)
 
 
 def _scale_direction(text: str) -> int:
     """+1 when a scale defined in words puts the good end at its highest number, -1 at its lowest, 0 when the reply
-    defines none or its ends are not understood ("0 = silent, 10 = very noisy": -1)."""
-    ends = []
-    for m in _END.finditer(text):
-        word = m.group("word").lower()
-        good = word in _GOOD_END or re.fullmatch(_FAULT, word) and m.group("no") or word == "noise" and m.group("no")
-        bad = re.fullmatch(_FAULT + r"|worst|poor|bad|terrible|inaccurate|unfaithful", word) and not m.group("no")
-        if good or bad:
-            ends.append((float(m.group("n").replace(",", ".")), 1 if good else -1))
-    if len({n for n, _ in ends}) < 2:
+    defines none or its ends are not understood ("0 = silent, 10 = very noisy": -1). One end said is enough where
+    the reply gives the scale's range ("Scores out of 5 (5 = least natural)")."""
+    ends = {(float(m.group("n").replace(",", ".")), s) for m in _END.finditer(text)
+            if (s := _end_sign(m.group("phrase")))}
+    numbers = {n for n, _ in ends}
+    if len(numbers) >= 2:
+        low, high = min(ends)[1], max(ends)[1]
+        return high if low == -high and len(ends) == len(numbers) else 0
+    tops = {float(v) for m in _RANGE.finditer(text) for v in (m.group("hi"), m.group("hi2"), m.group("top"),
+                                                              m.group("den")) if v}
+    bottoms = {float(v) for m in _RANGE.finditer(text) for v in (m.group("lo"), m.group("lo2")) if v} | {0.0, 1.0}
+    if len(ends) != 1 or len(tops) != 1:
         return 0
-    low, high = min(ends)[1], max(ends)[1]
-    return high if low == -high else 0
+    (n, sign), top = next(iter(ends)), next(iter(tops))
+    return sign if n == top else -sign if n in bottoms and n < top else 0
 
 
 def _score_direction(text: str, m: re.Match, every: list[tuple[int, int]]) -> int:

@@ -32,7 +32,8 @@ _SLOT_NUMBER = re.compile(rf"(?i:\b(?:the\s+)?(?:{SLOT}|track|number|no\.|#)\s*\
                           rf"(?i:#)\s*(1|2)\b(?![.,]\d)")
 _QUANTITY = (r"(?i:\s*(?:s|sec|secs|seconds?|ms|msec|minutes?|min|mins|hours?|h|times?|db|hz|khz|x|%|/|:|\.\d|,\d|"
              r"st|nd|rd|th|star|stars|points?|of|out))\b|\s*[%:/]")
-_BARE_DIGIT = re.compile(rf"(?<![\w.,/#-])(?<!\d:)([12])(?![\w%/]|[.,]\d)(?!{_QUANTITY})")
+# (a scale's end, "1 = least natural", is no slot)
+_BARE_DIGIT = re.compile(rf"(?<![\w.,/#-])(?<!\d:)([12])(?![\w%/]|[.,]\d)(?!{_QUANTITY})(?!\s*(?:=|means)\s*[a-zA-Z])")
 
 
 def _ordinals(text: str, digits: bool) -> str:
@@ -45,8 +46,9 @@ def _ordinals(text: str, digits: bool) -> str:
     text = _ORDINAL_BARE.sub(lambda m: f"clip {_ORDINAL[m.group(1).lower()]}", text)
     text = "\n".join(_ORDINAL_ALONE.sub(lambda m: f"{m.group(1)}clip {_ORDINAL[m.group(2).lower()]}", line)
                      for line in text.split("\n"))
-    if digits:
-        text = _BARE_DIGIT.sub(lambda m: _ORDINAL[m.group(1)], text)
+    if digits:  # a slot's own value stays a number ("audio 2 = 1" is a score of 1, not slot A)
+        text = _BARE_DIGIT.sub(lambda m: m.group(1) if re.search(r"clip [AB]\s*[:=]\s*$", text[:m.start()])
+                               else _ORDINAL[m.group(1)], text)
     # "the B" (Spanish "la B") is B, "the option B" (Portuguese "a opção B") is option B
     return re.sub(rf"(?i:\bthe\s+)(?=(?:(?i:{SLOT}|clip)\s+)?\(?[AB]\b)", "", text)
 

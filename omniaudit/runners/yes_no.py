@@ -56,6 +56,7 @@ ABSENT = re.compile(r"(?i:^(?:there\s+(?:is|are|was|were)\s+no\b|there's\s+no\b|
 PRESENT = re.compile(r"(?i:^(?:there\s+(?:is|are|was|were)\s+(?:a|an|some|one|two|three|several|definitely|clearly)\b|"
                      r"there's\s+(?:a|an|some|one|definitely|clearly)\b|"
                      r"i\s+(?:can\s+)?(?:clearly\s+|definitely\s+)?hear\b|"
+                     r"(?:the\s+)?(?:clip|audio|recording|video)\s+(?:clearly\s+)?(?:contains|includes|features)\b(?!\s+(?:only|just|nothing|no)\b)|"
                      r"(?:a|the)\s+[\w-]+\s+(?:is|can\s+be|was)\s+(?:clearly\s+)?(?:heard|audible|present)\b))")
 _SENTENCE = re.compile(r"[^.!?;\n]+")
 # an explicit final answer that closes the reply outranks what came before it (a self-correction)
@@ -74,7 +75,8 @@ def _opener(text: str) -> tuple[str | None, str]:
 
 def _statement(sentence: str) -> str | None:
     """``no`` for an English sentence of absence with one negation, ``yes`` for one of presence with none."""
-    sentence = sentence.strip(" \t*_\"'`-\u2014")
+    sentence = re.sub(r"(?i:^\W*(?:no\s+doubt|without\s+a\s+doubt|definitely|clearly)\W+)", "",
+                      sentence).strip(" \t*_\"'`-\u2014")  # "No doubt - the applause is audible"
     trailing = _TRAILING.search(sentence)
     if trailing:
         sentence = sentence[: trailing.start()]

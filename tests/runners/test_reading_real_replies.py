@@ -105,6 +105,7 @@ def test_token_noise_across_scripts_is_still_noise():
     ("Audio 1 klingt unnatürlicher als Audio 2.", N12, "2"),
     ("彼女は悲しんでいます。", EMOTIONS, "sad"),
     ("Direi la A, la voce appare più naturale.", AB, "A"),
+    ("声が悲しそうに聞こえる。", EMOTIONS, "sad"),
 ])
 def test_answers_in_the_glossed_languages_are_read(raw, options, want):
     assert read_answer(raw, options, "Which clip sounds more natural? Answer with A or B only.") == Reading(want)
@@ -196,6 +197,8 @@ def test_a_repeated_key_keeps_no_constraint():
     ("A, or B.", ["A", "B"], (None, "hedged")),
     ("A) Happy B) Sad", ["A", "B"], (None, "conflict")),  # the options listed back, not chosen
     ("A: 8/10 B: 2/10 answer B", ["A", "B"], (None, "conflict")),  # a verdict against its own scores
+    ('{"cleaner": "B", "reason": "A hums"}', ["A", "B"], ("B", None)),  # the question's attribute as the key
+    ('{"more_noise": "A"}', ["A", "B"], (None, "none")),  # the fault as the key: not guessed
     ('{"A": {"clean": 9}, "B": {"clean": 4}, "choice": "B"}', ["A", "B"], (None, "conflict")),
     ("Audio 1 scores 6/10 and Audio 2 scores 8/10 on prosody. Therefore, the answer is 1.", ["1", "2"],
      (None, "conflict")),
@@ -240,7 +243,8 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("not A, but B.", ["A", "B"], CLEAN, ("B", None)),
     ("La seconda descrizione è quella giusta.", ["A", "B"], None, ("B", None)),
     # a scale or a direction the reply states where its reading did not look: the scores are not guessed
-    ("A: 7/10, B: 4/10. Note: on this scale 10 = worst.", ["A", "B"], None, (None, "none")),
+    ("A: 7/10, B: 4/10. Note: on this scale 10 = worst.", ["A", "B"], None, ("B", None)),  # 10, the top, is worst
+    ("A: 7, B: 4. Note: 7 = worst.", ["A", "B"], None, (None, "none")),  # an end that is no end of a stated range
     # a scale whose ends are described in words the reader knows decides the direction
     ("Noise rating (0 = silent background, 10 = very noisy): A 4, B 8.", ["A", "B"], CLEAN, ("A", None)),
     ("Naturalness, 1 = completely natural and 7 = very robotic: clip A 6, clip B 3", ["A", "B"], None, ("B", None)),
@@ -248,6 +252,15 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
     ("Distortion index (higher = more distortion): A = 0.2, B = 0.6", ["A", "B"], None, ("A", None)),
     ("Hiss: clip A 0.7, clip B 0.1 (lower is better)", ["A", "B"], CLEAN, ("B", None)),  # said after the scores
     ("Die Aufnahme B ist geräuschärmer.", ["A", "B"], CLEAN, ("B", None)),
+    # one end of a scale said, where the reply gives its range
+    ("Rated on a 1-10 scale (10 = heaviest noise): clip A 3, clip B 7.", ["A", "B"], CLEAN, ("A", None)),
+    ("Out of 5, where 5 = least natural: audio 1 = 2, audio 2 = 4.", ["1", "2"], None, ("1", None)),
+    ("Out of 5 (1 = least natural): audio 1 = 2, audio 2 = 4.", ["1", "2"], None, ("2", None)),
+    ("Audio 1 = 1, audio 2 = 2.", ["1", "2"], None, ("2", None)),  # a slot's value of 1 is a score, not slot A
+    ("Predicted MOS: clip A 4.2, clip B 2.9", ["A", "B"], None, ("A", None)),
+    ("Je pense que le clip B est plus bruité que le clip A.", ["A", "B"], CLEAN, ("A", None)),
+    ("Audio 2 wirkt künstlicher als Audio 1.", ["1", "2"], "Which audio sounds more natural?", ("1", None)),
+    ("Запись B звучит более искусственно, чем A.", ["A", "B"], "Which clip sounds more natural?", ("A", None)),
     ("Score 1: 3 ★★★☆☆\nScore 2: 5 ★★★★★", ["1", "2"], None, ("2", None)),  # stars after the number
     ("Faithfulness:\n- A (sad and tired): 0.2\n- B (angry and tense): 0.9", ["A", "B"], None, ("B", None)),
     ("Clip B gets a 9 and clip A gets a 4 from me.", ["A", "B"], None, ("B", None)),

@@ -15,6 +15,9 @@ from omniaudit.runners.reading import read_answer
     ("There isn't any barking, no.", "no"),
     ("No barking can be heard.", "no"),
     ("No doorbell detected in the recording.", "no"),
+    ('{"detected": "yes"}', "yes"),
+    ("Without a doubt - a siren is audible.", "yes"),
+    ("The recording includes a doorbell, yes.", "yes"),
     ("Not that I can hear.", "no"),
     ("I don't think so.", "no"),
     ("I can hear a dog.", "yes"),
@@ -43,6 +46,7 @@ def test_an_answer_word_or_a_plain_statement_is_read(reply, want):
     ("No idea.", "hedged"),
     ("不确定。", "hedged"),  # "not sure", not "不" (no)
     ("Si fuera un perro, ladraría.", "none"),  # "si" = if
+    ("The clip contains only rain.", "none"),  # what it contains is not what was asked
 ])
 def test_doubt_and_words_that_only_look_like_answers_are_left_unread(reply, reason):
     assert read_answer(reply, ["yes", "no"]) == (None, reason)
