@@ -23,8 +23,9 @@ mode's share of the classified failures and the combined dominance share, the me
 ``failure_decomposition.models.<m>.dominance_test`` sets the dominance share against a matched content-blind null
 (:mod:`.dominance_null`): ``per_sample`` (sample id -> the share of its classified failed runs that are a dominance),
 ``null_per_sample`` (sample id -> the chance a content-blind, prior-free model's failure on that sample reads as
-dominance, exact), ``value`` and ``null`` (their means over the same samples), ``null_by_policy``, ``n_samples`` and
-``method``; each sample weighs once, whatever number of runs failed it.
+dominance, exact), ``merged``, ``value`` and ``null`` (their means over the same samples), ``null_by_policy``,
+``n_samples`` and ``method``; each sample weighs once, whatever number of runs failed it, and samples with
+byte-identical inputs are one sample (``merged``: its first id -> the ids it pools).
 
 Every answered ablated copy is graded like the samples (:mod:`.ablation_accuracy`): ``ablation_accuracy`` per model
 and ablation kind, with its CI and the paired drop from the intact accuracy on the same samples.
@@ -354,8 +355,8 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     """Grade every run, decompose the failures, summarise per model (``MODEL@RUN=FILE``) and across models, and
     probe the attention models; see the module docstring. ``progress`` hears the grading ("grading r1: 40/120")."""
     from omniaudit.data_builders.hub import load_config
+    from omniaudit.evaluation.composition import dominance_null as null
     from omniaudit.evaluation.composition.attention import ProbeConfig
-    from omniaudit.evaluation.composition.dominance_null import dominance_test, read_inputs, sample_nulls, structures
     from omniaudit.evaluation.composition.failure_modes import AnswerMatcher, cohort_decomposition
 
     config = ProbeConfig(depth_range=tuple(depth_range))
@@ -396,10 +397,11 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
                                    [graded_ablations[k] for k in idx], [per_run[k] for k in idx], model_modes[m],
                                    samples, ablations, matcher, config)
     decomposition = cohort_decomposition(model_modes)
-    nulls = sample_nulls(structures(read_inputs(dataset)))  # each sample's content-blind null (its inputs hashed)
+    inputs = null.read_inputs(dataset)  # each sample's content-blind null (its inputs hashed); repeats are one
+    nulls, units = null.sample_nulls(null.structures(inputs)), null.input_units(inputs)
     for m, entry in decomposition["models"].items():
         entry.update({k: models[m][k] for k in ("stability_floor", "move_rates", "floor_check", "swap_agreement")})
-        entry["dominance_test"] = dominance_test(model_modes[m], nulls)
+        entry["dominance_test"] = null.dominance_test(model_modes[m], nulls, units)
     out = Path(out_dir)
     decomposition["answer_comparison"] = {"rule": MOVED, "judge": shown_input(judge, out),
                                           "n_judged": matcher.n_judged}

@@ -6,10 +6,14 @@ answers chance agreement is common. So each sample gets its own null.
 
 **Per sample** ``i`` (:func:`dominance_test`): ``d_i`` = the share of its classified failed runs (runs pooled) whose
 mode is a dominance (text / audio / image / video); each sample weighs once however many runs failed it, so answers
-repeated across runs (or shared with other samples' identical inputs) are not counted twice. ``p0_i`` = the chance that
-a failure of a *content-blind, prior-free* model on this very sample is classified as a dominance, given the sample's
-ablation structure (which classifying ablations it has, which of its inputs are byte-identical), maximised over the
-policies below. ``value`` = mean ``d_i``, ``null`` = mean ``p0_i`` over the same samples.
+repeated across runs are not counted twice. Samples whose full inputs are byte-identical (:func:`input_units`: a
+builder can draw one configuration twice; the default's ``SpokenPositionColour`` has 18) are one sample, their runs
+pooled: a model answers them as one input, so counted apart they were one answer counted several times (on 128
+synthetic samples, 111 selected and 87 inputs, a content-blind greedy model's share spread 1.3 times its standard
+error; the default's 155 samples are 118 inputs). ``p0_i`` = the chance that a failure of a *content-blind,
+prior-free* model on this very sample is classified as a dominance, given the sample's ablation structure (which
+classifying ablations it has, which of its inputs are byte-identical), maximised over the policies below. ``value`` =
+mean ``d_i``, ``null`` = mean ``p0_i`` over the same samples.
 
 **Policies** (a model that cannot read the content): every answer is a uniform draw from the sample's answer
 vocabulary ``V``, and
@@ -66,7 +70,8 @@ FULL = "full"  # the intact sample among a sample's items
 INPUT_COLUMNS = ("system", "prompt", "media", "video_audio")
 MEDIA_COLUMNS = ("video", "image", "audio")
 METHOD = ("value: the mean over samples with a classified failure of d_i (the share of the sample's classified failed "
-          "runs that are a dominance mode); null: the mean over the same samples of p0_i, the largest chance, over "
+          "runs that are a dominance mode; samples with byte-identical inputs are one sample, their runs pooled, "
+          "named by their first id); null: the mean over the same samples of p0_i, the largest chance, over "
           "content-blind prior-free policies (answers uniform over the template's gold answers, drawn i.i.d. per run "
           "and item, or once per identical input, or any split in between), that a failure on that sample with its "
           "ablations and shared inputs reads as dominance, computed exactly under normalised exact match.")
@@ -141,6 +146,15 @@ def vocabulary_sizes(samples: pd.DataFrame) -> pd.Series:
         normal = {normalize(str(w)) for w in [*words, r.answer] if str(w).strip()}
         sizes[r.id] = max(2, len(normal))
     return pd.Series(sizes, dtype=int)
+
+
+def input_units(inputs: pd.DataFrame) -> dict[str, str]:
+    """Sample id -> the first (sorted) id of the samples whose full input is byte-identical to its own (``inputs``
+    as :func:`read_inputs` returns it): a repeated sample is one input, answered as one."""
+    full = inputs[inputs["item"] == FULL]
+    ids = full["sample_id"].astype(str)
+    first = ids.groupby(full["input"].to_numpy()).transform("min")
+    return dict(zip(ids, first, strict=True))
 
 
 def structures(inputs: pd.DataFrame) -> dict[str, Structure]:
@@ -225,25 +239,36 @@ def sample_nulls(by_sample: dict[str, Structure]) -> dict[str, dict[str, float |
     return {sid: {policy: null_probability(s, policy) for policy in POLICIES} for sid, s in by_sample.items()}
 
 
-def dominance_test(records: list[dict] | pd.DataFrame, nulls: dict[str, dict[str, float | None]]) -> dict:
+def dominance_test(records: list[dict] | pd.DataFrame, nulls: dict[str, dict[str, float | None]],
+                   units: dict[str, str] | None = None) -> dict:
     """The dominance share per sample against its matched null (see the module docstring).
 
     ``records``: one model's failed samples over all its runs (:func:`.failure_modes.decompose`'s sample records:
-    ``id``, ``mode``); ``nulls``: :func:`sample_nulls`. Returns ``per_sample`` (id -> d_i), ``null_per_sample`` (id ->
-    p0_i), ``value``, ``null``, ``null_by_policy`` (each policy's mean p0 over the same samples), ``n_samples`` and
-    ``method``; ``value`` and ``null`` None without a classified failure.
+    ``id``, ``mode``); ``nulls``: :func:`sample_nulls`; ``units``: :func:`input_units` (samples with one input are one
+    sample, named by its first id; None: every sample its own). Returns ``per_sample`` (id -> d_i),
+    ``null_per_sample`` (id -> p0_i), ``merged`` (id -> the sample ids it pools, where several), ``value``,
+    ``null``, ``null_by_policy`` (each policy's mean p0 over the same samples), ``n_samples`` and ``method``; ``value``
+    and ``null`` None without a classified failure.
     """
     frame = pd.DataFrame(records, columns=["id", "mode"]) if not isinstance(records, pd.DataFrame) else records
     frame = frame[frame["mode"].isin(CLASSIFIED)]
-    shares = frame["mode"].str.endswith("_dominance").groupby(frame["id"].astype(str), sort=True).mean()
-    ids = [sid for sid in shares.index if nulls.get(sid, {}).get(NULL_POLICY) is not None]
-    per_sample = {sid: float(shares[sid]) for sid in ids}
-    null_per_sample = {sid: float(nulls[sid][NULL_POLICY]) for sid in ids}
+    ids = frame["id"].astype(str)
+    known = ids.map(lambda sid: nulls.get(sid, {}).get(NULL_POLICY) is not None).astype(bool)
+    frame, ids = frame[known], ids[known]
+    unit = ids.map(lambda sid: (units or {}).get(sid, sid))
+    shares = frame["mode"].str.endswith("_dominance").groupby(unit, sort=True).mean()
+    members = {u: sorted(set(g)) for u, g in ids.groupby(unit, sort=True)}
 
     def mean(values: list[float]) -> float | None:
         return float(sum(values) / len(values)) if values else None
 
+    def p0(u: str, policy: str) -> float | None:  # equal over one input's copies; their mean if not
+        return mean([nulls[sid][policy] for sid in members[u] if nulls[sid][policy] is not None])
+
+    per_sample = {u: float(shares[u]) for u in shares.index}
+    null_per_sample = {u: p0(u, NULL_POLICY) for u in per_sample}
+    by_policy = {p: mean([v for u in per_sample if (v := p0(u, p)) is not None]) for p in POLICIES}
     return {"per_sample": per_sample, "null_per_sample": null_per_sample,
+            "merged": {u: m for u, m in members.items() if len(m) > 1},
             "value": mean(list(per_sample.values())), "null": mean(list(null_per_sample.values())),
-            "null_by_policy": {p: mean([nulls[sid][p] for sid in ids if nulls[sid][p] is not None]) for p in POLICIES},
-            "n_samples": len(ids), "method": METHOD}
+            "null_by_policy": by_policy, "n_samples": len(per_sample), "method": METHOD}

@@ -33,7 +33,7 @@ the floor's upper bound; a decomposition is **flagged** when any ablation that m
 (its dominance / fusion calls may be sampling noise), and **unchecked** when the floor cannot be measured (one run).
 
 **Chance.** With a few possible answers an ablated answer often agrees with the failed one by chance, so the
-dominance share of a model that reads no content is not 0.5 (about 0.6 on the default build). :mod:`.dominance_null`
+dominance share of a model that reads no content is not 0.5 (0.46-0.63 on the default build). :mod:`.dominance_null`
 gives each sample its own content-blind null, written per model as ``failure_decomposition.models.<m>.dominance_test``
 in ``audit.json`` (``per_sample``, ``null_per_sample``, ``value``, ``null``, ``null_by_policy``, ``n_samples``,
 ``method``).

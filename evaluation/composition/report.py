@@ -121,7 +121,8 @@ def _decomposition_section(result: dict) -> list[str]:
              "sample's classified failed runs that are a dominance (each sample weighs once), beside the mean of "
              "each sample's content-blind null (the chance that a model reading no content, answering uniformly "
              "from the template's answers, has a failure there read as dominance: chance agreement looks like "
-             "\"not moved\"; audit.json `dominance_test`); *samples*: the samples with a classified failure.", "",
+             "\"not moved\"; audit.json `dominance_test`); *samples*: the samples with a classified failure "
+             "(samples with byte-identical inputs count once).", "",
              markdown_table(["Model", "classified failures", "dominance", "incomplete fusion",
                              "per-sample dominance vs null", "samples", "stability floor", "moves vs floor"], rows),
              ""]

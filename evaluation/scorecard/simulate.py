@@ -17,8 +17,8 @@ with :func:`.rules.decide_family`. Shortcut-free policies:
 (answer an intervened clip as its Original; + ``dimension``: in that dimension only), ``longer`` (pick the longer
 description), ``shorter`` (the over-correction: pick the shorter one), ``prior`` (follow the generator prior),
 ``against_prior`` (defy it). :data:`AT_MINIMUM` plants each measure's minimum effect of
-interest (:mod:`omniaudit.shortcuts`) on a uniform base. Composition is not simulated here (its per-sample null
-has its own simulation test).
+interest (:mod:`omniaudit.shortcuts`) on a uniform base. Composition's dominance is simulated by
+:mod:`.simulate_dominance` (its answers go through the audit's own decomposition and per-sample null).
 """
 
 from __future__ import annotations
