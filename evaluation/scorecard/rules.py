@@ -30,7 +30,8 @@ Measures (a content-blind model's value, the *null*, is computed per item; ``k``
 - ``modality_dominance`` (composition): per sample, the share of its classified failed runs that one modality decides,
   minus the chance a content-blind model's failure on that very sample is so classified (the audit's
   ``dominance_test``: shared inputs and answer vocabularies make chance agreement look like "not moved"). Counted only
-  where the ablation moves clear the stability floor. Clusters: samples (runs of one sample are one unit).
+  where the ablation moves clear the stability floor. Clusters: samples (runs of one sample are one unit, and so are
+  samples with byte-identical inputs: one input answered once, counted apart it read as independent evidence).
 - ``style`` (preference): on pairs whose label is the shorter description, the share of decisions picking the longer
   one; on the counter-stereotypical slice, the share following the generator prior (null 0.5, above).
 
@@ -288,8 +289,10 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
     if t.counts:
         out.update(decide(c, s.side, s.delta, family, alpha))
         out["flagged"] = out["verdict"] == "flagged"
-    else:  # shown with its plain 95% interval, no verdict
-        out.update(decide(c, s.side, s.delta, 1, alpha), verdict=None, mde=mde(c.se0, c.clusters, s.side, 1, alpha))
+    else:  # shown with its plain 95% interval, no verdict; its MDE priced as the card's tests are, what it would
+        # take to decide (priced alone it read smaller than any verdict could use: 0.140 for a dominance needing 0.19)
+        out.update(decide(c, s.side, s.delta, 1, alpha), verdict=None,
+                   mde=mde(c.se0, c.clusters, s.side, max(family, 1), alpha))
     lo, hi = s.bounds  # no value outside them is possible: clipping never moves a bound across the null
     out["ci"] = [min(max(out["ci"][0], lo), hi), min(max(out["ci"][1], lo), hi)]
     return out
