@@ -22,3 +22,20 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   .venv/bin/python -m pip install -q -c requirements/constraints.txt -e "$spec"
   echo "$want" > "$stamp"
 fi
+# DeepSpeed builds its CPU ops (Adam for optimizer offload, the shared-memory all-reduce) the first time a launch
+# needs them, a minute or more on 2 cores; built here once per environment, into the folder the test suite's
+# launches use (tests/training/test_training.py), so that no test pays a compiler's time
+if [[ ",$extras," == *",train,"* ]] && [ ! -f .venv/torch_extensions/.omniaudit-built ]; then
+  echo ">> building DeepSpeed's CPU ops once for this environment (.venv/torch_extensions)" >&2
+  TORCH_EXTENSIONS_DIR="$PWD/.venv/torch_extensions" .venv/bin/python - <<'PY'
+from deepspeed.accelerator import get_accelerator
+
+accelerator = get_accelerator()
+if accelerator.device_name() == "cpu":  # on a GPU machine DeepSpeed builds its own ops as it needs them
+    for name in ("CPUAdamBuilder", "ShareMemCommBuilder"):
+        builder = accelerator.create_op_builder(name)
+        if builder is not None and builder.is_compatible():
+            builder.load(verbose=False)
+PY
+  mkdir -p .venv/torch_extensions && touch .venv/torch_extensions/.omniaudit-built
+fi

@@ -3,6 +3,7 @@
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -22,6 +23,9 @@ os.environ["OMNIAUDIT_CACHE"] = tempfile.mkdtemp(prefix="omniaudit-cache-")
 for _folder in (_HF, os.environ["OMNIAUDIT_CACHE"]):
     atexit.register(shutil.rmtree, _folder, ignore_errors=True)
 os.environ["MPLBACKEND"] = "Agg"
+# DeepSpeed's CPU ops, built once per environment by scripts/setup_env.sh into the environment's own folder (the
+# user-wide default is shared by every environment, and one with other sources would rebuild them in a test)
+os.environ.setdefault("TORCH_EXTENSIONS_DIR", os.path.join(sys.prefix, "torch_extensions"))
 # pytest-xdist runs a worker per core (addopts in pyproject.toml): each worker, and the processes it launches, gets its
 # share of the cores for torch's and the BLAS's threads (by default each would start one per core, oversubscribing
 # them), unless the environment sets a number. Set before numpy or torch is imported.

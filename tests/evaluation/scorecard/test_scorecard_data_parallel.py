@@ -107,33 +107,25 @@ def single_and_launched(tmp_path: Path, *extra: str) -> tuple[dict, dict, subpro
     return files(tmp_path / "single"), files(out), launched, answers(tmp_path, ["0", "1"])
 
 
-@pytest.mark.slow  # a single-process scorecard and a two-process launch of it: about 30 s on 2 busy cores
+@pytest.mark.slow  # a single-process smoke scorecard of every audit and a two-process launch of it: about 30 s
 def test_a_launched_scorecard_writes_the_single_process_folder(tmp_path):
-    single, launched, result, answered = single_and_launched(tmp_path)
-    assert {"scorecard.json", "scorecard.md", "scorecard.html", "models/pos/protocols/audit.json",
-            "models/oracle/status.json", "models/pos/judge.jsonl"} <= set(single)
+    """Every audit under a launch, on a --limit sample (one launch covers both: the sample is drawn before the ranks
+    split it, so the merged files are the single process's limited files, and the smoke card the same)."""
+    single, launched, result, answered = single_and_launched(tmp_path, "--limit", "12")
+    # the judge runs of all four audits (preference, protocols, interventions, composition) and their statuses
+    assert {"scorecard.json", "scorecard.md", "scorecard.html", "models/pos/pairwise.jsonl",
+            "models/pos/samples.jsonl", "models/oracle/status.json", "models/pos/judge.jsonl",
+            "models/pos/diagnostic.jsonl"} <= set(single)
     assert sorted(launched) == sorted(single)  # nothing more (no part, journal or lock left), nothing less
     for name, data in single.items():
         assert launched[name] == data, f"{name} differs from the single-process scorecard's"
     # every item of every model, config and run answered once, by one of the two ranks
     assert answered == rows(tmp_path / "card")
+    assert json.loads(launched["scorecard.json"])["smoke"]["limit"] == 12
+    assert "verdicts are not valid" in result.stdout
     # the card was written and summarised once, by the main process; the other rank said nothing on stdout
     assert result.stdout.count("scorecard: ") == 1 and result.stdout.count("pos: ") == 1, result.stdout
     assert "Gloo" not in result.stdout
-
-
-@pytest.mark.slow  # as above, with --limit: about 20 s
-def test_a_launched_smoke_run_writes_the_single_process_folder(tmp_path):
-    """--limit under a launch: the sample is drawn before the ranks split it, so the merged files are the single
-    process's limited files, and the smoke card the same."""
-    single, launched, result, answered = single_and_launched(tmp_path, "--limit", "12", "--audits",
-                                                             "preference,interventions")
-    assert sorted(launched) == sorted(single)
-    for name, data in single.items():
-        assert launched[name] == data, f"{name} differs from the single-process scorecard's"
-    assert answered == rows(tmp_path / "card")
-    assert json.loads(launched["scorecard.json"])["smoke"]["limit"] == 12
-    assert "verdicts are not valid" in result.stdout
 
 
 @pytest.mark.slow  # one launch that stops before the processes meet: about 10 s
