@@ -153,13 +153,15 @@ def train(model: Path, data: Path, out: Path, steps: int, seed: int, lr: float, 
 
 
 def scorecard(work: Path, shortcut: str, models: dict[str, str], audits: str, data: Path | None = None,
-              options: tuple[str, ...] = ()) -> dict:
-    """One card of the three models (name -> runner spec), the biased one the baseline; ``data``: the audit's
-    dataset instead of its embedded default; ``options``: more scorecard arguments (the runner's)."""
+              options: tuple[str, ...] = (), margin: float = 0.05) -> dict:
+    """One card of the three models (name -> runner spec), the biased one the baseline and the control model the
+    control (each model's task accuracy against it, held when the paired 95% interval stays above ``-margin``);
+    ``data``: the audit's dataset instead of its embedded default; ``options``: more scorecard arguments."""
     from omniaudit.cli import main as cli
 
     out = work / f"card-{shortcut}"
     argv = ["scorecard", "--model", *(f"{n}={spec}" for n, spec in models.items()), "--baseline", "biased",
+            "--control", "control", "--margin", str(margin),
             "--audits", audits, "--allow-uncalibrated", "--out", str(out), "-q",
             *(["--data", f"{audits}={data}"] if data else []), *options]
     rc = cli(argv)
@@ -190,7 +192,8 @@ def report(shortcut: str, card: dict, minutes: dict[str, float], margin: float) 
               f"{'n/a' if a is None else f'{a:.3f}':>8} {'n/a' if minutes[m] is None else f'{minutes[m]:.1f}':>7}")
     print(f"remedied against biased: {change}; accuracy change {acc.get('change', float('nan')):+.3f} "
           f"[{(acc.get('ci') or [float('nan')] * 2)[0]:+.3f}, {(acc.get('ci') or [float('nan')] * 2)[1]:+.3f}]; "
-          f"held within {margin} of the control: {'yes' if held else 'no'}")
+          f"held against the control (paired 95% CI above -{margin}): "
+          f"{ {True: 'yes', False: 'no', None: 'not paired'}[held] }")
     return f"{shortcut}={status['biased']}/{status['control']}/{change}", outcome["goal_met"]
 
 
@@ -228,7 +231,7 @@ def visual_inference(work: Path, base: Path, args: argparse.Namespace) -> tuple[
     scored = {**models, **{name: folder for name, (_, _, folder) in curve.items() if folder is not None}}
     start = time.perf_counter()
     card = scorecard(work, "visual_inference", {n: f"hf:{p}" for n, p in scored.items()},
-                     "interventions", options=(*VIDEO_AS_TRAINED, "--size", args.card_size))
+                     "interventions", options=(*VIDEO_AS_TRAINED, "--size", args.card_size), margin=args.margin)
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min "
           f"({work / 'card-visual_inference' / 'scorecard.md'})")
     line, ok = report("visual_inference", card, minutes, args.margin)
@@ -289,7 +292,7 @@ def find_fix_verify(work: Path, shortcut: str, args: argparse.Namespace) -> tupl
     start = time.perf_counter()
     data = card_protocols(work) if shortcut == "label_following" else None
     card = scorecard(work, shortcut, {n: f"hf:{p}" for n, p in models.items()}, audit, data,
-                     ("--size", args.card_size))
+                     ("--size", args.card_size), args.margin)
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / f'card-{shortcut}' / 'scorecard.md'})")
     trained_on = {"position": f"{rows['biased']} pairs shown preferred-first (the answer always A)",
                   "label_following": f"{rows['biased']} blueprint label items answered with the supplied label, and "
@@ -323,7 +326,7 @@ def style_with_reward_models(work: Path, base: Path, args: argparse.Namespace) -
                                         odin=True)}
     start = time.perf_counter()
     card = scorecard(work, "style", {n: f"reward:{f}@{base}" for n, f in folders.items()}, "preference",
-                     options=("--size", args.card_size))
+                     options=("--size", args.card_size), margin=args.margin)
     print(f"scorecard: {(time.perf_counter() - start) / 60:.1f} min ({work / 'card-style' / 'scorecard.md'})")
     return (*report("style", card, minutes, args.margin),
             reference("style", card, folders["biased"], base, f"a Bradley-Terry reward model on "
@@ -413,7 +416,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "a generator prior) or the longer description (learnable from the text)")
     parser.add_argument("--lr", type=float, default=2e-3, help="learning rate of the text judges")
     parser.add_argument("--audio-lr", type=float, default=3e-3, help="learning rate of the omni models")
-    parser.add_argument("--margin", type=float, default=0.05, help="accuracy held: within this of the control")
+    parser.add_argument("--margin", type=float, default=0.05,
+                        help="accuracy held: the paired 95%% interval of remedied - control stays above -MARGIN")
     parser.add_argument("--card-size", choices=("default", "small"), default="default",
                         help="the cards' embedded sets (omniaudit scorecard --size): 'small' for a quick check, whose "
                              "wide intervals can call a control inconclusive")

@@ -4,8 +4,9 @@ table) and the removal table over seeds (:func:`removal_table`: shortcut x seed,
 ``.json``), rebuilt from the cards alone (``--table-only``).
 
 The accuracy columns are what the cards pair: each card's baseline is the seed's biased model, so the remedied and
-the control models each have a paired change against it with its 95% interval; the remedied model against the
-control is the difference of their accuracies on the same items, without an interval of its own.
+the control models each have a paired change against it with its 95% interval; and its control (``--control``) the
+control model, so the remedied model's accuracy against it is a paired change too, *held* when its 95% interval stays
+above ``-margin`` (a card written before ``--control`` existed says neither: not held).
 """
 
 from __future__ import annotations
@@ -79,10 +80,12 @@ def card_outcome(card: dict, shortcut: str, audit: str, margin: float) -> dict:
     out["against_biased"] = base["remedied"]["shortcuts"][shortcut]["status"]
     remedied, control = (base[m]["accuracy"].get(audit, {}) for m in ("remedied", "control"))
     after = {"remedied": remedied.get("after"), "control": control.get("after")}
-    held = None not in after.values() and after["remedied"] >= after["control"] - margin
+    # held: the paired 95% interval of remedied - control above -margin (the card's --control), never two points
+    against = base["remedied"].get("against_control", {}).get(audit, {})
+    held = against.get("held")
     out["accuracy"] = {"audit": audit, "biased": remedied.get("before"), **after,
-                       "remedied_minus_control": None if None in after.values() else
-                       after["remedied"] - after["control"],
+                       "remedied_minus_control": against.get("change"),
+                       "remedied_minus_control_ci": against.get("ci"),
                        "remedied_minus_biased": remedied.get("change"), "remedied_minus_biased_ci": remedied.get("ci"),
                        "control_minus_biased": control.get("change"), "control_minus_biased_ci": control.get("ci"),
                        "held": held, "margin": margin}
@@ -141,8 +144,9 @@ def _row_cells(row: dict) -> list[str]:
     ci = acc["remedied_minus_biased_ci"]
     against = f"**{o['against_biased']}**" if o["against_biased"] == "removed" else o["against_biased"]
     held = "" if acc["held"] is None else " (held)" if acc["held"] else " (not held)"
+    ci_c = acc.get("remedied_minus_control_ci")
     return [row["shortcut"], str(row["seed"]), *(_model_cell(o[m]) for m in MODELS), against,
-            _signed(acc["remedied_minus_control"]) + held,
+            _signed(acc["remedied_minus_control"]) + ("" if not ci_c else f" [{ci_c[0]:+.3f}, {ci_c[1]:+.3f}]") + held,
             _signed(acc["remedied_minus_biased"]) + ("" if not ci else f" [{ci[0]:+.3f}, {ci[1]:+.3f}]"),
             "yes" if o["goal_met"] else "no"]
 
@@ -160,7 +164,8 @@ def summary_lines(table: dict) -> list[str]:
 def render_markdown(table: dict) -> str:
     """The table as markdown: one row per shortcut and seed, then the summary lines and the training threads."""
     head = ["shortcut", "seed", "biased", "control", "remedied", "against biased",
-            f"accuracy, remedied - control (held within {table['margin']})", "accuracy, remedied - biased [95% CI]",
+            f"accuracy, remedied - control [95% CI] (held: above -{table['margin']})",
+            "accuracy, remedied - biased [95% CI]",
             "goal met"]
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(_row_cells(row)) + " |" for row in table["rows"]]

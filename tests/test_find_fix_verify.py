@@ -196,7 +196,11 @@ def fabricated_card(shortcut: str, audit: str, statuses: tuple[str, str, str], a
                 "accuracy": {audit: {"before": biased_acc, "after": acc, "change": acc - biased_acc,
                                      "ci": [acc - biased_acc - 0.05, acc - biased_acc + 0.05]}}}
             for m, status, acc in (("control", "unchanged", accuracy[1]), ("remedied", against, accuracy[2]))}
-    return {"models": models, "baseline": {"baseline": "biased", "models": base}}
+    d = accuracy[2] - accuracy[1]  # the card's --control: remedied against control, paired, held above -0.05
+    base["remedied"]["against_control"] = {audit: {"before": accuracy[1], "after": accuracy[2], "change": d,
+                                                   "ci": [d - 0.04, d + 0.04], "held": d - 0.04 > -0.05}}
+    return {"models": models, "baseline": {"baseline": "biased", "control": "control", "margin": 0.05,
+                                           "models": base}}
 
 
 def write_card(work, seed: int, shortcut: str, card: dict) -> None:
@@ -237,6 +241,8 @@ def test_the_removal_table_has_a_row_per_shortcut_and_seed_and_counts_the_remova
     assert rows[("position", 0)]["goal_met"] and rows[("position", 0)]["accuracy"]["held"]
     assert rows[("position", 1)]["against_biased"] == "removed" and not rows[("position", 1)]["goal_met"]
     assert rows[("position", 1)]["accuracy"]["remedied_minus_control"] == pytest.approx(-0.08)
+    assert rows[("position", 1)]["accuracy"]["remedied_minus_control_ci"] == pytest.approx([-0.12, -0.04])
+    assert rows[("position", 1)]["accuracy"]["held"] is False  # its interval reaches past -0.05
     assert rows[("position", 1)]["accuracy"]["remedied_minus_biased_ci"] == pytest.approx([-0.03, 0.07])
     assert rows[("style", 0)]["remedied"]["status"] == "flagged" and not rows[("style", 0)]["goal_met"]
     assert ffv_seeds.summary_lines(table) == [
@@ -247,8 +253,8 @@ def test_the_removal_table_has_a_row_per_shortcut_and_seed_and_counts_the_remova
     md_path, json_path = ffv_seeds.write_removal_table(tmp_path, table)
     assert (md_path.name, json_path.name) == ("removal_table.md", "removal_table.json")
     md = md_path.read_text(encoding="utf-8")
-    assert "| position | 0 | flagged 1.00 | clear 0.50 | clear 0.50 | **removed** | +0.010 (held) | +0.050 [+0.000, " \
-           "+0.100] | yes |" in md
+    assert "| position | 0 | flagged 1.00 | clear 0.50 | clear 0.50 | **removed** | " \
+           "+0.010 [-0.030, +0.050] (held) | +0.050 [+0.000, +0.100] | yes |" in md
     assert "| style | 1 | no card | no card | no card | no card |" in md
     assert "- position: removed at 2 of 2 seeds; goal met at 1 of 2" in md and "torch threads: 2" in md
     assert json.loads(json_path.read_text(encoding="utf-8"))["summary"]["style"]["missing"] == [1]

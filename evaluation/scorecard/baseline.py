@@ -156,12 +156,26 @@ def accuracy_changes(before: dict[str, Contrast | None], after: dict[str, Contra
     return out
 
 
+def accuracy_held(control: dict[str, Contrast | None], model: dict[str, Contrast | None],
+                  margin: float) -> dict[str, dict]:
+    """Per audit both ran: the model's task accuracy against the control's, paired, and ``held`` when the 95%
+    interval of the change stays above ``-margin`` (non-inferiority; None when the change cannot be paired)."""
+    rows = accuracy_changes(control, model)
+    for row in rows.values():
+        row["held"] = None if row.get("ci") is None else bool(row["ci"][0] > -margin)
+    return rows
+
+
 def against_baseline(results: dict[str, dict[str, AuditRun]], verdicts: dict[str, dict], baseline: str,
-                     models: list[str], alpha: float = ALPHA) -> dict:
-    """The card's comparison section: every model in ``models`` against ``baseline`` (both in ``results``)."""
+                     models: list[str], alpha: float = ALPHA, control: str | None = None,
+                     margin: float = 0.05) -> dict:
+    """The card's comparison section: every model in ``models`` against ``baseline`` (both in ``results``); with a
+    ``control``, each other model's task accuracy against the control's too (:func:`accuracy_held`)."""
     base_tested, _ = measures(results[baseline])
     base_accuracy = accuracy(results[baseline])
     out: dict[str, Any] = {"baseline": baseline, "models": {}}
+    if control is not None:
+        out.update(control=control, margin=margin)
     for name in models:
         if name == baseline:
             continue
@@ -171,4 +185,7 @@ def against_baseline(results: dict[str, dict[str, AuditRun]], verdicts: dict[str
             "accuracy": accuracy_changes(base_accuracy, accuracy(results[name])),
             "accuracy_notes": accuracy_notes(results[name]),
         }
+        if control is not None and name != control:
+            out["models"][name]["against_control"] = accuracy_held(accuracy(results[control]),
+                                                                   accuracy(results[name]), margin)
     return json.loads(json.dumps(out))  # plain JSON types only (the card writes it as is)

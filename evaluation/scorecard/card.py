@@ -353,6 +353,15 @@ def baseline_blocks(comparison: dict) -> list[tuple]:
     out.append(("h", 3, "Task accuracy (the alignment tax)"))
     out.append(("table", ["model", "audit", f"accuracy of {base}", "accuracy of model", "paired change [95% CI]"],
                 acc))
+    control = comparison.get("control")
+    if control:  # held: the change's 95% interval above -margin, a test, never two accuracies side by side
+        said = {True: "held", False: "not shown held", None: "n/a"}
+        held = [[name, audit, _value(a["before"], 3), _value(a["after"], 3), _change(a), said[a.get("held")]]
+                for name, entry in comparison["models"].items()
+                for audit, a in entry.get("against_control", {}).items()]
+        out += [("h", 3, f"Task accuracy against the control ({control})"),
+                ("table", ["model", "audit", f"accuracy of {control}", "accuracy of model", "paired change [95% CI]",
+                           f"held within {comparison['margin']}"], held)]
     return out
 
 

@@ -45,6 +45,10 @@ class ScorecardOptions:
     # --limit; the sampling seed draws it), audited as partial runs; the card's verdicts are marked not valid
     limit: int | None = None
     baseline: str | None = None  # a model every other model under test is compared with (paired changes)
+    # a model trained as the others were but without the remedy: each model's task accuracy against it, paired, and
+    # held when the 95% interval of the change stays above -margin (a non-inferiority test, never two point values)
+    control: str | None = None
+    margin: float = 0.05
 
 
 def check_options(options: ScorecardOptions) -> None:
@@ -78,10 +82,17 @@ def check_reader_checks(files: dict[str, str], models: dict[str, str]) -> None:
         agreement(file)
 
 
-def check_baseline(baseline: str | None, models: dict[str, str]) -> None:
-    """``--baseline`` names a model of this card, before any work."""
+def check_baseline(baseline: str | None, models: dict[str, str], control: str | None = None,
+                   margin: float = 0.05) -> None:
+    """``--baseline`` (and ``--control``) name models of this card, before any work."""
     if baseline is not None and baseline not in models:
         raise InputError(f"--baseline names no model of this card (models: {', '.join(models)})", value=baseline)
+    if control is not None and (baseline is None or control not in models or control == baseline):
+        raise InputError("--control names a model of this card other than the --baseline, given with it (models: "
+                         f"{', '.join(models)})", value=control)
+    if not 0 < margin < 1:
+        raise InputError("--margin must be in (0, 1): the accuracy a remedy may lose against the control",
+                         value=margin)
 
 
 def parse_models(specs: list[str] | dict[str, str], references: tuple[str, ...] | str | bool = ()) -> dict[str, str]:

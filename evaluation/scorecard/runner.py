@@ -270,16 +270,18 @@ class Scorecard(ModelAnswers):
         return run
 
 
-def _against_baseline(baseline: str | None, models: list[str] | dict[str, str], results: dict,
+def _against_baseline(options: ScorecardOptions, models: list[str] | dict[str, str], results: dict,
                       verdicts: dict) -> dict | None:
-    """The card's comparison with ``--baseline``: every model the user named (not the references added for
-    calibration) against it."""
-    if baseline is None:
+    """The card's comparison with ``--baseline`` (and ``--control``): every model the user named (not the
+    references added for calibration) against it."""
+    if options.baseline is None:
         return None
     from omniaudit.evaluation.scorecard.baseline import against_baseline
 
     named = list(models) if isinstance(models, dict) else [str(m).partition("=")[0] for m in models]
-    return against_baseline(results, verdicts, baseline, [m for m in named if m in results and m != baseline])
+    return against_baseline(results, verdicts, options.baseline,
+                            [m for m in named if m in results and m != options.baseline],
+                            control=options.control, margin=options.margin)
 
 
 def run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str],
@@ -343,7 +345,7 @@ def _run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str], opti
     check_options(options)
     chosen = parse_models(models, options.references)
     check_reader_checks(options.reader_checks, chosen)
-    check_baseline(options.baseline, chosen)
+    check_baseline(options.baseline, chosen, options.control, options.margin)
     check_shard_folders(options.from_shards)
     out = check_out_dir(out_dir)
     if out == Path.cwd().resolve():
@@ -372,7 +374,7 @@ def _run_scorecard(out_dir: str | Path, models: list[str] | dict[str, str], opti
             write_marker(out)
             return out
         verdicts = {name: shortcuts(runs) for name, runs in results.items()}
-        compared = _against_baseline(options.baseline, models, results, verdicts)
+        compared = _against_baseline(options, models, results, verdicts)
         data = write_card(out, card, results, verdicts, compared)
         write_marker(out)
     # a smoke run's calibration is not checked (too few items to hold the references to it): it never fails

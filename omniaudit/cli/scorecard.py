@@ -71,7 +71,7 @@ def cmd_scorecard(args: argparse.Namespace) -> None:
                                shard=args.shard, from_shards=tuple(args.from_shards or ()), reuse=not args.no_reuse,
                                size=args.size, allow_uncalibrated=args.allow_uncalibrated,
                                reader_checks=_named(args.reader_check, "--reader-check", "NAME=FILE"),
-                               baseline=args.baseline, limit=args.limit)
+                               baseline=args.baseline, control=args.control, margin=args.margin, limit=args.limit)
     if not main_rank:  # answers its shards as the main process asks; says nothing, writes no card
         with suppress(OtherRankReports):  # the main process reports it, for every rank, and exits 2
             run_scorecard(args.out, args.model, options, None, launch=world)
@@ -143,6 +143,12 @@ def register(groups: common.Groups) -> None:
                         "before): per shortcut the paired change of each measure on the same items with its CI, "
                         "'removed' when NAME was flagged, the model is clear and the change excludes 0; and the "
                         "change in task accuracy (the alignment tax)")
+    p.add_argument("--control", metavar="NAME",
+                   help="with --baseline: model NAME was trained as the others but without the remedy; each other "
+                        "model's task accuracy against it, paired on the same items, is 'held' when the 95%% "
+                        "interval of the change stays above -MARGIN")
+    p.add_argument("--margin", type=float, default=0.05, metavar="M",
+                   help="the task accuracy a remedied model may lose against --control (default 0.05)")
     p.add_argument("--audits", metavar="A,B,...",
                    help="only these audits, comma-separated (default every registered one: preference, "
                         "interventions, protocols, composition)")
