@@ -291,7 +291,11 @@ def _json_values(text: str, options: list[str]) -> tuple[list[str], Reading | No
     if repeated:
         return [], Reading(None, "conflict")
     keys = {str(k).lower().replace(" ", "_"): v for k, v in obj.items()}
-    values = [str(keys[k]) for k in _STRUCTURED_KEYS if isinstance(keys.get(k), (str, int)) and
+    # "preferred_description", "better_clip", "chosen_option": the key says its value is the choice
+    named = [k for k in keys if re.fullmatch(r"(?:preferred|better|best|chosen|selected|winning)_(?:clip|audio|"
+                                             r"option|description|response|sample|recording|label|emotion|language|"
+                                             r"one)", k)]
+    values = [str(keys[k]) for k in (*_STRUCTURED_KEYS, *named) if isinstance(keys.get(k), (str, int)) and
               not isinstance(keys.get(k), bool)]
     scored = json_scores(obj, options)
     if scored is None:
@@ -387,6 +391,7 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     return _combined(judgement, _read_label(judgement.rest, options))
 
 
+_SPECIAL_TOKENS = re.compile(r"<\|[\w.-]{1,40}\|>|</?s>|<eos>|<(?:start|end)_of_turn>|\[/?INST\]")
 _SCORED_SLOT = rf"(?:(?i:{SLOT})\s*)?\(?(\b[AB]\b|(?<![\w.,/])[12](?=\s*(?:[:=)|]|→|->)))\)?"
 
 
@@ -398,6 +403,7 @@ def read_answer(raw: object, options: list[str], question: str | None = None,
     answer, only to say ``reasoning-only`` when it alone names an option. A trace inside the reply
     (``<think>...</think>``) is split off the same way (:func:`~.reasoning.split_reasoning`)."""
     text = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw)
+    text = _SPECIAL_TOKENS.sub(" ", text)  # a chat template's end tokens a server left in ("A<|im_end|>")
     if not options:
         return Reading(None, "none")
     split = split_reasoning(text)

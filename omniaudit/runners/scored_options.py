@@ -40,7 +40,7 @@ _SCORE = (rf"(?P<num>{_NUMBER})(?:\s*[-\u2013]\s*(?P<hi>{_NUMBER}))?"
           # a score on an attribute where the highest is the best ("Audio 2 scores 8/10 on prosody")
           r"\s+(?i:on|for)\s+(?i:overall\s+)?(?i:quality|clarity|naturalness|prosody|fluency|intelligibility|"
           r"expressiveness|intonation|faithfulness|accuracy|fidelity|cleanliness)\b|"
-          r"\s+(?:[A-D12]\b|(?i:clip|audio|response|option|output)\b))")
+          r"\s+(?:[A-D12]\b|(?i:clip|audio|response|option|output)\b)|\s+[^\W\d]+\s*[:=]\s*\d)")
 _LATE_SCORE = rf"[^\n()]{{1,40}}?\(\s*{_SCORE}"  # a score in brackets after the description: "A: natural (9/10)"
 _STARS = r"(?P<stars>[★⭐●]+)\s*(?P<empty>[☆○]*)"  # "★★★★☆", "●●●○○": four, three of five
 _GOOD = (r"[✓✔✅☑👍]|(?i:\b(?:correct|right|good|great|excellent|pass(?:es|ed)?|yes|true|accurate|faithful|"
@@ -98,7 +98,7 @@ _PLAIN_HEADING = {
     "audio", "clip", "clips", "response", "responses", "option", "options", "description", "descriptions",
     "candidate", "sample", "recording", "emotion", "emotions", "language", "languages", "label", "labels", "answer",
     "scale", "per", "each", "output", "outputs", "model", "system", "mos", "judge", "judgement", "judgment",
-    "assessment", "evaluation", "distribution", "intensity", "strength", "prediction", "predicted"}
+    "assessment", "evaluation", "distribution", "intensity", "strength", "prediction", "predicted", "top"}
 
 
 # a heading that says the lowest score is the best ("Noise (lower is better)", "higher = noisier", "1 = most faithful")
@@ -107,11 +107,13 @@ _FAULT = (r"(?:noise|noisy|noisier|hiss|hum|errors?|distortions?|artifacts?|arte
 _LOWER_WINS = re.compile(r"(?i:\b(?:lower|less|smaller|fewer)\s*(?:is|=|means|:)?\s*(?:better|best|cleaner|good)\b|"
                          r"\b(?:higher|more|larger)\s*(?:is|=|means|:)?\s*(?:worse|worst|noisier|bad)\b|"
                          rf"\b(?:higher|larger|bigger)\s*(?:is|=|means|:)?\s*(?:more\s+|very\s+)?{_FAULT}\b|"
+                         r"\b(?:lower|less|smaller)\s*(?:is|=|means|:)?\s*(?:more\s+|very\s+)?(?:natural|clean|cleaner|"
+                         r"clearer|faithful|accurate|realistic|human)\b|"  # "lower = more natural"
                          r"\b1\s*(?:=|is|means)\s*(?:the\s+)?(?:most|best|top|highest)\b)")
 
 
 # a heading that says the highest is the best in so many words ("lower = more artifacts", "higher is better")
-_HIGHER_WINS = re.compile(r"(?i:\b(?:lower|less|smaller)\s*(?:is|=|means|:)?\s*(?:worse|worst|more\s+\w+)\b|"
+_HIGHER_WINS = re.compile(rf"(?i:\b(?:lower|less|smaller)\s*(?:is|=|means|:)?\s*(?:worse|worst|more\s+{_FAULT})\b|"
                           r"\b(?:higher|more|larger)\s*(?:is|=|means|:)?\s*(?:better|best|cleaner)\b)")
 
 

@@ -199,6 +199,15 @@ def test_a_repeated_key_keeps_no_constraint():
     ("A: 8/10 B: 2/10 answer B", ["A", "B"], (None, "conflict")),  # a verdict against its own scores
     ('{"cleaner": "B", "reason": "A hums"}', ["A", "B"], ("B", None)),  # the question's attribute as the key
     ('{"more_noise": "A"}', ["A", "B"], (None, "none")),  # the fault as the key: not guessed
+    ('{"better_clip": "A", "why": "no hum"}', ["A", "B"], ("A", None)),
+    ('{"preferred_option": "A", "chosen_option": "B"}', ["A", "B"], (None, "conflict")),
+    ("B<|eot_id|>", ["A", "B"], ("B", None)),  # a chat template's end token left by the server
+    ("Answer: 2</s>", ["1", "2"], ("2", None)),
+    ("happy=0.12 fearful=0.71 sad=0.17", ["happy", "fearful", "sad"], ("fearful", None)),
+    ("Top 2: angry (0.61), neutral (0.30)", ["angry", "neutral"], ("angry", None)),
+    # a direction stated in the attribute's words: lower is more natural, so the lower score wins
+    ("Robotic-ness (lower = more natural): audio 1 0.8, audio 2 0.3", ["1", "2"], ("2", None)),
+    ("Hum level (lower = more hum): A 2, B 6", ["A", "B"], ("B", None)),
     ('{"A": {"clean": 9}, "B": {"clean": 4}, "choice": "B"}', ["A", "B"], (None, "conflict")),
     ("Audio 1 scores 6/10 and Audio 2 scores 8/10 on prosody. Therefore, the answer is 1.", ["1", "2"],
      (None, "conflict")),
