@@ -250,6 +250,9 @@ _JA_CHOICE = Gloss([
     ("の方が適切", " is better"), ("のほうが適切", " is better"), ("の方がノイズが少な", " has less noise"),
     ("のほうがノイズが少な", " has less noise"),
     ("の方が", " "), ("のほうが", " "),
+    ("1番", " number 1 "), ("2番", " number 2 "),  # "2番の音声": audio no. 2
+    ("1番の音声", " audio 1 "), ("2番の音声", " audio 2 "),
+    ("1番のクリップ", " clip 1 "), ("2番のクリップ", " clip 2 "),
     ("ノイズが少な", " has less noise"),
     ("最初の", "the first "), ("最初", "the first"), ("1番目の", "the first "), ("一番目の", "the first "),
     ("1つ目の", "the first "), ("一つ目の", "the first "), ("2番目の", "the second "), ("二番目の", "the second "),
@@ -269,6 +272,8 @@ _KO_CHOICE = Gloss([
     ("고르겠습니다", " is my choice"), ("고릅니다", " is my choice"), ("더 좋습니다", " is better"),
     ("더 낫습니다", " is better"), ("더 좋아요", " is better"), ("더 나아요", " is better"), ("더 낫다", " is better"),
     ("더 자연스럽", " is more natural"), ("더 자연스러", " is more natural"),
+    ("1번", " number 1 "), ("2번", " number 2 "),  # "2번 오디오": audio no. 2
+    ("1번 오디오", " audio 1 "), ("2번 오디오", " audio 2 "), ("1번 음성", " audio 1 "), ("2번 음성", " audio 2 "),
     ("잡음이 훨씬 적", " has much less noise"),
     ("소음이 훨씬 적", " has much less noise"), ("더 정확", " is better"), ("더 깨끗", " is cleaner"),
     ("더 충실", " is more faithful"),

@@ -106,6 +106,8 @@ def test_token_noise_across_scripts_is_still_noise():
     ("彼女は悲しんでいます。", EMOTIONS, "sad"),
     ("Direi la A, la voce appare più naturale.", AB, "A"),
     ("声が悲しそうに聞こえる。", EMOTIONS, "sad"),
+    ("1番の音声のほうが自然です。", N12, "1"),  # audio no. 1
+    ("2번 오디오가 더 자연스러워요.", N12, "2"),
 ])
 def test_answers_in_the_glossed_languages_are_read(raw, options, want):
     assert read_answer(raw, options, "Which clip sounds more natural? Answer with A or B only.") == Reading(want)
