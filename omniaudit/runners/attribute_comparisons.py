@@ -47,8 +47,9 @@ DESCRIBED = {"clean": ("clean", 1), "quiet": ("clean", 1), "noisy": ("clean", -1
               "unfaithful": ("faithful", -1), "inaccurate": ("faithful", -1)}
 ATTRIBUTE_WORDS = {"clean": {"clean", "cleaner", "cleanest", "noise", "noisy", "quiet", "quieter"},
                     "natural": {"natural", "naturally", "human", "realistic"}, "faithful": {"faithful", "accurate"}}
-DESCRIPTION = (r"\s*[:\-\u2013]\s*(?:(?:sounds|is|seems|very|quite|fairly|mostly|rather|pretty|slightly|totally|"
-                r"completely)\s+)*(?P<word>" + "|".join(DESCRIBED) + r")\b")
+DESCRIPTION = (r"(?:\s*[:\-\u2013]\s*|\s+(?=(?:sounds|is|seems)\s))"
+               r"(?:(?:sounds|is|seems|very|quite|fairly|mostly|rather|pretty|slightly|totally|"
+               r"completely)\s+)*(?P<word>" + "|".join(DESCRIBED) + r")\b")
 
 
 def described(text: str, ref: str, options: list[str]) -> tuple[str, str, str] | None:
@@ -120,7 +121,7 @@ def on_attribute(text: str, ref: str, options: list[str], asked: set[str]) -> tu
             winners.add(option if sign > 0 else next(o for o in options if o != option))
             spans.append(m.span())
     # "More natural: clip B", "Less noise: B (A hums)"
-    headed = rf"(?m:^\W*(?:(?P<dir>more|less)\s+)?(?P<word>[a-z]+)\s*[:=]\s*{ref}\W*(?:\([^)\n]*\)\W*)?$)"
+    headed = rf"(?m:^\W*(?:(?P<dir>more|less)\s+)?(?P<word>[a-z]+)\s*(?:[:=]|→|->)\s*{ref}\W*(?:\([^)\n]*\)\W*)?$)"
     for m in re.finditer(headed, text, re.I):
         word, direction = m.group("word").lower(), (m.group("dir") or "").lower()
         sign = words.get(word, (None, 0))[1] * (-1 if direction == "less" else 1) if word in words else \

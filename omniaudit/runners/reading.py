@@ -91,10 +91,10 @@ _AB_CUE = (r"(?i:\b(?:answer|choice|verdict|decision|pick|selection|preference|w
            r"will\s+be|goes\s+to))?(?:\s+for)?\s*[:=\-\u2013,]?\s*)")
 _AB_VERB = (r"(?i:\b(?:chang(?:e|ed|ing)\s+(?:my\s+(?:answer|choice|pick|mind)\s+)?to|switch(?:ed|ing)?\s+to|"
             r"choose|chose|choosing|pick|picked|picking|select|selected|selecting|prefer|preferred|"
-            r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend|i'?ll\s+say|i\s+will\s+say|i'?d\s+say|i\s+would\s+say)\s+)")
+            r"go\s+with|going\s+with|went\s+with|opt\s+for|vote\s+for|recommend|i'?ll\s+say|i\s+will\s+say|i'?d\s+say|i\s+would\s+say|settle(?:d)?\s+on)\s+)")
 _AB_GOOD = (r"(?i:\s+(?:wins\b|edges\s+it(?:\s+out)?\b|(?:aligns|fits|matches|works)\s+(?:(?:much|slightly|clearly|"
             r"far|a\s+bit)\s+)?better\b|(?:is|was|sounds|seems|would\s+be)\s+(?:(?:clearly|much|slightly|definitely|"
-            r"somewhat|far|overall|the|a\s+bit)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
+            r"somewhat|far|overall|the|a\s+bit|a)\s+)*(?:better|best|preferred|preferable|superior|the\s+winner|"
             r"(?:my|the)\s+(?:choice|pick|answer)|(?:right|correct)\s+one|correct)\b))")
 _LABEL_CUE = (r"(?i:\b(?:answer|label|verdict|choice|option|prediction|classification|category|class|emotion|language|"
               rf"{_FORCED})\b(?:\s+(?:is|would\s+be|will\s+be))?\s*[:=\-\u2013,]?\s*)")

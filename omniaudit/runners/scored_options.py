@@ -50,10 +50,11 @@ _BAD = (r"[✗✘❌×✕👎]|(?i:\b(?:incorrect|wrong|bad|poor|weak|terrible|a
 _SYMBOL = r"[✓✔✅☑👍✗✘❌×✕👎]"
 # a mark, or a few words then a symbol mark ("Audio 1: natural ✅")
 _MARK = (rf"(?:[^\n✓✔✅☑👍✗✘❌×✕👎]{{0,40}}?\s)?(?P<mark>{_SYMBOL})|"
-         rf"(?P<word>{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n]|$|(?i:and|but|while|whereas)\b))")
+         rf"(?P<word>{_GOOD}|{_BAD})(?=\s*(?:[,.;)\]|\n(]|$|(?i:and|but|while|whereas)\b))")
 _SEP = (r"(?:\s*(?:'s)?\s*(?i:score|rating|total)?\s*(?:[:=|\-\u2013\u2014()]|→|->|\.{2,}|…+)\s*(?:(?i:mos)\s+)?|"
-        r"\s+(?i:is|was|gets?|got|scores?|scored|"
-        r"receives?|received|earns?|rated|sounds|seems|at)\s+(?:(?i:a|an|rated|score\s+of|rating\s+of)\s+)?|\s+)")
+        r"\s+(?i:is|was|gets?|got|scores?|scored|fits|matches|"
+        r"receives?|received|earns?|rated|sounds|seems|at)\s+(?:(?i:a|an|rated|score\s+of|rating\s+of)\s+)?|"
+        r"\s*[█▓▒░▇▆▅▄▃▂▁■□]+\s*|\s+)")  # a bar drawn before the score: "A ██████░░░░ 6"
 _PREFIX = r"(?i:\b(?:score|rating|grade)s?\s+(?:for|of)\s+)?"
 _BETTER = (r"(?:>+|≻|(?i:is\s+(?:(?:much|slightly|clearly|far|a\s+bit|somewhat|definitely)\s+)?(?:better|superior|"
            r"preferable|preferred)\s+(?:than|to|over)|beats|outperforms|outranks|outdoes|outclasses|edges\s+out|tops|"
@@ -73,8 +74,9 @@ _LOWER_BETTER = re.compile(r"(?i:\b(?:noise|noisy|noisiness|hiss|hum|errors?|wer
 
 def _value(m: re.Match) -> tuple[float, float]:
     """A score as an interval ``(low, high)``: a range ("6-7") is its two ends, any other score one point."""
-    if "stars" in m.groupdict():
-        return (len(m.group("stars")) / (len(m.group("stars")) + len(m.group("empty"))),) * 2
+    if "stars" in m.groupdict():  # of five where no empty star says the scale ("⭐⭐" against "⭐⭐⭐⭐⭐")
+        stars, empty = len(m.group("stars")), len(m.group("empty"))
+        return (stars / (stars + empty if empty else 5),) * 2
     if "mark" in m.groupdict():
         mark = m.group("mark") or m.group("word")
         return (1.0, 1.0) if re.fullmatch(_GOOD, mark) else (0.0, 0.0)

@@ -27,7 +27,7 @@ _ORDINAL_NOUN = re.compile(rf"(?i:\b(?:the\s+)?(first|second|1st|2nd|former|latt
 _ORDINAL_BARE = re.compile(r"(?i:\bthe\s+(first|second|former|latter)\b)(?=\s*(?:[.,;:!?)]|$|(?i:is|was|sounds?|"
                            r"seems?|has|had|wins|would|does|did|appears?|clearly|definitely|for\s+sure|please|"
                            r"because|since|as|over)\b))")
-_ORDINAL_ALONE = re.compile(r"(?i:^(\W*)(first|second)(?=\W*$))")
+_ORDINAL_ALONE = re.compile(r"(?i:^(\W*)(?:the\s+)?(first|second|1st|2nd)(?=\W*$))")
 _SLOT_NUMBER = re.compile(rf"(?i:\b(?:the\s+)?(?:{SLOT}|track|number|no\.|#)\s*\(?\s*(1|2|one|two)\b\)?)(?![.,]\d)|"
                           rf"(?i:#)\s*(1|2)\b(?![.,]\d)")
 _QUANTITY = (r"(?i:\s*(?:s|sec|secs|seconds?|ms|msec|minutes?|min|mins|hours?|h|times?|db|hz|khz|x|%|/|:|\.\d|,\d|"

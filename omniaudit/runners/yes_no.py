@@ -92,7 +92,8 @@ def read_yes_no(text: str, english: str, lang: str) -> Reading | None:
     final = _FINAL.search(text)
     if final and not UNSURE.search(english) and not MAYBE.search(text[final.end():]):
         return Reading(final.group(1).lower())  # "No... wait, yes - a knock at 0:07. Final answer: yes."
-    said, rest = _opener(text.strip())
+    # "No doubt about it - yes, ...": the doubt denied, then the answer
+    said, rest = _opener(re.sub(r"(?i:^\W*no\s+doubt(?:\s+about\s+it)?\W+)", "", text.strip()))
     if said is None and lang == "en":
         sentences = _SENTENCE.findall(text)
         said = _statement(sentences[0]) if sentences else None

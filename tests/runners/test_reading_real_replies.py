@@ -210,6 +210,14 @@ def test_a_repeated_key_keeps_no_constraint():
     # a direction stated in the attribute's words: lower is more natural, so the lower score wins
     ("Robotic-ness (lower = more natural): audio 1 0.8, audio 2 0.3", ["1", "2"], ("2", None)),
     ("Hum level (lower = more hum): A 2, B 6", ["A", "B"], ("B", None)),
+    ("Response 1: PASS (clear)\nResponse 2: FAIL (muffled)", ["1", "2"], ("1", None)),  # a verdict word, then why
+    ("Clip A ⭐⭐⭐⭐\nClip B ⭐", ["A", "B"], ("A", None)),  # stars without empties: counted of five
+    ("Clarity\nA ▇▇▇ 3\nB ▇▇▇▇▇▇▇▇ 8", ["A", "B"], ("B", None)),  # a bar drawn before the score
+    ("Response A matches 1/5, response B matches 4/5.", ["A", "B"], ("B", None)),
+    ("The 1st.", ["1", "2"], ("1", None)),
+    ("After weighing both I settled on B.", ["A", "B"], ("B", None)),
+    ("Option A is a better match for the trembling voice.", ["A", "B"], ("A", None)),
+    ('{"verdict": "No doubt about it"}', ["A", "B"], (None, "none")),
     ('{"A": {"clean": 9}, "B": {"clean": 4}, "choice": "B"}', ["A", "B"], (None, "conflict")),
     ("Audio 1 scores 6/10 and Audio 2 scores 8/10 on prosody. Therefore, the answer is 1.", ["1", "2"],
      (None, "conflict")),
@@ -287,6 +295,9 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
      ("B", None)),
     ("A (or maybe B) is more faithful.", ["A", "B"], "Which description is more faithful?", (None, "conflict")),
     ("Of the pair, clip B has the more natural rhythm.", ["A", "B"], "Which clip sounds more natural?", ("B", None)),
+    ("Clip A is robotic; clip B is natural.", ["A", "B"], "Which clip sounds more natural?", ("B", None)),
+    ("Cleaner → A (B hisses)", ["A", "B"], CLEAN, ("A", None)),
+    ("Me parece más limpio el clip B.", ["A", "B"], CLEAN, ("B", None)),
     ("I'd say B, the timbre is warmer.", ["A", "B"], None, ("B", None)),
     ("The supplied label says angry, but what I hear is fearful.", ["angry", "fearful"], None, ("fearful", None)),
     ("Between calm and sad... I'll say sad.", ["calm", "sad"], None, ("sad", None)),

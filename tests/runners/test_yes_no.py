@@ -18,6 +18,7 @@ from omniaudit.runners.reading import read_answer
     ('{"detected": "yes"}', "yes"),
     ("Without a doubt - a siren is audible.", "yes"),
     ("The recording includes a doorbell, yes.", "yes"),
+    ("No doubt about it - no, the room is silent.", "no"),
     ("Not that I can hear.", "no"),
     ("I don't think so.", "no"),
     ("I can hear a dog.", "yes"),
