@@ -13,7 +13,7 @@ from omniaudit.cli import common
 LIBRARY_CHECKED = {"--min-usable": float, "--n-resamples": int, "--temperature": float, "--top-p": float,
                    "--max-tokens": int, "--batch-size": int, "--fps": float, "--max-frames": int,
                    "--concurrency": int, "--max-retries": int, "--timeout": float, "--max-reply-mb": float,
-                   "--top-logprobs": int}
+                   "--top-logprobs": int, "--margin": float}
 
 
 def _named(values: list[str] | None, flag: str, form: str = "AUDIT=PATH") -> dict[str, str]:

@@ -39,7 +39,8 @@ def preference(tmp_path_factory) -> Path:
     (["--temperature", "-1"], "temperature"), (["--top-p", "2"], "top_p"), (["--n-resamples", "0"], "n_resamples"),
     (["--n-resamples", "-3"], "n_resamples"), (["--n-resamples", "1"], "n_resamples"),
     (["--max-tokens", "0"], "max_tokens"), (["--concurrency", "0"], "concurrency"),
-    (["--timeout", "0"], "timeout_s"), (["--max-reply-mb", "-1"], "--max-reply-mb")])
+    (["--timeout", "0"], "timeout_s"), (["--max-reply-mb", "-1"], "--max-reply-mb"), (["--margin", "nan"], "--margin"),
+    (["--margin", "1.5"], "--margin")])
 def test_a_wrong_option_is_refused_before_any_work(tmp_path, capsys, flags, option):
     argv = ["scorecard", "--model", "x=scripted:oracle", "--audits", "preference", *flags]
     assert main([*argv, "--out", str(tmp_path / "card")]) == 2
@@ -52,7 +53,8 @@ def test_a_wrong_option_is_refused_before_any_work(tmp_path, capsys, flags, opti
     {"n_resamples": MIN_RESAMPLES - 1}, {"n_resamples": 500.0}, {"sampling": {"temperature": float("inf")}},
     {"sampling": {"temperature": float("nan")}}, {"sampling": {"top_p": 0.0}}, {"min_usable": 1.5},
     {"runner": {"batch_size": 0}}, {"runner": {"max_retries": -1}}, {"runner": {"top_logprobs": 21}},
-    {"runner": {"fps": 0.0}}, {"runner": {"dialect": "grpc"}}, {"runner": {"max_tokens": 1.5}}])
+    {"runner": {"fps": 0.0}}, {"runner": {"dialect": "grpc"}}, {"runner": {"max_tokens": 1.5}},
+    {"margin": float("nan")}])
 def test_the_library_checks_every_option_first(tmp_path, options):
     with pytest.raises(InputError, match="must be"):
         run_scorecard(tmp_path / "card", ["x=scripted:oracle"], ScorecardOptions(audits=("preference",), **options))
