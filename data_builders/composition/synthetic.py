@@ -3,7 +3,9 @@
 A picture of coloured squares (NumPy -> PNG) and a spoken instruction (espeak-ng). Three templates:
 
 - ``SpokenSelectorCount`` (IC): the voice says which colour to count; the picture holds the counts.
-- ``SpokenPositionColour`` (IC): the voice says which position to look at; the picture holds the colours.
+- ``SpokenPositionColour`` (IC): the voice says which position to look at; the picture holds the colours (a row of
+  five squares in three colours, so that its 1,215 configurations rarely repeat: a row of three distinct colours had
+  18, and a default build drew each of them three times over, one input answered as several samples).
 - ``ContradictedCount`` (CC): the voice states a wrong count; the picture holds the truth.
 """
 
@@ -18,7 +20,7 @@ from omniaudit.io import atomic_dir
 
 COLOURS = {"red": (210, 40, 40), "blue": (40, 80, 210), "green": (40, 160, 60)}
 WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
-POSITIONS = ("left", "middle", "right")
+POSITIONS = ("first", "second", "third", "fourth", "fifth")  # counted from the left
 
 
 def _picture(squares: list[tuple[str, int]], rng: np.random.Generator, size=(160, 120)) -> np.ndarray:
@@ -40,8 +42,8 @@ def _row_picture(colours: list[str], size=(160, 120)) -> np.ndarray:
     w, h = size
     img = np.full((h, w, 3), 245, np.uint8)
     for i, colour in enumerate(colours):
-        x = 15 + i * 50
-        img[45:75, x : x + 30] = COLOURS[colour]
+        x = 7 + i * 30
+        img[47:71, x : x + 24] = COLOURS[colour]
     return img
 
 
@@ -64,9 +66,11 @@ def synthesize_samples(out_dir: str | Path, n: int = 48, seed: int = 0) -> Path:
                 question, answer, category, evidence = "How many are there?", WORDS[counts[target]], "IC", \
                     "audio_visual_fusion"
             elif template == "SpokenPositionColour":
-                colours = [str(c) for c in rng.permutation(list(COLOURS))]
-                pos = int(rng.integers(3))
-                image, speech = _row_picture(colours), f"Look at the one on the {POSITIONS[pos]}."
+                rng.permutation(3), rng.integers(3)  # the draws of the three-square row: the other samples keep theirs
+                row = np.random.default_rng([seed, i])
+                colours = [str(c) for c in row.choice(list(COLOURS), size=len(POSITIONS))]
+                pos = int(row.integers(len(POSITIONS)))
+                image, speech = _row_picture(colours), f"Look at the {POSITIONS[pos]} one from the left."
                 question, answer, category, evidence = "Which colour is it?", colours[pos], "IC", \
                     "audio_visual_fusion"
             else:

@@ -7,13 +7,13 @@ answers chance agreement is common. So each sample gets its own null.
 **Per sample** ``i`` (:func:`dominance_test`): ``d_i`` = the share of its classified failed runs (runs pooled) whose
 mode is a dominance (text / audio / image / video); each sample weighs once however many runs failed it, so answers
 repeated across runs are not counted twice. Samples whose full inputs are byte-identical (:func:`input_units`: a
-builder can draw one configuration twice; the default's ``SpokenPositionColour`` has 18) are one sample, their runs
+builder can draw one configuration twice; the default's ``SpokenPositionColour`` had 18) are one sample, their runs
 pooled: a model answers them as one input, so counted apart they were one answer counted several times (on 128
 synthetic samples, 111 selected and 87 inputs, a content-blind greedy model's share spread 1.3 times its standard
-error; the default's 155 samples are 118 inputs). ``p0_i`` = the chance that a failure of a *content-blind,
-prior-free* model on this very sample is classified as a dominance, given the sample's ablation structure (which
-classifying ablations it has, which of its inputs are byte-identical), maximised over the policies below. ``value`` =
-mean ``d_i``, ``null`` = mean ``p0_i`` over the same samples.
+error; the default's 155 samples are 153 inputs since its rows have 1,215 configurations). ``p0_i`` = the chance
+that a failure of a *content-blind, prior-free* model on this very sample is classified as a dominance, given the
+sample's ablation structure (which classifying ablations it has, which of its inputs are byte-identical), maximised
+over the policies below. ``value`` = mean ``d_i``, ``null`` = mean ``p0_i`` over the same samples.
 
 **Policies** (a model that cannot read the content): every answer is a uniform draw from the sample's answer
 vocabulary ``V``, and

@@ -15,7 +15,7 @@ from omniaudit.results import AuditOptions, AuditResult, AuditRun, estimate_row,
 if TYPE_CHECKING:
     import pandas as pd
 
-# per size; 192 (155 samples, 118 distinct inputs): the dominance MDE within its minimum effect with repeated samples
+# per size; 192 (155 samples, 153 distinct inputs): the dominance MDE within its minimum effect with repeated samples
 # one cluster (128: 87 inputs, MDE 0.23, simulated power 0.65; benchmarks/scorecard_power.py)
 PARAMS = {"default": {"n_synthetic": 192}, "small": {"n_synthetic": 16}}
 

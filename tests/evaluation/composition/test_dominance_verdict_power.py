@@ -6,7 +6,8 @@ modality, and the cell names it.
 Before: samples repeated byte for byte (the default draws 18 SpokenPositionColour configurations again and again: 111
 samples, 87 inputs) were separate clusters, so a content-blind greedy model's share spread 1.3 times its standard
 error and the measure's reported power (0.75 at 200 models) rested on clusters that were one answer counted twice.
-Now a repeated sample is one cluster and the default is 192 synthetic samples (155 after selection, 118 inputs).
+Now a repeated sample is one cluster, the default is 192 synthetic samples (155 after selection) and its
+SpokenPositionColour rows have 1,215 configurations (153 distinct inputs).
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def test_a_model_dominant_at_the_minimum_effect_is_flagged_and_named_in_either_m
         assert all(f"mostly {modality}" in e["note"] for e in flagged), modality  # the cell names the modality
         assert np.mean([e["value"] - e["null"] for e in verdicts]) == pytest.approx(AT_MINIMUM, abs=0.03)
         found += len(flagged)
-    # power 0.80 gives 56 or fewer of 80 with probability 2.2% (binomial tail); the benchmark: 0.83 and 0.82 of 200
+    # power 0.80 gives 56 or fewer of 80 with probability 2.2% (binomial tail); the benchmark: 0.93 and 0.95 of 200
     assert found >= 57, found
 
 
