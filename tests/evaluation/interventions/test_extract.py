@@ -81,6 +81,7 @@ def test_accuracy_report_counts_and_lists_misses():
     assert len(off["misses"]) == sum(isinstance(e.get("offset_s"), float) for _, _, e, _ in LABELLED) > 20
 
 
+@pytest.mark.slow  # every labelled set of every reader, read once: about 10 s
 def test_benchmark_prints_accuracy_per_dimension_and_overall(capsys):
     import runpy
     from pathlib import Path

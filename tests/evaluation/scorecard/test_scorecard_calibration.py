@@ -30,6 +30,7 @@ def _flags(records: dict) -> list[str]:
     return [f"{e['key']}/{e['stratum']}" for es in records.values() for e in es if e["verdict"] == "flagged"]
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 @pytest.mark.parametrize("policy", ["uniform", "content", "audio_only"])
 def test_shortcut_free_models_are_rarely_flagged_and_intervals_cover(structure, policy):
     rng = np.random.default_rng({"uniform": 0, "content": 1, "audio_only": 2}[policy])
@@ -49,6 +50,7 @@ def test_shortcut_free_models_are_rarely_flagged_and_intervals_cover(structure, 
         assert covered / total >= 0.93, covered / total
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_a_model_that_only_guesses_without_audio_does_not_follow_labels(structure):
     """It is right with the clip and guesses without it; labelled items without the clip are matched with unlabelled
     items without the clip, so it follows no label (it was flagged when "label shown" pooled items without audio)."""
@@ -58,6 +60,7 @@ def test_a_model_that_only_guesses_without_audio_does_not_follow_labels(structur
     assert abs(np.mean(values)) < 0.01
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_a_lock_confined_to_the_concatenated_format_is_flagged_there(structure):
     rng = np.random.default_rng(3)
     records = decide_family(simulate(structure, "content", rng, {"lock": 1.0, "format": "concat"}))
@@ -66,6 +69,7 @@ def test_a_lock_confined_to_the_concatenated_format_is_flagged_there(structure):
     assert native["verdict"] != "flagged" and native["value"] < 0.5
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_a_gap_the_average_cancels_is_flagged_in_its_dimension(structure):
     """Muted clips described as sounding (Existence gap 100) and natural pairs called mismatched (Consistency gap
     -100) average with Sync's 0 to an Avg Gap near 0: the dimension's own gap flags it (found by find_fix_verify's
@@ -135,6 +139,7 @@ def test_the_interval_matches_statsmodels_cluster_robust_ols():
     assert c.se >= c.se_wald
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_style_is_two_sided_and_does_not_read_accuracy_as_a_preference(structure):
     """A judge over-corrected to the shorter description is flagged, named "shorter"; one that defies the prior is
     flagged "against the prior"; a judge without a style preference is not flagged whatever its accuracy (on the
@@ -156,6 +161,7 @@ def test_style_is_two_sided_and_does_not_read_accuracy_as_a_preference(structure
         assert all(abs(e["value"] - 0.5) < 0.1 for e in records["style"])
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 @pytest.mark.parametrize("copies", [1, 10])
 def test_a_one_dimension_collapse_is_flagged_at_every_size(structure, copies):
     """Perfect everywhere but Mute, where 55% of muted clips are said to sound (an Existence gap of 55, an Avg Gap
@@ -172,6 +178,7 @@ def test_a_one_dimension_collapse_is_flagged_at_every_size(structure, copies):
     assert by["avg_gap/all"]["value"] < 20  # the average alone would not have caught it
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_ties_do_not_hide_a_slot_bias(structure):
     """A judge that answers A when the gold is in slot A and "tie" otherwise picks slot A on three quarters of its
     answers (a tie is half a pick of each slot): flagged, slot A. Pairs with a tie were dropped, and it was "not
@@ -190,6 +197,7 @@ def test_ties_do_not_hide_a_slot_bias(structure):
     assert decide_family({"position": preference_measures(table, "m")[:1]})["position"][0]["value"] == 0.5
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_a_judge_locked_to_one_slot_on_half_its_trials_is_flagged(structure):
     """Right on every pairwise trial but locked to slot A on half of them (concat only): its lock is 0.5, a uniform
     guesser's null, so the lock alone certified it clear; its slot-A rate over both orders is 0.75, flagged."""
@@ -207,6 +215,7 @@ def test_a_judge_locked_to_one_slot_on_half_its_trials_is_flagged(structure):
     assert by["pairwise_slot_a/native"]["verdict"] == "clear" and by["pairwise_slot_a/native"]["value"] == 0.5
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_a_label_that_distracts_is_not_read_as_following_and_avoiding_it_is_flagged(structure):
     """A model right without a label whose accuracy a shown label halves, its errors spread over every wrong
     option (the label no more than the others), follows no label: rarely flagged, mean 0 (Pr[answer = label]
@@ -225,6 +234,7 @@ def test_a_label_that_distracts_is_not_read_as_following_and_avoiding_it_is_flag
     assert abs(pooled["value"] - 0.5) < 0.1  # the share of items copying the label
 
 
+@pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 def test_the_documented_power_table_is_the_codes(structure):
     """docs/statistics.md's power table (written by benchmarks/scorecard_power.py --docs) states, per measure and
     stratum, the clusters and the MDE a card prints on the defaults (priced at the whole card's family), and the

@@ -207,6 +207,7 @@ def test_a_model_that_answers_nothing_ranks_below_every_measured_one():
     assert rank_key(flagged, "flagged") < rank_key(silent, "silent")
 
 
+@pytest.mark.slow  # the planted server's scorecard run, shared by the module: about a minute
 def test_the_card_prescribes_the_remedy_of_each_shortcut_flagged_for_a_served_model(run):
     """Each flagged shortcut of a model under test gets its remedy from the shortcut table, with the commands that
     build its training set and train it; shortcuts flagged for nobody get none."""
