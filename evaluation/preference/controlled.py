@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from omniaudit.evaluation.preference import length_control, style_control
-from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, bootstrap_glms
+from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, bootstrap_fits
 
 
 def controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, text1: np.ndarray, text2: np.ndarray, len1: np.ndarray,
@@ -26,11 +26,7 @@ def controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, text1: np.ndarray, 
         fits["style_controlled"] = style_control.sc_fit(gen1, gen2, text1, text2, len1, len2, y, ridge)
     if not fits:
         return {}
-    first = next(iter(fits.values()))
-    samples: list = [None] * len(fits)
-    if n_resamples and first.y.size:
-        samples = bootstrap_glms([fit.bootstrap_model() for fit in fits.values()], first.y, first.matchups,
-                                 n_resamples, seed, clusters, ridge)
+    samples = bootstrap_fits(list(fits.values()), n_resamples, seed, clusters, ridge)
     report = {"length_controlled": length_control.lc_result, "style_controlled": style_control.sc_result}
     return {name: report[name](fit, s, n_resamples, seed, clusters=clusters)
             for (name, fit), s in zip(fits.items(), samples, strict=True)}

@@ -240,3 +240,14 @@ def bootstrap_glms(models: list[GLMBootstrap], y: np.ndarray, matchups: Matchups
             fits = fit_logistic_resamples(model.x, y, w, ridge, start=model.start, design=design)
             out.append(model.summary(fits, counts))
     return [np.concatenate(out) if out else None for out in kept]
+
+
+def bootstrap_fits(fits: list, n_resamples: int, seed: int, clusters: np.ndarray | None = None,
+                   ridge: float = RIDGE) -> list[np.ndarray | None]:
+    """:func:`bootstrap_glms` of full-data fits of the same pairs (each with ``y``, ``matchups`` and
+    ``bootstrap_model()``); a None per fit where no resample is asked for or there are no pairs."""
+    first = fits[0]
+    if not (n_resamples and first.y.size):
+        return [None] * len(fits)
+    return bootstrap_glms([fit.bootstrap_model() for fit in fits], first.y, first.matchups, n_resamples, seed,
+                          clusters, ridge)

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as _sps
 
-from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, GLMBootstrap, Matchups, bootstrap_glms, sigmoid
+from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, GLMBootstrap, Matchups, bootstrap_fits, sigmoid
 from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, percentile_ci
 
 
@@ -147,9 +147,7 @@ def length_controlled_win_rates(gen1: np.ndarray, gen2: np.ndarray, len1: np.nda
     drawn, the audit's ``--n-resamples``); ``n_resamples = 0`` gives no CI.
     """
     fit = lc_fit(gen1, gen2, len1, len2, y, ridge)
-    samples = None
-    if n_resamples and fit.y.size:
-        samples = bootstrap_glms([fit.bootstrap_model()], fit.y, fit.matchups, n_resamples, seed, clusters, ridge)[0]
+    (samples,) = bootstrap_fits([fit], n_resamples, seed, clusters, ridge)
     return lc_result(fit, samples, n_resamples, seed, confidence, clusters)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, GLMBootstrap, Matchups, bootstrap_glms
+from omniaudit.evaluation.preference.glm_bootstrap import RIDGE, GLMBootstrap, Matchups, bootstrap_fits
 from omniaudit.evaluation.preference.length_control import fit_logistic, generator_columns
 from omniaudit.evaluation.stats import BOOTSTRAP_SEED, N_RESAMPLES, percentile_ci
 
@@ -111,9 +111,7 @@ def style_controlled_strengths(gen1, gen2, text1, text2, len1, len2, y: np.ndarr
     from a resample has no strength there (NaN, left out of its percentiles).
     """
     fit = sc_fit(gen1, gen2, text1, text2, len1, len2, y, ridge)
-    samples = None
-    if n_resamples and fit.y.size:
-        samples = bootstrap_glms([fit.bootstrap_model()], fit.y, fit.matchups, n_resamples, seed, clusters, ridge)[0]
+    (samples,) = bootstrap_fits([fit], n_resamples, seed, clusters, ridge)
     return sc_result(fit, samples, n_resamples, seed, confidence, clusters)
 
 
