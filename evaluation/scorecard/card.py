@@ -354,7 +354,8 @@ def baseline_blocks(comparison: dict) -> list[tuple]:
     out.append(("table", ["model", "audit", f"accuracy of {base}", "accuracy of model", "paired change [95% CI]"],
                 acc))
     control = comparison.get("control")
-    if control:  # held: the change's 95% interval above -margin, a test, never two accuracies side by side
+    if control and any(entry.get("against_control") for entry in comparison["models"].values()):
+        # held: the change's 95% interval above -margin, a test, never two accuracies side by side
         said = {True: "held", False: "not shown held", None: "n/a"}
         held = [[name, audit, _value(a["before"], 3), _value(a["after"], 3), _change(a), said[a.get("held")]]
                 for name, entry in comparison["models"].items()
