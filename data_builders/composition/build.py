@@ -29,7 +29,7 @@ from pathlib import Path
 import pandas as pd
 
 from omniaudit.data_builders.composition.ablate import black_video, muted_video, silent_audio_file
-from omniaudit.data_builders.composition.samples import MEDIA, media_path, read_samples, select
+from omniaudit.data_builders.composition.samples import MEDIA, eligible, media_path, read_samples, select
 from omniaudit.data_builders.composition.swap import check_swap, choose_donors, swap_name
 from omniaudit.data_builders.hub import ParquetSink, configs_metadata, push_to_hub, shard_name
 from omniaudit.errors import InputError
@@ -193,6 +193,8 @@ def build_composition_dataset(out_dir: str | Path, samples: str | Path | None = 
             "below_min_confidence": int((table["generation_confidence"] < options.min_confidence).sum()),
             "self_audit_failed": int((~table["self_audit_passed"]).sum()),
             "base_media_misfit": int((~table["base_media_fits"]).sum()),
+            # eligible samples the per-bucket --target left out: a larger input does not make a larger set
+            "eligible": len(eligible(table, options.min_confidence)), "target": options.target,
             "selected": len(chosen), "ablations": len(ablation_rows),
             "per_ablation": {k: int(v) for k, v in
                              pd.Series([r["ablation"] for r in ablation_rows]).value_counts().sort_index().items()},

@@ -248,11 +248,10 @@ def _self_audit(raw: pd.DataFrame, path: Path, rows: list[int]) -> pd.Series:
     return pd.Series(passed, index=raw.index, dtype=bool)
 
 
-def select(samples: pd.DataFrame, target: int = 25, seed: int = 0, min_confidence: int = 1) -> pd.DataFrame:
+def eligible(samples: pd.DataFrame, min_confidence: int = 1) -> pd.DataFrame:
     """Auditor-accepted, gradable samples whose generator's self-audit passed (``self_audit_passed``, when read)
     and whose ``generation_confidence`` is at least ``min_confidence`` (C3PO: the generator's 1-5 score "is later
-    used to filter the generated samples"); per category x difficulty bucket up to ``target``, drawn round-robin over
-    templates (seeded order) so that no template is over-represented in a bucket."""
+    used to filter the generated samples"), with their difficulty ``bucket``."""
     if not 1 <= min_confidence <= 5:
         raise InputError("expected a minimum generation confidence in 1-5", value=min_confidence)
     keep = ((samples["auditor_decision"] == "ACCEPT") & (samples["difficulty"] != -1)
@@ -262,6 +261,13 @@ def select(samples: pd.DataFrame, target: int = 25, seed: int = 0, min_confidenc
             keep &= samples[flag].astype(bool)
     kept = samples[keep].copy()
     kept["bucket"] = kept["difficulty"].map(bucket)
+    return kept
+
+
+def select(samples: pd.DataFrame, target: int = 25, seed: int = 0, min_confidence: int = 1) -> pd.DataFrame:
+    """The :func:`eligible` samples, per category x difficulty bucket up to ``target``, drawn round-robin over
+    templates (seeded order) so that no template is over-represented in a bucket."""
+    kept = eligible(samples, min_confidence)
     rng = np.random.default_rng(seed)
     chosen = []
     for (_, _), cell in kept.groupby(["category", "bucket"], sort=True):

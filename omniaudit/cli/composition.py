@@ -43,6 +43,21 @@ def cmd_build_composition(args: argparse.Namespace) -> None:
               f"build composition --samples AUDITED.jsonl")
         return
     print(f"dataset written to {out} (configs samples, ablations: free-form items for `omniaudit judge`)")
+    _say_what_the_target_left_out(out)
+
+
+def _say_what_the_target_left_out(out) -> None:
+    """One line when --target (per category x difficulty bucket) kept fewer samples than were eligible: a larger
+    input or --synthetic does not grow the set past the target's cap."""
+    import json
+
+    info = json.loads((out / "build_info.json").read_text(encoding="utf-8"))
+    left = info["eligible"] - info["selected"]
+    if left > 0:
+        full = sorted(k for k, n in info["per_bucket"].items() if n >= info["target"])
+        print(f"note: {info['selected']} of {info['eligible']} eligible samples selected: --target "
+              f"{info['target']} per category x difficulty bucket left {left} out (full buckets: {', '.join(full)}); "
+              f"raise --target to keep more")
 
 
 def cmd_composition_auditor(args: argparse.Namespace) -> None:

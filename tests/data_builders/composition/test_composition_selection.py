@@ -139,3 +139,16 @@ def test_generated_samples_to_selected_benchmark_without_hand_scoring(tmp_path, 
         rows[k]["id"]: 1 + k % 10 for k in range(12) if rows[k]["id"] in expected}
     card = (tmp_path / "ds" / "README.md").read_text()
     assert "below generation confidence 3" in card
+
+
+def test_a_build_says_when_the_bucket_target_left_eligible_samples_out(tmp_path, capsys):
+    """A larger input does not make a larger set past --target per bucket: the build says how many it left out."""
+    assert main(["build", "composition", "--synthetic", "24", "--target", "2", "--out", str(tmp_path / "capped")]) == 0
+    info = json.loads((tmp_path / "capped" / "build_info.json").read_text())
+    assert info["selected"] < info["eligible"] <= info["read"] == 24 and info["target"] == 2
+    said = capsys.readouterr().out
+    assert (f"note: {info['selected']} of {info['eligible']} eligible samples selected: --target 2 per category x "
+            f"difficulty bucket left {info['eligible'] - info['selected']} out") in said
+    assert main(["build", "composition", "--synthetic", "24", "--target", "50", "--out", str(tmp_path / "all")]) == 0
+    info = json.loads((tmp_path / "all" / "build_info.json").read_text())
+    assert info["selected"] == info["eligible"] and "note:" not in capsys.readouterr().out
