@@ -137,7 +137,8 @@ _OTHER_WORDS = {"pl": {"jest", "nie", "się", "wybieram", "drugie", "drugi", "pi
                        "inte", "låter", "mer", "naturlig", "svaret", "ljudet", "talaren", "hör", "hörs",
                        "bakgrunden", "klippet", "skäller"},
                 "id": {"yang", "adalah", "saya", "pilih", "kedua", "pertama", "lebih", "bagus", "tidak", "jawaban"}}
-_PT = {"de", "o", "os", "é", "não", "do", "da", "dos", "das", "em", "um", "uma", "escolho", "melhor", "mais",
+_PT = {"de", "o", "os", "é", "não", "eu", "diria", "do", "da", "dos", "das", "em", "um", "uma", "escolho", "melhor",
+       "mais",
        "segundo", "primeiro", "áudio", "você", "está", "são", "tem", "raiva", "emoção", "resposta", "opção", "também",
        "muito", "idioma", "falado", "clipe", "ruído", "fundo", "talvez", "seja", "certeza", "nenhum", "ambos", "mas"}
 _IT = {"de", "il", "è", "di", "che", "non", "sono", "della", "questo", "questa", "scelgo", "migliore", "più", "perché",

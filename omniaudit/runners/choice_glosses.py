@@ -16,13 +16,15 @@ from __future__ import annotations
 import re
 
 from omniaudit.answer_language import Gloss
+from omniaudit.runners.certainty_glosses import CERTAINTY
 
 # ------------------------------------------------------------------------------ Spanish and Chinese choice words
-_ES_CHOICE = Gloss([
+_ES_CHOICE = Gloss(CERTAINTY["es"] + [
     (r"seg[uú]n la etiqueta", "according to the label"), (r"(?:la|el) etiqueta(?: de referencia)?", "the label"),
     (r"dice", "says"), (r"(?:yo )?oigo|(?:yo )?escucho", "I hear"),
     (r"(?:la|mi) respuesta(?: final| correcta)? es", "the answer is"), (r"respuesta(?: final| correcta)?", "answer"),
     (r"(?:mi )?elecci[oó]n(?: final)? es", "my choice is"), (r"elecci[oó]n", "choice"),
+    (r"(?:yo )?dir[ií]a(?: que)?", "I'd say"),
     (r"(?:yo )?(?:elijo|escojo|selecciono|elegir[ií]a|escoger[ií]a|me quedo con|me quedar[ií]a con|opto por|"
      r"voto por|me decanto por)", "I choose"), (r"prefiero|preferir[ií]a", "I prefer"),
     (r"si (?:tuviera|tengo) que (?:elegir|escoger|decidir)|si me obligan(?: a elegir)?|obligad[oa] a elegir",
@@ -48,7 +50,7 @@ _ES_CHOICE = Gloss([
     (r"la|el|los|las|lo", "the"), (r"uno", "one"), (r"dos", "two"),
     (r"que", "than"), (r"igual(?:es)?", "the same"),
 ])
-_ZH_CHOICE = Gloss([
+_ZH_CHOICE = Gloss(CERTAINTY["zh"] + [
     ("答案是", "the answer is"), ("答案为", "the answer is"), ("答案", "answer"), ("我的选择是", "my choice is"),
     ("我选择", "I choose"), ("我选", "I choose"), ("选择", "choose"), ("选", "choose"), ("我更喜欢", "I prefer"),
     ("更喜欢", "prefer"), ("偏好", "prefer"), ("如果必须选", "if forced"), ("如果一定要选", "if forced"),
@@ -71,10 +73,11 @@ _ZH_CHOICE = Gloss([
     ("我", "I"), ("是", "is"), ("的", ""), ("了", ""), ("很", ""), ("吧", ""),
 ], cjk=True)
 # German and French: the choice words, ordinals and negations the English rules read
-_DE_CHOICE = Gloss([
+_DE_CHOICE = Gloss(CERTAINTY["de"] + [
     (r"(?:die|meine) (?:endg[uü]ltige |richtige )?antwort (?:ist|lautet)", "the answer is"), (r"antwort", "answer"),
     (r"meine wahl (?:ist|f[aä]llt auf)", "my choice is"), (r"wahl", "choice"),
-    (r"ich (?:w[aä]hle|nehme|entscheide mich f[uü]r|stimme f[uü]r)", "I choose"), (r"ich bevorzuge", "I prefer"),
+    (r"ich (?:w[aä]hle|nehme|entscheide mich f[uü]r|stimme f[uü]r)", "I choose"), (r"ich w[uü]rde sagen", "I'd say"),
+    (r"ich bevorzuge", "I prefer"),
     (r"wenn ich (?:w[aä]hlen|mich entscheiden) m[uü]sste", "if forced"),
     (r"(?:ist|klingt|wirkt|scheint) (?:deutlich |viel |etwas |klar )?besser", "is better"),
     (r"(?:trifft es|passt|entspricht (?:dem|der) \w+) (?:deutlich |viel |etwas |klar )?besser", "is better"),
@@ -94,7 +97,7 @@ _DE_CHOICE = Gloss([
     (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"), (r"also|daher|somit", "so"), (r"als", "than"),
     (r"wirkt", "sounds"), (r"eindeutig", "clearly"), (r"(?:viel )?weniger rauschen", "less noise"),
 ])
-_FR_CHOICE = Gloss([
+_FR_CHOICE = Gloss(CERTAINTY["fr"] + [
     (r"(?:la|ma) r[ée]ponse(?: finale| correcte)? est", "the answer is"), (r"r[ée]ponse", "answer"),
     (r"mon choix(?: final)? (?:est|se porte sur)", "my choice is"), (r"choix", "choice"), (r"nettement", "clearly"),
     (r"(?:correspond|colle) mieux", "fits better"),
@@ -162,11 +165,12 @@ _BASE_ALIASES = {  # option (lower case) -> other words that name it
 }
 
 # ------------------------------------------------------------------------------------- Portuguese and Italian
-_PT_CHOICE = Gloss([
+_PT_CHOICE = Gloss(CERTAINTY["pt"] + [
     (r"segundo o r[óo]tulo|de acordo com o r[óo]tulo", "according to the label"), (r"o r[óo]tulo", "the label"),
     (r"(?:a|minha) resposta(?: final| correta)? (?-i:é)", "the answer is"),
     (r"resposta(?: final| correta)?", "answer"),
     (r"(?:a )?minha escolha(?: final)? (?-i:é)", "my choice is"), (r"escolha", "choice"),
+    (r"(?:eu )?diria(?: que)?", "I'd say"),
     (r"(?:eu )?(?:escolho|escolheria|fico com|ficaria com|opto por|voto n[oa]|seleciono|selecionaria)", "I choose"),
     (r"(?:eu )?(?:prefiro|preferiria)", "I prefer"), (r"bem(?= mais)", "much"), (r"est[aá]", "is"),
     (r"se (?:eu )?tivesse (?:que|de) (?:escolher|decidir)", "if forced"),
@@ -191,7 +195,7 @@ _PT_CHOICE = Gloss([
     (r"igua(?:l|is)", "the same"), (r"do que", "than"), (r"idioma|l[íi]ngua", "language"),
     (r"emo[çc][ãa]o", "emotion"),
 ])
-_IT_CHOICE = Gloss([
+_IT_CHOICE = Gloss(CERTAINTY["it"] + [
     (r"secondo l' etichetta", "according to the label"), (r"l' etichetta", "the label"),
     (r"(?:la )?(?:mia )?risposta(?: finale| corretta)? (?-i:è)", "the answer is"), (r"risposta(?: finale)?", "answer"),
     (r"(?:la )?mia scelta(?: finale)? (?-i:è)", "my choice is"), (r"scelta", "choice"),
@@ -217,7 +221,7 @@ _IT_CHOICE = Gloss([
 ])
 
 # --------------------------------------------------------------------------------------------------- Russian
-_RU_CHOICE = Gloss([
+_RU_CHOICE = Gloss(CERTAINTY["ru"] + [
     (r"(?:по|согласно) (?:метке|ярлыку)", "according to the label"), (r"метка|ярлык", "the label"),
     (r"(?:мой )?(?:окончательный |итоговый |правильный )?ответ", "answer"), (r"(?:мой )?выбор", "choice"),
     (r"(?:я )?(?:выбираю|выбрал[аи]?|выберу|выбрал[аи]? бы|голосую за|остановлюсь на|беру)", "I choose"),
@@ -241,7 +245,7 @@ _RU_CHOICE = Gloss([
 ])
 
 # ----------------------------------------------------------------------------------------- Japanese and Korean
-_JA_CHOICE = Gloss([
+_JA_CHOICE = Gloss(CERTAINTY["ja"] + [
     ("答えは", "the answer is "), ("回答は", "the answer is "), ("正解は", "the answer is "), ("答え", "answer"),
     ("回答", "answer"), ("を選びます", " is my choice"), ("を選択します", " is my choice"),
     ("を選ぶ", " is my choice"),
@@ -270,7 +274,7 @@ _JA_CHOICE = Gloss([
     ("言語は", "the language is "), ("感情は", "the emotion is "), ("だと思います", ""), ("と思います", ""),
     ("です", ""), ("だ", ""), ("この", ""), ("の", " "), ("は", " "),
 ], cjk=True)
-_KO_CHOICE = Gloss([
+_KO_CHOICE = Gloss(CERTAINTY["ko"] + [
     ("정답은", "the answer is "), ("답은", "the answer is "), ("답변은", "the answer is "), ("정답", "answer"),
     ("답변", "answer"), ("답", "answer"), ("선택합니다", " is my choice"), ("선택하겠습니다", " is my choice"),
     ("고르겠습니다", " is my choice"), ("고릅니다", " is my choice"), ("더 좋습니다", " is better"),
@@ -295,8 +299,17 @@ _JA_NOT = re.compile(_AFTER_OPTION + r"\s*(?:で|じゃ)(?:は)?(?:ない|あり
 _KO_NOT = re.compile(_AFTER_OPTION + r"\s*(?:가|이|는|은)?\s*(?:아닙니다|아니다|아니에요|아니요|아님)")
 
 
+_DE_VERB_LAST = re.compile(r"(?i:\bich\s+w[uü]rde\s+(?:mich\s+f[uü]r\s+|mich\s+eher\s+f[uü]r\s+|eher\s+)?)"
+                           r"([^.,;:!?\n]{1,60}?)\s+(?i:w[aä]hlen|nehmen|ausw[aä]hlen|bevorzugen|entscheiden|vorziehen)"
+                           r"\b")
+
+
 def particles_dropped(text: str, lang: str) -> str:
-    """A Japanese or Korean negation after an option moved before it ("Aではありません" -> "not A")."""
+    """A Japanese or Korean negation after an option moved before it ("Aではありません" -> "not A"); a German
+    choice whose verb comes last ("Ich würde die zweite wählen") put in the order the gloss reads ("ich wähle die
+    zweite")."""
+    if lang == "de":
+        return _DE_VERB_LAST.sub(r"ich wähle \1", text)
     negation = {"ja": _JA_NOT, "ko": _KO_NOT}.get(lang)
     return negation.sub(r"not \1 ", text) if negation else text
 
