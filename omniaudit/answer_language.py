@@ -44,7 +44,7 @@ _DE = {"der", "die", "das", "den", "dem", "des", "ist", "sind", "und", "nicht", 
        "aber", "weil", "auch", "erste", "erster", "zweite", "zweiter", "ja", "nein", "ton", "bild", "gibt", "hört",
        "höre", "man", "sekunden", "verzögert", "zu", "spät", "früh", "stimmt", "richtig", "falsch", "bevorzuge",
        "laut", "sagt", "aufnahme", "meine", "wahl", "hat", "deutlich", "weniger", "also", "mehr", "viel", "nur",
-       "sauberer", "natürlicher", "künstlicher", "klarer", "leiser", "rauschärmer"}
+       "sauberer", "natürlicher", "künstlicher", "klarer", "leiser", "rauschärmer", "als", "verrauschter"}
 _FR = {"le", "la", "les", "est", "sont", "et", "je", "ne", "pas", "un", "une", "des", "du", "c'est", "choisis",
        "réponse", "meilleur", "meilleure", "mieux", "premier", "première", "deuxième", "seconde", "deux", "ou",
        "mais", "oui", "non", "avec", "pour", "dans", "il", "elle", "on", "son", "vidéo", "entend", "j'entends",
@@ -144,7 +144,8 @@ _PT = {"de", "o", "os", "é", "não", "eu", "diria", "do", "da", "dos", "das", "
 _IT = {"de", "il", "è", "di", "che", "non", "sono", "della", "questo", "questa", "scelgo", "migliore", "più", "perché",
        "secondo", "primo", "gli", "lo", "parlante", "lingua", "emozione", "risposta", "sembra", "suona", "forse",
        "difficile", "dirlo", "meno", "rumore", "fondo", "anche", "molto", "ma", "oppure", "nessuno", "entrambi",
-       "descrizione", "senza", "dubbio", "pulita", "pulito", "direi", "sceglierei", "appare", "persona"}
+       "descrizione", "senza", "dubbio", "pulita", "pulito", "direi", "sceglierei", "appare", "persona",
+       "rumoroso", "rumorosa"}
 
 
 def _script_language(text: str) -> str | None:

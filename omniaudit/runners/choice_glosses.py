@@ -92,6 +92,7 @@ _DE_CHOICE = Gloss(CERTAINTY["de"] + [
     (r"sagt", "says"), (r"klingt|klingen", "sounds"), (r"unnat[uü]rlicher", "less natural"),
     (r"k[uü]nstlicher|synthetischer", "more artificial"), (r"leiser", "quieter"),
     (r"nat[uü]rlicher", "more natural"), (r"rausch[aä]rmer|ger[aä]usch[aä]rmer", "cleaner"),
+    (r"verrauschter|rauschiger|rauschhaltiger|st[oö]rger[aä]uschreicher", "noisier"),
     (r"sauberer", "cleaner"), (r"klarer", "clearer"), (r"deutlich|viel", "much"),
     (r"(?:das|die) (?:referenz)?(?:label|etikett)", "the label"), (r"ich h[oö]re", "I hear"), (r"ist", "is"),
     (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"), (r"also|daher|somit", "so"), (r"als", "than"),
@@ -209,7 +210,10 @@ _IT_CHOICE = Gloss(CERTAINTY["it"] + [
     (r"opzione", "option"), (r"registrazione", "recording"), (r"campione", "sample"), (r"spezzone|frammento", "clip"),
     (r"descrizione", "description"), (r"traccia", "audio"),
     (r"(?:molto )?meno rumore di fondo", "less background noise"),
-    (r"meno rumore", "less noise"), (r"più pulit[oa]", "cleaner"), (r"più natural[ei]", "more natural"),
+    (r"meno rumore", "less noise"), (r"più rumoros[oa] (?:del|della|dello|di)", "noisier than"),
+    (r"più pulit[oa] (?:del|della|dello|di)", "cleaner than"), (r"più natural[ei] (?:del|della|dello|di)",
+                                                                 "more natural than"),
+    (r"più rumoros[oa]", "noisier"), (r"più pulit[oa]", "cleaner"), (r"più natural[ei]", "more natural"),
     (r"più fedele", "more faithful"), (r"né l' uno né l' altro|nessun[oa]?(?: dei due| delle due)?", "neither"),
     (r"entramb[ie]|tutti e due", "both"), (r"oppure|(?-i:o)", "or"), (r"(?-i:e)", "and"), (r"ma|però|tuttavia", "but"),
     (r"non lo so|non so", "I don't know"), (r"non sono sicur[oa]", "I am not sure"),
@@ -237,10 +241,12 @@ _RU_CHOICE = Gloss(CERTAINTY["ru"] + [
     (r"или", "or"), (r"и", "and"), (r"но|однако|хотя", "but"), (r"не знаю", "I don't know"),
     (r"не уверен[а]?", "I am not sure"), (r"может быть|возможно|вероятно|пожалуй", "maybe"), (r"наверное", "probably"),
     (r"на самом деле", "actually"), (r"подожди(?:те)?", "wait"), (r"не", "not"), (r"нет", "no"),
-    (r"это", "it is"), (r"чище", "cleaner"), (r"естественнее|более естественн\w+", "more natural"),
+    (r"это", "it is"), (r"(?:звучит )?(?:заметно |намного |гораздо )?шумнее", "is noisier"),
+    (r"(?:звучит )?(?:заметно |намного |гораздо )?чище", "is cleaner"),
+    (r"естественнее|более естественн\w+", "more natural"),
     (r"более искусственн\w+|искусственнее", "more artificial"), (r"шумнее", "noisier"),
     (r"(?:гораздо |намного )?меньше (?:фонового )?шума", "less background noise"), (r"больше шума", "more noise"),
-    (r"я слышу", "I hear"), (r"(?-i:а)", "but"), (r"может", "maybe"),
+    (r"я слышу", "I hear"), (r"(?-i:а)", "but"), (r"может", "maybe"), (r",? чем", "than"),
     (r"чем", "than"), (r"язык", "language"), (r"эмоция", "emotion"), (r"звучит", "sounds"),
 ])
 
@@ -304,12 +310,40 @@ _DE_VERB_LAST = re.compile(r"(?i:\bich\s+w[uü]rde\s+(?:mich\s+f[uü]r\s+|mich\s
                            r"\b")
 
 
+_OPT = r"((?<![A-Za-z])[AB](?![A-Za-z])|(?<!\d)[12](?!\d))"
+_ZH_NOISE = r"(?:的)?(?:背景)?(?:噪音|杂音|噪声|底噪|嘈杂声)"
+_KO_NOISE = r"(?:배경\s*)?(?:잡음|소음|노이즈)(?:이|가)?"
+_COMPARED = {
+    "zh": [(re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*" + _ZH_NOISE + r"(?:更|还|要)?(?:大|多|明显|重|响)"),
+            "is noisier than"),
+           (re.compile(_OPT + _ZH_NOISE + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:大|多|明显|重|响)"),
+            "is noisier than"),
+           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:吵|嘈杂)"), "is noisier than"),
+           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:干净|纯净)"), "is cleaner than"),
+           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?自然"), "is more natural than"),
+           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:好|佳|优)"), "is better than")],
+    "ko": [(re.compile(_OPT + r"\s*(?:가|이|는|은|의)?\s*" + _OPT + r"\s*보다\s*" + _KO_NOISE
+                       + r"\s*(?:더|훨씬)?\s*(?:많|크|심)"), "is noisier than"),
+           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*깨끗"),
+            "is cleaner than"),
+           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*자연스"),
+            "is more natural than"),
+           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*(?:좋|낫)"),
+            "is better than")],
+}
+
+
 def particles_dropped(text: str, lang: str) -> str:
     """A Japanese or Korean negation after an option moved before it ("Aではありません" -> "not A"); a German
     choice whose verb comes last ("Ich würde die zweite wählen") put in the order the gloss reads ("ich wähle die
     zweite")."""
     if lang == "de":
         return _DE_VERB_LAST.sub(r"ich wähle \1", text)
+    if lang == "ru":  # "B шумнее, чем A": the comparison's comma
+        return re.sub(r",\s*(?=чем\b)", " ", text)
+    if lang in _COMPARED:  # "A比B噪音更大", "B가 A보다 잡음이 많아요": the comparison in English order
+        for pattern, english in _COMPARED[lang]:
+            text = pattern.sub(lambda m, e=english: f" {m.group(1)} {e} {m.group(2)} ", text)
     negation = {"ja": _JA_NOT, "ko": _KO_NOT}.get(lang)
     return negation.sub(r"not \1 ", text) if negation else text
 

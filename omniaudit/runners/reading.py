@@ -224,7 +224,11 @@ def _read_letter(text: str, question: str | None) -> Reading:
     if reading is not None:
         return reading
     named = {m.group(1) for m in re.finditer(_LETTER_REF, text) if not excluded(text, m.start(1), m.end(1), coord)}
-    return no_choice(text, named, any(negated(text[:m.start(1)]) for m in re.finditer(_LETTER_REF, text)))
+    reading = no_choice(text, named, any(negated(text[:m.start(1)]) for m in re.finditer(_LETTER_REF, text)))
+    return Reading(None, _MENTIONS) if reading.reason == "conflict" else reading
+
+
+_MENTIONS = "mentions"  # both options named and neither chosen: a "conflict", unless a comparison decides
 
 
 def _read_label(text: str, options: list[str]) -> Reading:
@@ -298,6 +302,9 @@ def _json_values(text: str, options: list[str]) -> tuple[list[str], Reading | No
                                              r"one)", k)]
     values = [str(keys[k]) for k in (*_STRUCTURED_KEYS, *named) if isinstance(keys.get(k), (str, int)) and
               not isinstance(keys.get(k), bool)]
+    if sorted(o.lower() for o in options) == ["no", "yes"]:  # {"speech_present": true}, {"answer": false}
+        values += [("yes" if v else "no") for k, v in keys.items() if isinstance(v, bool) and re.fullmatch(
+            r"(?:\w+_)?(?:present|detected|audible|heard)|is_\w+|has_\w+|answer|final_answer|result", k)]
     scored = json_scores(obj, options)
     if scored is None:
         return values, None
@@ -345,13 +352,17 @@ def _combined(judgement: Judgement, rules: Reading) -> Reading:
     verdict must agree with the scores, and never pick the option described as the worse; doubt in the rest wins
     over them."""
     option, reason, _, worse = judgement
+    # "A is flat. B is lively. So the more natural one is clip B."; not where the rest holds numbers, which may be
+    # measurements that contradict the verdict ("A: SNR ~30 dB; B: SNR ~18 dB. So the cleaner one is B.")
+    described = rules.reason == _MENTIONS and not re.search(r"\d", judgement.rest)
+    rules = Reading(None, "conflict") if rules.reason == _MENTIONS else rules
     if rules.option is not None and rules.option == worse:
         return Reading(None, "conflict")  # "Clip A: noisy (hum)\nClip B: clean\n\nAnswer: A"
     if option is None and reason is None:
         return rules
     if rules.option is not None:  # a verdict breaks a tie of the scores; it may not contradict their winner
         return rules if rules.option == option or reason in ("tie", "hedged") else Reading(None, "conflict")
-    if rules.reason in ("none", "empty", "tie"):
+    if rules.reason in ("none", "empty", "tie") or described:
         return Reading(option, reason)
     return rules
 
@@ -360,7 +371,8 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     lang, text = _english(language_codes(prepare(raw).strip(), options))
     if lang not in CHOICE_GLOSSES and lang != "en":
         return Reading(None, "language")
-    if sorted(o.lower() for o in options) == ["no", "yes"]:
+    yes_no_scores = re.search(r"(?i:\byes\s*[:=]\s*\d)", text) and re.search(r"(?i:\bno\s*[:=]\s*\d)", text)
+    if sorted(o.lower() for o in options) == ["no", "yes"] and not yes_no_scores:  # "yes: 0.92, no: 0.08": scores
         said = read_yes_no(_MARKUP.sub("", prepare(raw)).strip(), text, lang)
         if said is not None:
             return Reading(next(o for o in options if o.lower() == said.option), None) if said.option else said

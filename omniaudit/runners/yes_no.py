@@ -86,6 +86,16 @@ def _statement(sentence: str) -> str | None:
     return None if trailing and said and trailing.group(1).lower() != said else said
 
 
+def _corrected(rest: str) -> Reading:
+    """The answer word that opens the clause after the last reversal ("No... well, actually yes, there is music."),
+    when nothing after it turns again; else ``reversed``."""
+    after = rest[list(REVERSAL.finditer(rest))[-1].end():]
+    said, tail = _opener(after)
+    if said is None or REVERSAL.search(tail) or UNSURE.search(tail) or MAYBE.search(tail):
+        return Reading(None, "reversed")
+    return Reading(said)
+
+
 def read_yes_no(text: str, english: str, lang: str) -> Reading | None:
     """The reply's yes or no (see the module docstring); ``text`` as written, ``english`` its gloss, ``lang`` its
     language. None: this reader has no opinion."""
@@ -103,7 +113,7 @@ def read_yes_no(text: str, english: str, lang: str) -> Reading | None:
     if UNSURE.search(english) or MAYBE.search(english):
         return Reading(None, "hedged")
     if REVERSAL.search(rest):
-        return Reading(None, "reversed")
+        return _corrected(rest)
     if _PREAMBLE.search(rest[:40]):
         return None  # "Absolutely, let me listen again": politeness, not the answer
     other = [(_opener(s)[0] or (_statement(s) if lang == "en" else None)) for s in _SENTENCE.findall(rest)]
