@@ -67,8 +67,8 @@ _RANK = r"(?i:\b(?:i(?:'d|\s+would)?\s+)?(?:rank|put|place|rate)\s+)"
 
 
 # a score of something bad ("Noise level: A 8/10, B 2/10"): higher is worse, so the highest is not the choice
-_LOWER_BETTER = re.compile(r"(?i:\b(?:noise|noisy|noisiness|hiss|hum|errors?|wer|cer|distortions?|artifacts?|"
-                           r"artefacts?|clipping|latency|delay|lag|penalty|severity|defects?|problems?|issues?|"
+_LOWER_BETTER = re.compile(r"(?i:\b(?:noise|noisy|noisiness|hiss|hum|static|crackles?|buzz|errors?|wer|cer|"
+                           r"distortions?|artifacts?|artefacts?|clipping|latency|delay|lag|penalty|severity|defects?|problems?|issues?|"
                            r"mistakes?|loss|rank(?:ing)?|position|place)\b)")
 
 
@@ -154,11 +154,19 @@ _GOOD_END = {"natural", "clean", "silent", "quiet", "faithful", "accurate", "hum
 _BAD_END = re.compile(rf"(?i:{_FAULT}|worst|poor|bad|terrible|inaccurate|unfaithful|noisy)")
 
 
-def _end_sign(phrase: str) -> int:
+_FEW = {"none", "minimal", "negligible", "absent", "low", "slight", "faint", "little", "no"}
+_MANY = {"severe", "heavy", "high", "strong", "loud", "constant", "extreme", "lots", "overwhelming"}
+
+
+def _end_sign(phrase: str, fault: bool = False) -> int:
     """+1 for a scale end described as good ("silent background", "no audible noise"), -1 as bad ("very noisy",
-    "least natural"), 0 when not understood or both."""
+    "least natural"), 0 when not understood or both. On a scale of a fault (``fault``), an amount is an end too
+    ("Background noise (1 = none, 5 = severe)")."""
     words = re.findall(r"[a-z]+", phrase.lower())[:5]
     good, bad = any(w in _GOOD_END for w in words), any(_BAD_END.fullmatch(w) for w in words)
+    if fault and not good and not bad and words:
+        few, many = words[0] in _FEW, words[0] in _MANY
+        return 1 if few and not many else -1 if many and not few else 0
     if good == bad:
         return 0
     negated = any(w in ("no", "not", "least", "less", "without", "little", "zero") for w in words)
@@ -169,8 +177,9 @@ def _scale_direction(text: str) -> int:
     """+1 when a scale defined in words puts the good end at its highest number, -1 at its lowest, 0 when the reply
     defines none or its ends are not understood ("0 = silent, 10 = very noisy": -1). One end said is enough where
     the reply gives the scale's range ("Scores out of 5 (5 = least natural)")."""
+    fault = bool(_LOWER_BETTER.search(text[: text.find("=")]))  # the scale measures a fault
     ends = {(float(m.group("n").replace(",", ".")), s) for m in _END.finditer(text)
-            if (s := _end_sign(m.group("phrase")))}
+            if (s := _end_sign(m.group("phrase"), fault))}
     numbers = {n for n, _ in ends}
     if len(numbers) >= 2:
         low, high = min(ends)[1], max(ends)[1]

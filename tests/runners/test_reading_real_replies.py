@@ -321,3 +321,11 @@ NATURAL = "Which audio sounds more natural? Answer 1 or 2."
 ])
 def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply, options, question, want):
     assert tuple(read_answer(reply, options, question)) == want
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("Hiss (0 = none, 10 = severe): A 7, B 2", "B"), ("Static (1 = faint, 5 = constant):\nA = 1\nB = 4", "A"),
+    ("Quality (1 = low, 5 = high): A 4, B 2", None),  # an amount is an end only on a fault's scale
+])
+def test_a_faults_scale_whose_ends_are_amounts(reply, want):
+    assert read_answer(reply, AB).option == want
