@@ -115,6 +115,7 @@ _NOT_COMPARATIVE = {"reference", "speaker", "number", "other", "either", "neithe
                     "after", "ever", "never", "over", "under", "answer", "order", "water", "player", "listener",
                     "power", "later", "paper", "user", "letter", "filter", "computer", "character"}
 _COMPARATIVE = {"more", "less", "fewer", "most", "least", "same", "better", "best", "worse", "worst", "closer"}
+_NOISES = {"hiss", "hum", "static", "crackle", "crackling", "buzz", "buzzing", "rumble", "noises", "interference"}
 
 
 def question_of(prompt: str | None) -> str | None:
@@ -131,6 +132,8 @@ def _question_choices(text: str, question: str | None) -> list[tuple[int, int, s
     if not question:
         return []
     asked = set(re.findall(r"[a-z]+", _MARKUP.sub("", prepare(question)).lower()))
+    if "noise" in asked:  # the kinds of noise a reply names ("clip B has less hiss")
+        asked |= _NOISES
     found = []
     for m in _PREDICATE.finditer(text):
         words = [w for w in re.findall(r"[a-z']+", m.group("pred").lower()) if w not in _FILLER]

@@ -34,3 +34,17 @@ def test_a_comparison_reads_in_each_languages_word_order(raw, question, want):
 ])
 def test_a_verdict_after_descriptions_of_both_options(raw, want):
     assert read_answer(raw, ["A", "B"], QUESTIONS["natural"]).option == want
+
+
+@pytest.mark.parametrize(("raw", "question", "want"), [
+    ("The first clip has a lot less static.", "clean", "A"), ("Clip B has far less hum.", "clean", "B"),
+    ("Clip B has less hum.", "natural", None),  # a kind of noise answers only a question about noise
+])
+def test_a_kind_of_noise_answers_a_question_about_noise(raw, question, want):
+    assert read_answer(raw, ["A", "B"], QUESTIONS[question]).option == want
+
+
+def test_a_revision_after_an_answer_is_never_the_first_answer():
+    emotions = ["neutral", "happy", "sad"]
+    assert read_answer("sad. Let me revise: happy.", emotions).option != "sad"
+    assert read_answer("A. I'll have to revise that.", ["A", "B"]).reason == "reversed"
