@@ -97,7 +97,7 @@ REVERSAL = re.compile(
     r"(?i:\b(?:wait|actually|on\s+second\s+thoughts?|correction|scratch\s+that|i\s+mean|or\s+rather|then\s+again|"
     r"(?:after|on)\s+(?:listening|hearing|thinking)(?:\s+(?:again|more|twice|it\s+over))?|on\s+reflection|"
     r"changing\s+my\s+(?:answer|mind)|i\s+take\s+(?:it|that)\s+back|let\s+me\s+(?:reconsider|revise)|"
-    r"i'?(?:ll|\s+will|\s+have\s+to|\s+must|\s+should)\s+revise|hmm+|just\s+kidding)\b|"
+    r"i(?:'ll|\s+will|\s+would)?(?:\s+have\s+to|\s+must|\s+should|\s+need\s+to)?\s+revise|hmm+|just\s+kidding)\b|"
     r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no\s*(?:[,:;.!-]|$))")
 
 
