@@ -41,8 +41,15 @@ NOT_CLAUSE = r"(?!\s*(?i:which|with|that|whose|who)\b)"  # "A, which hisses, is 
 
 
 # the option a self-correction gives instead ("A. Actually no, B.", "Wait - it's B")
+# corrections as chat models write them: "Edit: B", "Sorry, I meant B", "Never mind, B", "Upon re-listening, B"
+CORRECTION = (r"second\s+thoughts?|hold\s+on|never\s*mind|my\s+(?:mistake|bad)|(?:sorry,?\s+)?i\s+meant|oops|"
+              r"i\s+misspoke|strike\s+that|changed\s+my\s+(?:answer|mind)|(?:up)?on\s+(?:further|closer|second|"
+              r"a\s+second)\s+(?:listen(?:ing)?|hearing|inspection|thought|look)|(?:after|upon|on)?\s*re-?listening|"
+              r"having\s+(?:listened|heard)\s+(?:it\s+)?again|thinking\s+(?:again|more|about\s+it\s+more)|"
+              r"(?:edit|update|revised|revision|corrected)\s*:")
 INSTEAD = (r"(?i:\b(?:actually|wait|no|correction|i\s+mean|or\s+rather|scratch\s+that|make\s+that|on\s+second\s+"
-            r"thoughts?)\b)[^\w\n]*(?:(?i:better|rather|make\s+it|i'?ll\s+(?:say|go\s+with)|it'?s|instead)\s+)?")
+           rf"thoughts?|{CORRECTION})(?!\w))[^\w\n]*(?:(?i:better|rather|make\s+it|i'?ll\s+(?:say|go\s+with)|it'?s|"
+           r"instead)\s+)?")
 
 
 ITS = r"(?i:\b(?:it'?s|it\s+is|that'?s|that\s+is|it\s+(?:must|has\s+to)\s+be)\s+)"  # "..., it's B."
@@ -97,8 +104,9 @@ REVERSAL = re.compile(
     r"(?i:\b(?:wait|actually|on\s+second\s+thoughts?|correction|scratch\s+that|i\s+mean|or\s+rather|then\s+again|"
     r"(?:after|on)\s+(?:listening|hearing|thinking)(?:\s+(?:again|more|twice|it\s+over))?|on\s+reflection|"
     r"changing\s+my\s+(?:answer|mind)|i\s+take\s+(?:it|that)\s+back|let\s+me\s+(?:reconsider|revise)|"
-    r"i(?:'ll|\s+will|\s+would)?(?:\s+have\s+to|\s+must|\s+should|\s+need\s+to)?\s+revise|hmm+|just\s+kidding)\b|"
-    r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no\s*(?:[,:;.!-]|$))")
+    r"i(?:'ll|\s+will|\s+would)?(?:\s+have\s+to|\s+must|\s+should|\s+need\s+to)?\s+revise|hmm+|just\s+kidding|"
+    rf"{CORRECTION})(?!\w)|(?:^|[.!?;]\s*)rather\b|"
+    r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no(?:pe)?\s*(?:[,:;.!-]|$))")
 
 
 # a second thought after a choice leaves it open ("A... or maybe B.", "B, or perhaps A"), and so does an alternative
