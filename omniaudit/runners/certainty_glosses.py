@@ -7,13 +7,11 @@ closed-item contract reads like the English word (a commitment, unlike "maybe").
 the option ("la B", "a B", "die A") goes with the adverb.
 
 A short reply ("Eindeutig A.") has too few function words to tell its language, so it reads as English; for such
-text :data:`LATIN_CERTAINTY` glosses the adverbs of every Latin-script language the reader glosses at once (none of
-them is an English word).
+text :data:`~.choice_glosses.LATIN_GLOSS` glosses the adverbs of every Latin-script language at once (:data:`LATIN`;
+none of them is an English word).
 """
 
 from __future__ import annotations
-
-from omniaudit.answer_language import Gloss
 
 # (adverb pattern, English, articles that may follow it before an option)
 _LATIN = {
@@ -59,6 +57,4 @@ CERTAINTY["ja"] = [("明らかに", "definitely "), ("間違いなく", "definit
 CERTAINTY["ko"] = [("분명히", "definitely "), ("확실히", "definitely "), ("당연히", "definitely "),
                    ("틀림없이", "definitely "), ("명백히", "definitely "), ("확실하게", "definitely "),
                    ("이죠", ""), ("죠", "")]
-# a reply too short to tell its language: every Latin-script language's adverbs at once (longest first)
-LATIN_CERTAINTY = Gloss(sorted((e for lang in _LATIN if lang != "ru" for e in CERTAINTY[lang]),
-                               key=lambda e: -len(e[0])))
+LATIN = tuple(lang for lang in _LATIN if lang != "ru")  # the Latin-script languages

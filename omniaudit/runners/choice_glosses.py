@@ -16,10 +16,11 @@ from __future__ import annotations
 import re
 
 from omniaudit.answer_language import Gloss
-from omniaudit.runners.certainty_glosses import CERTAINTY
+from omniaudit.runners.certainty_glosses import CERTAINTY, LATIN
+from omniaudit.runners.correction_glosses import CORRECTIONS
 
 # ------------------------------------------------------------------------------ Spanish and Chinese choice words
-_ES_CHOICE = Gloss(CERTAINTY["es"] + [
+_ES_CHOICE = Gloss(CORRECTIONS["es"] + CERTAINTY["es"] + [
     (r"seg[uú]n la etiqueta", "according to the label"), (r"(?:la|el) etiqueta(?: de referencia)?", "the label"),
     (r"dice", "says"), (r"(?:yo )?oigo|(?:yo )?escucho", "I hear"),
     (r"(?:la|mi) respuesta(?: final| correcta)? es", "the answer is"), (r"respuesta(?: final| correcta)?", "answer"),
@@ -50,7 +51,7 @@ _ES_CHOICE = Gloss(CERTAINTY["es"] + [
     (r"la|el|los|las|lo", "the"), (r"uno", "one"), (r"dos", "two"),
     (r"que", "than"), (r"igual(?:es)?", "the same"),
 ])
-_ZH_CHOICE = Gloss(CERTAINTY["zh"] + [
+_ZH_CHOICE = Gloss(CORRECTIONS["zh"] + CERTAINTY["zh"] + [
     ("答案是", "the answer is"), ("答案为", "the answer is"), ("答案", "answer"), ("我的选择是", "my choice is"),
     ("我选择", "I choose"), ("我选", "I choose"), ("选择", "choose"), ("选", "choose"), ("我更喜欢", "I prefer"),
     ("更喜欢", "prefer"), ("偏好", "prefer"), ("如果必须选", "if forced"), ("如果一定要选", "if forced"),
@@ -73,7 +74,7 @@ _ZH_CHOICE = Gloss(CERTAINTY["zh"] + [
     ("我", "I"), ("是", "is"), ("的", ""), ("了", ""), ("很", ""), ("吧", ""),
 ], cjk=True)
 # German and French: the choice words, ordinals and negations the English rules read
-_DE_CHOICE = Gloss(CERTAINTY["de"] + [
+_DE_CHOICE = Gloss(CORRECTIONS["de"] + CERTAINTY["de"] + [
     (r"(?:die|meine) (?:endg[uü]ltige |richtige )?antwort (?:ist|lautet)", "the answer is"), (r"antwort", "answer"),
     (r"meine wahl (?:ist|f[aä]llt auf)", "my choice is"), (r"wahl", "choice"),
     (r"ich (?:w[aä]hle|nehme|entscheide mich f[uü]r|stimme f[uü]r)", "I choose"), (r"ich w[uü]rde sagen", "I'd say"),
@@ -98,7 +99,7 @@ _DE_CHOICE = Gloss(CERTAINTY["de"] + [
     (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"), (r"also|daher|somit", "so"), (r"als", "than"),
     (r"wirkt", "sounds"), (r"eindeutig", "clearly"), (r"(?:viel )?weniger rauschen", "less noise"),
 ])
-_FR_CHOICE = Gloss(CERTAINTY["fr"] + [
+_FR_CHOICE = Gloss(CORRECTIONS["fr"] + CERTAINTY["fr"] + [
     (r"(?:la|ma) r[ée]ponse(?: finale| correcte)? est", "the answer is"), (r"r[ée]ponse", "answer"),
     (r"mon choix(?: final)? (?:est|se porte sur)", "my choice is"), (r"choix", "choice"), (r"nettement", "clearly"),
     (r"(?:correspond|colle) mieux", "fits better"),
@@ -166,7 +167,7 @@ _BASE_ALIASES = {  # option (lower case) -> other words that name it
 }
 
 # ------------------------------------------------------------------------------------- Portuguese and Italian
-_PT_CHOICE = Gloss(CERTAINTY["pt"] + [
+_PT_CHOICE = Gloss(CORRECTIONS["pt"] + CERTAINTY["pt"] + [
     (r"segundo o r[óo]tulo|de acordo com o r[óo]tulo", "according to the label"), (r"o r[óo]tulo", "the label"),
     (r"(?:a|minha) resposta(?: final| correta)? (?-i:é)", "the answer is"),
     (r"resposta(?: final| correta)?", "answer"),
@@ -196,7 +197,7 @@ _PT_CHOICE = Gloss(CERTAINTY["pt"] + [
     (r"igua(?:l|is)", "the same"), (r"do que", "than"), (r"idioma|l[íi]ngua", "language"),
     (r"emo[çc][ãa]o", "emotion"),
 ])
-_IT_CHOICE = Gloss(CERTAINTY["it"] + [
+_IT_CHOICE = Gloss(CORRECTIONS["it"] + CERTAINTY["it"] + [
     (r"secondo l' etichetta", "according to the label"), (r"l' etichetta", "the label"),
     (r"(?:la )?(?:mia )?risposta(?: finale| corretta)? (?-i:è)", "the answer is"), (r"risposta(?: finale)?", "answer"),
     (r"(?:la )?mia scelta(?: finale)? (?-i:è)", "my choice is"), (r"scelta", "choice"),
@@ -225,7 +226,7 @@ _IT_CHOICE = Gloss(CERTAINTY["it"] + [
 ])
 
 # --------------------------------------------------------------------------------------------------- Russian
-_RU_CHOICE = Gloss(CERTAINTY["ru"] + [
+_RU_CHOICE = Gloss(CORRECTIONS["ru"] + CERTAINTY["ru"] + [
     (r"(?:по|согласно) (?:метке|ярлыку)", "according to the label"), (r"метка|ярлык", "the label"),
     (r"(?:мой )?(?:окончательный |итоговый |правильный )?ответ", "answer"), (r"(?:мой )?выбор", "choice"),
     (r"(?:я )?(?:выбираю|выбрал[аи]?|выберу|выбрал[аи]? бы|голосую за|остановлюсь на|беру)", "I choose"),
@@ -251,7 +252,7 @@ _RU_CHOICE = Gloss(CERTAINTY["ru"] + [
 ])
 
 # ----------------------------------------------------------------------------------------- Japanese and Korean
-_JA_CHOICE = Gloss(CERTAINTY["ja"] + [
+_JA_CHOICE = Gloss(CORRECTIONS["ja"] + CERTAINTY["ja"] + [
     ("答えは", "the answer is "), ("回答は", "the answer is "), ("正解は", "the answer is "), ("答え", "answer"),
     ("回答", "answer"), ("を選びます", " is my choice"), ("を選択します", " is my choice"),
     ("を選ぶ", " is my choice"),
@@ -280,7 +281,7 @@ _JA_CHOICE = Gloss(CERTAINTY["ja"] + [
     ("言語は", "the language is "), ("感情は", "the emotion is "), ("だと思います", ""), ("と思います", ""),
     ("です", ""), ("だ", ""), ("この", ""), ("の", " "), ("は", " "),
 ], cjk=True)
-_KO_CHOICE = Gloss(CERTAINTY["ko"] + [
+_KO_CHOICE = Gloss(CORRECTIONS["ko"] + CERTAINTY["ko"] + [
     ("정답은", "the answer is "), ("답은", "the answer is "), ("답변은", "the answer is "), ("정답", "answer"),
     ("답변", "answer"), ("답", "answer"), ("선택합니다", " is my choice"), ("선택하겠습니다", " is my choice"),
     ("고르겠습니다", " is my choice"), ("고릅니다", " is my choice"), ("더 좋습니다", " is better"),
@@ -348,6 +349,10 @@ def particles_dropped(text: str, lang: str) -> str:
     return negation.sub(r"not \1 ", text) if negation else text
 
 
+# a reply too short to tell its language ("Eindeutig A.", "A, anzi B."): every Latin-script language's words of
+# certainty and correction at once, longest first (none of them is an English word)
+LATIN_GLOSS = Gloss(sorted((e for lang in LATIN for e in CORRECTIONS[lang] + CERTAINTY[lang]),
+                           key=lambda e: -len(e[0])))
 CHOICE_GLOSSES = {"es": _ES_CHOICE, "zh": _ZH_CHOICE, "de": _DE_CHOICE, "fr": _FR_CHOICE, "pt": _PT_CHOICE,
                   "it": _IT_CHOICE, "ru": _RU_CHOICE, "ja": _JA_CHOICE, "ko": _KO_CHOICE}
 

@@ -49,8 +49,7 @@ from __future__ import annotations
 import re
 
 from omniaudit.answer_language import language, prepare, unreadable
-from omniaudit.runners.certainty_glosses import LATIN_CERTAINTY
-from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, particles_dropped
+from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, LATIN_GLOSS, particles_dropped
 from omniaudit.runners.commitment import (
     ASKED_NO,
     CONCLUDE,
@@ -345,8 +344,8 @@ def _english(raw: str) -> tuple[str, str]:
         # "l'extrait" -> "l' extrait"
         text = re.sub(r"(?i:\b([cdjlmnst]|qu|dell|all|nell|sull|un)'(?=\w))", r"\1' ", text)
     text = particles_dropped(text, lang)
-    if lang == "en":  # too short to tell: "Eindeutig A.", "Sicuramente la B."
-        return lang, LATIN_CERTAINTY(text)
+    if lang == "en":  # too short to tell: "Eindeutig A.", "Sicuramente la B.", "A, anzi B."
+        return lang, LATIN_GLOSS(text)
     return lang, CHOICE_GLOSSES[lang](text) if lang in CHOICE_GLOSSES else text
 
 

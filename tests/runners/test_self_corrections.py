@@ -22,3 +22,19 @@ def test_a_correction_is_never_read_as_the_first_answer(correction):
 def test_the_corrected_answer_is_read(correction):
     assert read_answer("A. " + correction.format("B"), ["A", "B"]).option == "B"
     assert read_answer("sad. " + correction.format("happy"), ["neutral", "happy", "sad"]).option == "happy"
+
+
+@pytest.mark.parametrize("raw", ["A. Perdón, quise decir B.", "A, mejor dicho B.", "A. Pardon, je voulais dire B.",
+                                 "A, ou plutôt B.", "A. Ich meinte B.", "A, besser gesagt B.", "A, anzi B.",
+                                 "A. Quis dizer B.", "A, точнее B.", "A. Я имел в виду B.", "A。更正：B。",
+                                 "A。我是说B。", "A。訂正：B。", "A. 정정: B."])
+def test_a_correction_in_a_glossed_language_reads_the_corrected_answer(raw):
+    assert read_answer(raw, ["A", "B"]).option == "B"
+
+
+@pytest.mark.parametrize(("raw", "want"), [
+    ("Описание B точнее: человек явно напряжён.", "B"),  # "точнее" as "more accurate", not "or rather"
+    ("La B suona piuttosto metallica, direi la A.", "A"),  # "piuttosto" as "rather metallic"
+])
+def test_a_comparative_that_doubles_as_a_correction_word_stays_a_comparative(raw, want):
+    assert read_answer(raw, ["A", "B"]).option == want
