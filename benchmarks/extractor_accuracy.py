@@ -170,10 +170,10 @@ def read(reader: str, given):
         return parse_answer(text, options)
     if reader == "verdict":
         return parse_verdict(given)
-    if reader in ("number", "yes_no"):  # composition's closed readers, as its grading calls them (no question)
+    if reader in ("number", "yes_no"):  # composition's closed readers, as its grading calls them
         from omniaudit.evaluation.composition.closed_answers import read_number, read_yes_no
 
-        return (read_number if reader == "number" else read_yes_no)(given[0]).option
+        return (read_number(*given) if reader == "number" else read_yes_no(given[0])).option
     return exact_match(*given)
 
 

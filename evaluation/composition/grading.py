@@ -33,8 +33,8 @@ def grade(samples: pd.DataFrame, predictions: pd.DataFrame, judge: str | None = 
     df["prediction"] = df["prediction"].fillna("").astype(str)
     df["exact"] = [exact_match(p, a) for p, a in zip(df["prediction"], df["answer"], strict=True)]
     # a count or a yes/no the closed readers read decides the row; the judge is asked about the rest only
-    closed = [None if e else closed_reading(p, a)
-              for p, a, e in zip(df["prediction"], df["answer"], df["exact"], strict=True)]
+    closed = [None if e else closed_reading(p, a, q)  # the question tells the count from times and durations
+              for p, a, q, e in zip(df["prediction"], df["answer"], df["question"], df["exact"], strict=True)]
     df["closed"] = [c is not None and c == normalize(a) for c, a in zip(closed, df["answer"], strict=True)]
     df["read_by"] = ["exact" if e else "closed" if c is not None else None
                      for e, c in zip(df["exact"], closed, strict=True)]
