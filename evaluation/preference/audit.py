@@ -127,8 +127,11 @@ def load_judges(config: PreferenceAuditConfig, binary: pd.DataFrame,
 
 def per_order_scores(spec, binary: pd.DataFrame) -> np.ndarray:
     """(pairs, 2) P(a1) of one judge in order ab and in order ba alone, aligned with ``binary`` (NaN: not judged in
-    that order); several runs of one (pair, order) are averaged, as for the averaged score."""
+    that order, or every answer in it left unread); several runs of one (pair, order) are averaged, as for the
+    averaged score. An unread answer is no pick of either slot: counted as half of each, a judge whose answers with
+    the gold in slot B go unread would read as slot-A biased (a declared tie stays half a pick)."""
     rows = read_judge(spec)
+    rows = rows.assign(p_a1=rows["p_a1"].where(~rows["source"].isin(("unparsed", "excluded"))))
     per_order = rows.groupby(["key", "order"])["p_a1"].mean().unstack()
     return per_order.reindex(index=binary[rows.attrs["key"]].astype(str), columns=list(ORDERS)).to_numpy(np.float64)
 

@@ -204,8 +204,8 @@ def _p_a1(rec: dict, order: str, has: dict[str, bool], items: bool, path: Path, 
     label = "" if not has["label"] or _missing(rec["label"]) else str(rec["label"]).strip()
     if items and label.upper() in SLOTS:  # the option named, a slot letter
         return (1.0 if SLOTS.index(label.upper()) == first else 0.0), "label"
-    if items and not label:
-        return NO_PREFERENCE, "unparsed"  # the judge answered, naming no option
+    if items and not label:  # the judge answered, naming no option: a declared tie, or an answer left unread
+        return NO_PREFERENCE, "tie" if rec.get("unread") == "tie" else "unparsed"
     if not items and label.lower() in ("a1", "a2"):
         return (1.0 if label.lower() == "a1" else 0.0), "label"
     raise InputError(f"expected label {'A or B (the option named)' if items else 'a1 or a2'}", file=path, row=row,
@@ -258,7 +258,7 @@ def reading_meta(rows: pd.DataFrame) -> dict:
 
     Empty for plain pair predictions (one run, p_a1 or a1/a2 labels, no sampling columns): nothing was mapped."""
     counts = rows["source"].value_counts()
-    n = {s: int(counts.get(s, 0)) for s in ("p_a1", "probs", "label", "unparsed", *EXTRACTED, "excluded")}
+    n = {s: int(counts.get(s, 0)) for s in ("p_a1", "probs", "label", "tie", "unparsed", *EXTRACTED, "excluded")}
     runs = rows.groupby(["key", "order"])["run"].nunique()
     if not rows.attrs["items"] and runs.max() == 1 and not rows.attrs["sampling"]:
         return {}
@@ -272,6 +272,7 @@ def reading_meta(rows: pd.DataFrame) -> dict:
               if rows.attrs["items"] else "pair predictions")]
     parts.append("P(a1) from " + ", ".join(f"{what} on {n[s]} rows" for s, what in (
         ("p_a1", "the p_a1 column"), ("probs", "option probabilities"), ("label", "labels"),
+        ("tie", "a declared tie (P(a1) = 0.5)"),
         ("extractor", "labels an extractor read (judge --extractor)"),
         ("reasoning", "labels read from the reasoning trace (judge --read-reasoning)")) if n[s]))
     if n["excluded"]:
@@ -279,7 +280,7 @@ def reading_meta(rows: pd.DataFrame) -> dict:
                      "(--exclude-extracted) and count as no preference")
     if n["unparsed"]:
         parts.append(f"{n['unparsed']} answers named no option and count as no preference (P(a1) = 0.5 for that "
-                     "order)")
+                     "order); the position measures leave them out")
     if meta["runs"]["max"] > 1:
         k = meta["runs"]
         parts.append(f"{k['min']}{'-' + str(k['max']) if k['max'] > k['min'] else ''} runs per item and order, "

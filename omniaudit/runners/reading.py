@@ -381,8 +381,9 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     if sorted(options) in (["A", "B"], ["1", "2"]):
         digits = sorted(options) == ["1", "2"]
         text = re.sub(r"\[\[\s*([AB12])\s*\]\](?=\s*[:=])", r"\1", text)  # rubric scores: "[[A]]: 7 [[B]]: 3"
-        # a Cyrillic or Greek capital that looks like the slot letter, standing alone ("Ответ: А")
-        text = re.sub(r"(?<!\w)([\u0410\u0391]|[\u0412\u0392])(?=\s*(?:[.!,;)]|$))",
+        # a Cyrillic or Greek capital that looks like the slot letter, or the Russian second letter, standing alone
+        # ("Ответ: А", "Ответ: Б")
+        text = re.sub(r"(?<!\w)([\u0410\u0391]|[\u0411\u0412\u0392])(?=\s*(?:[.!,;)]|$))",
                       lambda m: "A" if m.group(1) in "\u0410\u0391" else "B", text)
         if not digits and text.strip(" .!*`'\"") in ("a", "b"):  # the whole reply is the letter, in lower case
             text = text.strip(" .!*`'\"").upper()

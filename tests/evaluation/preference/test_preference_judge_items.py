@@ -312,3 +312,28 @@ def test_tiny_omni_model_judges_the_clips_and_the_audit_reads_its_probabilities(
     p = {(r.id.rsplit("/", 1)[0], r.order): r.option_probs["A" if r.order == "ab" else "B"] for r in rows.itertuples()}
     for pair_id, value in table["p_a1__omni"].items():
         assert value == pytest.approx((p[pair_id, "ab"] + p[pair_id, "ba"]) / 2, abs=1e-9)
+
+
+def test_an_unread_answer_is_no_pick_of_either_slot_but_a_declared_tie_is_half_of_each(tmp_path, pairs):
+    """A correct judge whose answers with the gold in slot B go unread read, with unread answers as half a pick each,
+    as slot-A biased (0.75); per order they are left out, so its slot-A rate is the correct judge's. A declared tie
+    ("unread": "tie") stays half a pick: a judge that ties whenever the gold is in B is slot-A biased."""
+    binary = _binary(pairs)
+    gold_first = {pid: pref == "a1" for pid, pref in zip(binary["id"], binary["preference"], strict=True)}
+
+    def rows(unread_reason):
+        out = _runner_rows(binary, lambda pair, order, *_: "A" if gold_first[pair["id"]] == (order == "ab") else None)
+        return [{**r, "unread": unread_reason} if r["label"] is None else r for r in out]
+
+    for reason, slot_a in (("none", 1.0), ("tie", 0.75)):
+        path = _write(tmp_path / f"{reason}.jsonl", rows(reason))
+        audit, table = _audit(pairs, f"judge={path}")
+        ab, ba = table["p_a1_ab__judge"].to_numpy(float), table["p_a1_ba__judge"].to_numpy(float)
+        both = np.isfinite(ab) & np.isfinite(ba)
+        picks_a = np.where(np.isfinite(ab), ab, np.nan), np.where(np.isfinite(ba), 1 - ba, np.nan)
+        if reason == "none":  # only the answered order of each pair is kept: every one picks slot A, the gold
+            assert not both.any() and np.nansum(np.isfinite(ab)) + np.nansum(np.isfinite(ba)) == len(binary)
+            assert audit["judges"]["judge"]["n_unparsed"] == len(binary)
+        else:
+            assert both.all() and np.mean((picks_a[0] + picks_a[1]) / 2) == pytest.approx(slot_a)
+            assert audit["judges"]["judge"]["p_a1_from"]["tie"] == len(binary)
