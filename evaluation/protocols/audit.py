@@ -148,7 +148,7 @@ def read_judge_predictions(specs: list[str], items: pd.DataFrame, extractor: str
         _check_whole_groups(name, pred.drop_duplicates("id"), items)
         if extractor:
             pred = extract_labels(pred, options, extractor, **extractor_options)
-        frame = pred[["id", "label", "run"]].reset_index(drop=True)
+        frame = pred[["id", "label", "run", "tie"]].reset_index(drop=True)
         frame.attrs["sampling"] = sampling_settings(pred)
         frame.attrs["extracted"] = int(pred["extracted"].sum()) if "extracted" in pred else 0
         frame.attrs["label_sources"] = _source_counts(pred)
@@ -214,14 +214,17 @@ def _read_one(path: Path, options: pd.Series, dataset: str | Path | None = None,
     if read_here:  # the answers are read here, by the runner's reader (its question sentence from the prompt)
         from omniaudit.runners.reading import read_answer
 
-        labels = [read_answer(text, list(options[item]), None if prompts is None else _text(prompts.get(item))).option
-                  for item, text in zip(ids, read.answers, strict=True)]
+        readings = [read_answer(text, list(options[item]), None if prompts is None else _text(prompts.get(item)))
+                    for item, text in zip(ids, read.answers, strict=True)]
+        labels, ties = [r.option for r in readings], [r.reason == "tie" for r in readings]
     else:
         labels = [_option(label, options[item], path, row)
                   for row, item, label in zip(read.rows, ids, read.labels(extracted), strict=True)]
+        unread = read.records["unread"] if "unread" in read.records.columns else [None] * len(labels)
+        ties = [lab is None and why == "tie" for lab, why in zip(labels, unread, strict=True)]
     out = pd.DataFrame({"id": ids, "label": labels, "run": read.run_numbers(), "file": str(path),
                         "raw": read.records["raw"] if "raw" in read.records.columns else None,
-                        "read_by_audit": read_here})
+                        "read_by_audit": read_here, "tie": ties})  # a declared tie: no option, but an answer
     probs = read.records["option_probs"] if "option_probs" in read.records.columns else [None] * len(out)
     out["source"] = [_label_source(r, lab, p) for r, lab, p in zip(out["raw"], labels, probs, strict=True)]
     if not read_here:  # what the rules of `omniaudit judge` did not read: counted apart, or left out

@@ -149,17 +149,22 @@ def lock_measures(df: pd.DataFrame) -> list[Tested]:
     out = []
     for fmt in lock.strata:
         part = pair[pair["format"] == fmt]
-        wide = part.pivot_table(index=["trial", "run"], columns="order", values="label", aggfunc="first")
+        # a declared tie is half a pick of each slot (dropped, a judge answering A when the gold is in slot A and
+        # "tie" otherwise went unmeasured); an answer left unread is no pick: its trial is left out
+        said = part["label"].where(part["label"].notna(), np.where(part.get("tie", False), "tie", None))
+        wide = part.assign(said=said).pivot_table(index=["trial", "run"], columns="order", values="said",
+                                                  aggfunc="first")
         if not {"AB", "BA"} <= set(wide.columns):
             note = f"no {fmt} trial answered in both orders"
             out += [Tested(lock, fmt, None, note=note), Tested(slot_a, fmt, None, note=note)]
             continue
         wide = wide.dropna(subset=["AB", "BA"])
+        letters = ~(wide["AB"] == "tie") & ~(wide["BA"] == "tie")  # the lock compares the two options named
         same = (wide["AB"] == wide["BA"]).to_numpy(float)
         first = [np.select([wide[o] == "A", wide[o] == "B"], [1.0, 0.0], 0.5) for o in ("AB", "BA")]
         trials = wide.index.get_level_values("trial").astype(str).str.rsplit("/", n=1).str[0]
         every = np.ones(len(same), bool)
-        out += [Tested(lock, fmt, contrast(trials, [arm(same, every, HALF, HALF_VAR)])),
+        out += [Tested(lock, fmt, contrast(trials, [arm(same, letters.to_numpy(), HALF, HALF_VAR)])),
                 Tested(slot_a, fmt, contrast(trials, [arm((first[0] + first[1]) / 2, every, HALF, PAIR_VAR)]))]
     return out
 
@@ -205,9 +210,10 @@ def cue_measures(df: pd.DataFrame) -> list[Tested]:
         return no_label_audio if where == "no_label_audio" else (config == where) & np.isin(cond, conditions)
 
     values, p0, v0 = cue_values(df)
+    read = pd.notna(df["label"]).to_numpy()  # an unread answer is left out, never scored as the null
     out = []
     for protocol in spec.strata:
-        pairs = [(mask(s), mask(n)) for s, n in CUE_ARMS[protocol]]
+        pairs = [(mask(s) & read, mask(n) & read) for s, n in CUE_ARMS[protocol]]
         pairs = [(s, n) for s, n in pairs if s.any() and n.any()]
         if not pairs:
             out.append(Tested(spec, protocol, None, note=f"no {protocol} items with and without the label"))

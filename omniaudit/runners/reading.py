@@ -160,6 +160,9 @@ _LABEL_SAYS = (rf"(?i:(?:\b(?:the|a|this|its|that)\s+(?:{_SUPPLIED}\s+)?(?:label
                r"annotation|metadata|reference)\s*[,:]?\s*)[\"']?\s*)")
 _PER_LABEL = (rf"(?i:[\"']?\s*,?\s*\(?\s*(?:according\s+to|as\s+per|per|as\s+in|from)\s+the\s+(?:{_SUPPLIED}\s+)?"
               r"(?:label|annotation|reference)\)?)")
+# the label named as the answer's source before it ("Based on the provided label: happy.")
+_CITED = (rf"(?i:\b(?:based\s+on|going\s+by|following|as\s+per|per)\s+the\s+(?:{_SUPPLIED}\s+)?(?:label|"
+          r"annotation|reference(?:\s+label)?)\s*[:,]?\s*)[\"']?\s*")
 _AGREE = re.compile(r"(?i:\b(?:i\s+agree|agreed|(?:that'?s|that\s+is|it'?s|it\s+is|label\s+is)\s+(?:right|correct|"
                     r"accurate)|correct|confirm(?:ed)?|(?:it|that)\s+matches)\b)")
 _DISAGREE = re.compile(r"(?i:\bdisagree|\b(?:not|n't|never)\s+(?:\w+\s+)?(?:right|correct|accurate|agree|match)|"
@@ -241,10 +244,12 @@ def _read_label(text: str, options: list[str]) -> Reading:
     alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
     ref = rf"(?i:(?<!\w)({alternation})(?!\w))"
     coord = rf"(?i:(?<!\w)(?:{alternation})(?!\w))"
-    # the supplied label, only reported, is set aside ("the reference label is happy, but I hear sadness")
-    supplied = {m.group(1).lower() for p in (_LABEL_SAYS + ref, ref + _PER_LABEL) for m in re.finditer(p, text)}
-    text = re.sub(_LABEL_SAYS + ref, " the label ", text)
-    text = re.sub(ref + _PER_LABEL, " the label ", text)
+    # the supplied label, only reported, is set aside ("the reference label is happy, but I hear sadness"); given
+    # as the answer with the label for its source ("happy (as per the reference label)"), it is the answer
+    cited = {m.group(1).lower() for p in (ref + _PER_LABEL, _CITED + ref) for m in re.finditer(p, text)}
+    supplied = {m.group(1).lower() for m in re.finditer(_LABEL_SAYS + ref, text)} | cited
+    for pattern in (_CITED + ref, _LABEL_SAYS + ref, ref + _PER_LABEL):
+        text = re.sub(pattern, " the label ", text)
     # "sad: ..." leads only when it is not the first of per-label headers ("Happy: maybe. Surprised: maybe.")
     headers = {h.lower() for h in re.findall(rf"(?:^|\n|[.;,]\s+)\W*{ref}\s*:", text)}
     lead = r"[.)!;:]" if len(headers) < 2 else r"[.)!;]"
@@ -270,11 +275,13 @@ def _read_label(text: str, options: list[str]) -> Reading:
         named.add("another label")  # "Chinese (Cantonese)": a label that is not an option is named too
     taken_back = bool(mentions) and REVERSAL.search(text[mentions[-1].end(1):])
     yes_no = set(by_lower) == {"yes", "no"}  # "there is no barking" mentions "no" but answers nothing
+    if cited and named - cited:
+        return Reading(None, "conflict")  # "Going by the label: angry. Though the voice sounds calm."
     if len(named) == 1 and mentions and not UNSURE.search(text) and not taken_back and not yes_no:
         return Reading(by_lower[named.pop()])
     if not named and len(supplied) == 1:
-        if _AGREE.search(text) and not _DISAGREE.search(text):
-            return Reading(by_lower[supplied.pop()])  # "The label says angry. I agree."
+        if (_AGREE.search(text) or supplied == cited) and not _DISAGREE.search(text):
+            return Reading(by_lower[supplied.pop()])  # "The label says angry. I agree.", "sad, per the label"
         return Reading(None, "label")
     return no_choice(text, named, any(negated(text[:m.start(1)]) for m in mentions))
 
