@@ -275,8 +275,6 @@ def _read_label(text: str, options: list[str]) -> Reading:
         named.add("another label")  # "Chinese (Cantonese)": a label that is not an option is named too
     taken_back = bool(mentions) and REVERSAL.search(text[mentions[-1].end(1):])
     yes_no = set(by_lower) == {"yes", "no"}  # "there is no barking" mentions "no" but answers nothing
-    if cited and named - cited:
-        return Reading(None, "conflict")  # "Going by the label: angry. Though the voice sounds calm."
     if len(named) == 1 and mentions and not UNSURE.search(text) and not taken_back and not yes_no:
         return Reading(by_lower[named.pop()])
     if not named and len(supplied) == 1:

@@ -329,3 +329,12 @@ def test_comparisons_in_the_attributes_opposite_decide_between_two_options(reply
 ])
 def test_a_faults_scale_whose_ends_are_amounts(reply, want):
     assert read_answer(reply, AB).option == want
+
+
+@pytest.mark.parametrize(("reply", "want"), [
+    ("sad (as per the reference label)", "sad"), ("Based on the provided label: happy.", "happy"),
+    ("Per the label, sad.", "sad"), ("The label says happy.", None),  # reported, not answered
+    ("The reference label is happy, but I hear sadness.", "sad"),
+])
+def test_a_label_given_as_the_answer_with_its_source_is_read(reply, want):
+    assert read_answer(reply, ["neutral", "happy", "sad"]).option == want
