@@ -49,6 +49,12 @@ def _value(value, digits: int = 2) -> str:
     return "n/a" if value is None else f"{value:.{digits}f}"
 
 
+def flagged_where(v: dict) -> str:
+    """" in concat", " in concat and native": the strata a flagged measure is flagged in ('' for the whole set)."""
+    strata = [x for x in v.get("flagged_in") or [v.get("stratum")] if x not in (None, "all")]
+    return f" in {' and '.join(strata)}" if v["status"] == "flagged" and strata else ""
+
+
 def _cell(v: dict) -> str:
     """One verdict cell, showing the bound that decided it: FLAGGED, the value and its simultaneous interval against
     the null; clear, the value and its one-sided 95% bound(s) against the minimum effect around the null;
@@ -57,7 +63,7 @@ def _cell(v: dict) -> str:
     if v["status"] in ("not measured", "not answering"):
         return v["status"]
     lo, hi = v["ci"]
-    where = f" in {v['stratum']}" if v["status"] == "flagged" and v.get("stratum") not in (None, "all") else ""
+    where = flagged_where(v)
     null, delta, bound = v["null"], v.get("delta"), v.get("equivalence_bound") or [None, None]
     if v["status"] == "clear" and delta is not None and bound[1] is not None:
         mark = "clear, small" if v.get("significant") else "clear"  # small: real, shown below the minimum effect

@@ -10,6 +10,8 @@ import json
 import textwrap
 from pathlib import Path
 
+from omniaudit.evaluation.scorecard.card import flagged_where
+
 KEY = "omniaudit-verdicts"  # the PNG text chunk holding {model: {shortcut: status}}
 TINTS = {"flagged": "#f3a5a2", "clear": "#bfe3b8", "inconclusive": "#f8dc92", "not answering": "#d0d0d0",
          "not measured": "#ececec"}  # figures.COLOURS, lighter: the text stays readable
@@ -28,8 +30,7 @@ def cell_text(v: dict) -> str:
     head = {"flagged": "FLAGGED", "clear": "clear, small" if v.get("significant") else "clear"}.get(status, status)
     if status == "flagged" and v.get("direction"):
         head += f" ({v['direction']})"
-    if status == "flagged" and v.get("stratum") not in (None, "all"):
-        head += f" in {v['stratum']}"
+    head += flagged_where(v)
     lo, hi = v.get("ci") or [None, None]
     low, bound = v.get("equivalence_bound") or [None, None]
     if status == "clear" and bound is not None:

@@ -70,6 +70,7 @@ class Tested:
     contrast: Contrast | None
     counts: bool = True
     note: str | None = None
+    direction: str | None = None  # which way a one-sided measure leans, where it can ("audio" for dominance)
 
 
 def shown(audit: str, measure: str, est: dict | None, null: float, side: str, note: str | None = None) -> dict:
@@ -272,7 +273,8 @@ def dominance_measure(per_sample: dict[str, float], null: dict[str, float], floo
             "unchecked": "no stability floor (one run): unchecked"}.get(cast(str, floor), f"floor check: {floor}")
     if leading:
         note += f"; mostly {leading}"
-    return Tested(spec, "all", c, counts=floor == "cleared", note=note)
+    return Tested(spec, "all", c, counts=floor == "cleared", note=note,
+                  direction=leading.split(" (")[0] if leading else None)  # the cell names the modality
 
 
 # ------------------------------------------------------------------------------------------------------- verdicts
@@ -292,6 +294,8 @@ def _record(t: Tested, family: int, alpha: float) -> dict:
     out.update(value=c.value, null=c.null, n=c.n, clusters=c.clusters, se=c.se, se0=c.se0)
     if s.side == "outside":  # a two-sided measure says which way it moved ("shorter", "slot B")
         out["direction"] = s.directions[int(c.value > c.null)]
+    elif t.direction:
+        out["direction"] = t.direction
     if t.counts:
         out.update(decide(c, s.side, s.delta, family, alpha))
         out["flagged"] = out["verdict"] == "flagged"
@@ -345,6 +349,8 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
     head_fields: dict[str, Any] = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
     if not head:
         head_fields.update(ci=[None, None], audit=audits[0])
+    if flagged:  # every stratum the head's measure is flagged in ("in concat and native", not only the first)
+        head_fields["flagged_in"] = [e["stratum"] for e in flagged if e["key"] == head["key"]]
     return {"flagged": status == "flagged", "status": status, **head_fields, "threshold": head_fields["null"],
             "audits": statuses, "evidence": items, "rule": BY_NAME[shortcut].rule, **({"why": why} if why else {})}
 
