@@ -426,10 +426,11 @@ def read_answer(raw: object, options: list[str], question: str | None = None,
     answer, only to say ``reasoning-only`` when it alone names an option. A trace inside the reply
     (``<think>...</think>``) is split off the same way (:func:`~.reasoning.split_reasoning`)."""
     text = "" if raw is None or (isinstance(raw, float) and raw != raw) else str(raw)
-    text = _SPECIAL_TOKENS.sub(" ", text)  # a chat template's end tokens a server left in ("A<|im_end|>")
     if not options:
         return Reading(None, "none")
-    split = split_reasoning(text)
+    split = split_reasoning(text)  # before the template's tokens go: gpt-oss's channels are such tokens
+    # a chat template's end tokens a server left in ("A<|im_end|>")
+    split = split._replace(answer=_SPECIAL_TOKENS.sub(" ", split.answer))
     traces = [t for t in (split.reasoning, reasoning) if t and t.strip()]
     if split.cut or (traces and not split.answer.strip()):
         return Reading(None, "reasoning-only")  # deliberation only, cut off or never concluded

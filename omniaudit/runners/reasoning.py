@@ -1,7 +1,8 @@
 """A reasoning model's trace, apart from its answer.
 
 Reasoning models write their deliberation before the answer: ``<think>...</think>`` (Qwen3, DeepSeek-R1, QwQ),
-``<thinking>``, ``<reasoning>`` or ``<reflection>`` blocks, or Ollama's ``Thinking...`` / ``...done thinking.``;
+``<thinking>``, ``<reasoning>`` or ``<reflection>`` blocks, Ollama's ``Thinking...`` / ``...done thinking.``, or
+gpt-oss's harmony channels (``analysis`` the trace, ``final`` the answer);
 some chat templates open the block in the prompt, so the reply holds only its end (``... </think>\\nB``). The
 trace weighs options and often names the one it later drops ("The answer is A... wait"), so it is never read as the
 answer: :func:`split_reasoning` returns the visible answer and
@@ -20,6 +21,10 @@ _BLOCK = re.compile(rf"<({_TAGS})>(.*?)</\1\s*>", re.I | re.S)
 _OPEN = re.compile(rf"<({_TAGS})>", re.I)
 _CLOSE_ONLY = re.compile(rf"^(.*?)</({_TAGS})\s*>", re.I | re.S)  # the template opened the block in the prompt
 _OLLAMA = re.compile(r"^\s*Thinking\.\.\.\s*\n(.*?)(?:\n\s*\.\.\.done thinking\.?\s*(?:\n|$)|$)", re.S)
+# OpenAI's harmony format (gpt-oss) as a raw completion: the analysis channel is the trace, the final channel the
+# answer ("<|channel|>analysis<|message|>...<|end|><|start|>assistant<|channel|>final<|message|>B<|return|>")
+_HARMONY = re.compile(r"<\|channel\|>\s*(\w+)\s*(?:<\|constrain\|>\s*\w+\s*)?<\|message\|>(.*?)"
+                      r"(?=<\|(?:end|return|call|start|channel)\|>|$)", re.S)
 
 
 class Reasoned(NamedTuple):
@@ -31,8 +36,24 @@ class Reasoned(NamedTuple):
     cut: bool = False
 
 
+def _harmony(text: str) -> Reasoned | None:
+    """A harmony-format completion split by channel; None when ``text`` is not one. Without a final channel the
+    answer is unfinished (cut)."""
+    channels = [(m.group(1).lower(), m.group(2)) for m in _HARMONY.finditer(text)]
+    if not channels:
+        return None
+    trace = "\n".join(body.strip() for name, body in channels if name != "final") or None
+    final = [body for name, body in channels if name == "final"]
+    if not final:
+        return Reasoned("", trace, True)
+    return Reasoned(final[-1].strip(), trace)
+
+
 def split_reasoning(text: str) -> Reasoned:
     """The visible answer of ``text`` and its reasoning trace (see the module docstring)."""
+    harmony = _harmony(text)
+    if harmony is not None:
+        return harmony
     traces = []
     ollama = _OLLAMA.match(text)  # Ollama's "Thinking...\n...\n...done thinking."
     if ollama:

@@ -338,3 +338,15 @@ def test_a_faults_scale_whose_ends_are_amounts(reply, want):
 ])
 def test_a_label_given_as_the_answer_with_its_source_is_read(reply, want):
     assert read_answer(reply, ["neutral", "happy", "sad"]).option == want
+
+
+@pytest.mark.parametrize(("reply", "want", "reason"), [
+    ("<|channel|>analysis<|message|>A hums; B clean.<|end|><|start|>assistant<|channel|>final<|message|>B<|return|>",
+     "B", None),
+    # the analysis names another option than the final: the final is the answer
+    ("<|channel|>analysis<|message|>B is better.<|end|><|start|>assistant<|channel|>final<|message|>A<|return|>",
+     "A", None),
+    ("<|channel|>analysis<|message|>A hums, so B. Hmm, let me", None, "reasoning-only"),  # no final channel: cut
+])
+def test_gpt_oss_harmony_channels_split_the_trace_from_the_answer(reply, want, reason):
+    assert read_answer(reply, AB) == (want, reason)
