@@ -141,8 +141,8 @@ def _corpus_commands(groups: common.Groups) -> None:
     p.add_argument("--conflict-placement", default="before", choices=["before", "after", "system", "rubric"],
                    help="where the reference goes in the cue-conflict grid (before)")
     p.add_argument("--sentences", type=integer(1, 12), default=2,  # 12: speech.MAX_SENTENCES (kept import-free)
-                   help="embedded set: sentences per cell, 1-12 (default 2; the scorecard's default has 4, 12 "
-                        "gives three times its clips, for the power to clear a small effect per protocol)")
+                   help="embedded set: sentences per cell, 1-12 (default 2; the scorecard's default has 10; the "
+                        "speech set holds 12, so a larger protocols set needs your own clips: --clips or --corpus)")
     p.add_argument("--corpus", nargs=2, action="append", metavar=("NAME", "DIR"),
                    help="read clips from a corpus folder in its own layout instead of --clips: ravdess (emotion), "
                         "fleurs (language), bvcc (naturalness), voxceleb1 (speaker); repeat for several corpora "
