@@ -49,7 +49,7 @@ _FR = {"le", "la", "les", "est", "sont", "et", "je", "ne", "pas", "un", "une", "
        "réponse", "meilleur", "meilleure", "mieux", "premier", "première", "deuxième", "seconde", "deux", "ou",
        "mais", "oui", "non", "avec", "pour", "dans", "il", "elle", "on", "son", "vidéo", "entend", "j'entends",
        "retard", "avance", "secondes", "aucun", "aucune", "vrai", "faux", "n'est", "d'accord", "moins", "bruit",
-       "fond", "dit", "de"}
+       "fond", "dit", "de", "en", "fait", "colère", "finalement", "plutôt", "vraiment", "attends", "peut-être"}
 _ES_ONLY = re.compile(r"[ñ¿¡]|[íó](?!\w*[ãõç])", re.I)  # é is French as well, á and ú Portuguese
 _DE_ONLY = re.compile(r"[äöüß]", re.I)
 _FR_ONLY = re.compile(r"[êûîôœë]", re.I)  # è, à, ù are Italian as well, ç Portuguese

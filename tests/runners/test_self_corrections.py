@@ -38,3 +38,20 @@ def test_a_correction_in_a_glossed_language_reads_the_corrected_answer(raw):
 ])
 def test_a_comparative_that_doubles_as_a_correction_word_stays_a_comparative(raw, want):
     assert read_answer(raw, ["A", "B"]).option == want
+
+
+@pytest.mark.parametrize(("raw", "options", "want"), [
+    ("Triste. Non, en fait, en colère.", "emotions", "angry"), ("Triste. Non, en colère.", "emotions", "angry"),
+    ("Triste. No, arrabbiato.", "emotions", "angry"), ("Traurig. Nein, wütend.", "emotions", "angry"),
+    ("Грустный. Нет, злой.", "emotions", "angry"), ("A. Non, B.", "slots", "B"), ("A. Não, B.", "slots", "B"),
+    ("A。不，B。", "slots", "B"),
+])
+def test_sad_no_angry_in_every_glossed_language_is_never_sad(raw, options, want):
+    opts = ["neutral", "happy", "sad", "angry"] if options == "emotions" else ["A", "B"]
+    assert read_answer(raw, opts).option in (want, None)
+
+
+def test_a_turn_the_gloss_did_not_understand_leaves_the_reply_unread():
+    """A reply whose language is told wrong keeps its turn word untranslated: nothing after it is read as the answer
+    and the first answer is not either."""
+    assert read_answer("Triste. Non, finalement en colère.", ["neutral", "sad", "angry"]).reason == "reversed"
