@@ -378,8 +378,8 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     lang, text = _english(language_codes(prepare(raw).strip(), options))
     if lang not in CHOICE_GLOSSES and lang != "en":
         return Reading(None, "language")
-    if _FOREIGN_TURN.search(text):  # a turn the gloss did not translate (the language told wrong): never read past
-        return Reading(None, "reversed")
+    if _FOREIGN_TURN.search(raw) and not REVERSAL.search(text):  # a turn the gloss did not make English (the
+        return Reading(None, "reversed")                           # language told wrong): never read across it
     yes_no_scores = re.search(r"(?i:\byes\s*[:=]\s*\d)", text) and re.search(r"(?i:\bno\s*[:=]\s*\d)", text)
     if sorted(o.lower() for o in options) == ["no", "yes"] and not yes_no_scores:  # "yes: 0.92, no: 0.08": scores
         said = read_yes_no(_MARKUP.sub("", prepare(raw)).strip(), text, lang)
@@ -416,11 +416,11 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     return _combined(judgement, _read_label(judgement.rest, options))
 
 
-# words that take an answer back in the glossed languages; still there after the gloss, the reply's language was
-# told wrong ("Triste. Non, en fait, en colère." read as Spanish), so nothing after them was understood
+# words that take an answer back in the glossed languages; with no English turn in the gloss, the reply's language
+# was told wrong ("Triste. Non, en fait, en colère." read as Spanish) and nothing after them was understood
 _FOREIGN_TURN = re.compile(r"(?i:\b(?:en\s+fait|en\s+realidad|na\s+verdade|in\s+realt[àa]|eigentlich|tats[äa]chlich|"
                            r"finalement|al\s+final|alla\s+fine|no,\s+espera|non,\s+attends|nein,\s+warte)\b|"
-                           r"на\s+самом\s+деле|вообще-то|实际上|其实|不对|実は|やっぱり|사실은)")
+                           r"на\s+самом\s+деле|вообще-то|实际上|其实|不对|等等|実は|やっぱり|違います|사실은|잠깐)")
 _SPECIAL_TOKENS = re.compile(r"<\|[\w.-]{1,40}\|>|</?s>|<eos>|<(?:start|end)_of_turn>|\[/?INST\]")
 _SCORED_SLOT = rf"(?:(?i:{SLOT})\s*)?\(?(\b[AB]\b|(?<![\w.,/])[12](?=\s*(?:[:=)|]|→|->)))\)?"
 

@@ -55,3 +55,30 @@ def test_a_turn_the_gloss_did_not_understand_leaves_the_reply_unread():
     """A reply whose language is told wrong keeps its turn word untranslated: nothing after it is read as the answer
     and the first answer is not either."""
     assert read_answer("Triste. Non, finalement en colère.", ["neutral", "sad", "angry"]).reason == "reversed"
+
+
+TURNS = {  # per glossed language: the first answer (sad), the corrected one (angry), the ways a reply turns
+    "es": ("Triste", "enojado", ["No, en realidad, {}.", "Perdón, quise decir {}.", "Mejor dicho, {}.", "Espera, {}.",
+                                 "No, {}.", "Corrijo: {}."]),
+    "fr": ("Triste", "en colère", ["Non, en fait, {}.", "Pardon, je voulais dire {}.", "Attends, {}.", "Non, {}.",
+                                   "Je corrige : {}.", "Ou plutôt {}."]),
+    "de": ("Traurig", "wütend", ["Nein, eigentlich {}.", "Ich meinte {}.", "Warte, {}.", "Nein, {}.",
+                                 "Korrektur: {}.", "Besser gesagt {}."]),
+    "it": ("Triste", "arrabbiato", ["No, in realtà {}.", "Intendevo {}.", "Aspetta, {}.", "No, {}.", "Anzi, {}.",
+                                    "Correggo: {}."]),
+    "pt": ("Triste", "com raiva", ["Não, na verdade, {}.", "Quis dizer {}.", "Espera, {}.", "Não, {}.", "Aliás, {}.",
+                                   "Corrijo: {}."]),
+    "ru": ("Грустный", "Злой", ["Нет, на самом деле {}.", "Я имел в виду {}.", "Подождите, {}.", "Нет, {}.",
+                                "Точнее, {}.", "Поправка: {}."]),
+    "zh": ("悲伤", "生气", ["不对，是{}。", "其实是{}。", "我是说{}。", "更正：{}。", "等等，{}。", "不，{}。"]),
+    "ja": ("悲しい", "怒り", ["いや、{}です。", "実は{}です。", "訂正：{}。", "やっぱり{}です。",
+                             "違います、{}です。"]),
+    "ko": ("슬픔", "분노", ["아니, {}입니다.", "사실은 {}입니다.", "정정: {}.", "잠깐, {}입니다.",
+                          "아니요, {}입니다."]),
+}
+
+
+@pytest.mark.parametrize(("first", "turn", "then"), [(first, turn, then) for first, then, turns in TURNS.values()
+                                                     for turn in turns])
+def test_a_turn_in_any_glossed_language_is_never_read_as_the_first_answer(first, turn, then):
+    assert read_answer(f"{first}. " + turn.format(then), ["neutral", "happy", "sad", "angry"]).option != "sad"
