@@ -86,6 +86,12 @@ def _statement(sentence: str) -> str | None:
     return None if trailing and said and trailing.group(1).lower() != said else said
 
 
+def _after_first_sentence(text: str) -> str:
+    text = text.lstrip()
+    first = _SENTENCE.match(text)
+    return text[first.end():] if first else ""
+
+
 def _corrected(rest: str) -> Reading:
     """The answer word that opens the clause after the last reversal ("No... well, actually yes, there is music."),
     when nothing after it turns again; else ``reversed``."""
@@ -114,10 +120,13 @@ def read_yes_no(text: str, english: str, lang: str) -> Reading | None:
         return Reading(None, "hedged")
     if REVERSAL.search(rest):
         return _corrected(rest)
+    if REVERSAL.search(_after_first_sentence(english)):
+        return Reading(None, "reversed")  # "Ja. Warte, nein.": a turn the gloss makes English
     if _PREAMBLE.search(rest[:40]):
         return None  # "Absolutely, let me listen again": politeness, not the answer
     other = [(_opener(s)[0] or (_statement(s) if lang == "en" else None)) for s in _SENTENCE.findall(rest)]
-    both = re.match(r"(?i:\W*(?:and|or|but|&|/)?\s*(?:also\s+|then\s+again\s+)?(?:yes|no)\b"
+    other_word = "no" if said == "yes" else "yes"  # "No. No dog." says no twice; "Yes and no" both
+    both = re.match(r"(?i:\W*(?:and|or|but|&|/)?\s*(?:also\s+|then\s+again\s+)?" + other_word + r"\b"
                     r"(?!\s+(?:doubt|question)))", rest)
     if both or any(o and o != said for o in other):
         return Reading(None, "conflict")  # "Yes and no", "No. Yes, there is."

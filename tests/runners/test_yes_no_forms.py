@@ -17,3 +17,15 @@ YES_NO = ["yes", "no"]
 ])
 def test_yes_no_scores_booleans_and_corrections(raw, want):
     assert read_answer(raw, YES_NO).option == want
+
+
+@pytest.mark.parametrize("raw", ["Ja. Warte, nein.", "Sì. Intendevo no.", "Oui. Ou plutôt non.", "Да. Точнее, нет.",
+                                 "是的. 等等，没有。", "はい. 実はいいえです。", "네. 잠깐, 아니요입니다.",
+                                 "Sim. Aliás, não."])
+def test_a_yes_taken_back_in_a_glossed_language_is_never_yes(raw):
+    assert read_answer(raw, YES_NO).option != "yes"
+
+
+def test_the_same_answer_twice_is_that_answer():
+    assert read_answer("No. No dog.", YES_NO).option == "no"
+    assert read_answer("Yes and no.", YES_NO).reason == "conflict"
