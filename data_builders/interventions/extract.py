@@ -52,6 +52,13 @@ How phrasings are read (each rule is covered by the labelled set in ``.extract_l
   joke retracted ("just kidding, ...") or a "final answer:" reads the claim that follows;
 - possibilities offered as alternatives claim neither (sync and consistency): "it might match, or it might be from
   another clip", "maybe early, maybe late", "either delayed or early";
+- a description of what is seen and heard is no verdict (consistency: nothing read; sync: nothing read): "I see a
+  red ball hit the floor, and I hear glass shattering", "the ball bounces twice and I hear two thuds", unless it says
+  so ("..., which matches", "they don't match", "the sound suits the scene") or names each sound heard as the sound
+  of what is seen ("I see a ball bounce and I hear a bounce", "a man speaks and I hear his voice": a match); a
+  verdict word as an attribute ("players in matching jerseys", "a natural landscape") is no verdict. On the
+  existence question a sound described is an answer ("I hear a dog barking": a sound), but someone speaking in a
+  picture description is seen ("the video shows a man talking": visual only), as a sound event there is;
 - silence is also "the soundtrack is blank / empty" and "Nothing." as the answer to what is heard;
 - a structured answer is read field by field: a JSON object (``{"synchronized": false, "direction": "delayed",
   "offset_seconds": 1.2}``; keys such as synced / in_sync / direction / offset / offset_ms / audio_state /

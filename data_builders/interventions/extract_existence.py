@@ -14,7 +14,8 @@ from omniaudit.data_builders.interventions.extract_phrases import (
     negated_claims,
 )
 
-SOUND_GENERIC = (r"hear|hears|heard|hearing|audible|sounds?|noises?|audio|music|musical|melody|melodies|songs?|"
+SOUND_GENERIC = (r"hear|hears|heard|hearing|audible|audibly|sounds?|noises?|audio|music|musical|melody|melodies|"
+                 r"songs?|"
                  r"voices?|vocals?|speech|speaking|spoken|speaks?|talking|talks?|narrat\w*|dialogues?|tones?|"
                  r"hum|hums|humming|buzz\w*|beep\w*|ringing|rings|chimes?|soundtrack|ambien\w*")
 SOUND_EVENT = (r"thuds?|bangs?|banging|crash\w*|clang\w*|clank\w*|knock\w*|bounc\w*|shatter\w*|footsteps?|"
@@ -29,6 +30,9 @@ SOUND_EVENT = (r"thuds?|bangs?|banging|crash\w*|clang\w*|clank\w*|knock\w*|bounc
                r"skid\w*|screech\w*|grunt\w*|moan\w*|groan\w*|snor\w*|chant\w*|hymn\w*|bird ?song|birds")
 _GENERIC = re.compile(rf"\b(?:{SOUND_GENERIC})\b")
 _EVENT = re.compile(rf"\b(?:{SOUND_EVENT})\b")
+# someone speaking can be seen as well as heard: in a picture description ("the video shows a man talking", "I see a
+# woman speaking") it is, like a sound event, no sound described; "I hear a man talking" and "his voice" still are
+_SPEAKING = re.compile(r"\b(?:speaking|speaks?|talking|talks?)\b")
 # the answer frames itself as a picture description: a sound-making action ("a dog barking") is then seen, not heard
 _VISUAL_FRAME = re.compile(r"\b(?:(?:the |this )?(?:video|clip|footage|scene|image|frame|visual)s? (?:shows?|depicts?|"
                            r"features?)|i (?:can )?see|we (?:can )?see|you (?:can )?see|can be seen|(?:is|are) seen|"
@@ -88,8 +92,11 @@ _HYPOTHETICAL = re.compile(
 
 
 def _sound_described(text: str) -> bool:
-    """The text describes a sound: a hearing/audio word, or a sound event outside a picture description."""
-    return bool(_GENERIC.search(text) or (_EVENT.search(text) and not _VISUAL_FRAME.search(text)))
+    """The text describes a sound: a hearing/audio word, or a sound event (someone speaking) outside a picture
+    description."""
+    if _VISUAL_FRAME.search(text):
+        return bool(_GENERIC.search(_SPEAKING.sub(" ", text)))
+    return bool(_GENERIC.search(text) or _EVENT.search(text))
 
 
 def silence_claim(text: str) -> bool | None:

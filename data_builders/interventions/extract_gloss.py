@@ -150,6 +150,7 @@ _ZH_LEXICON = [
     ("看起来", "seems"), ("是的", "yes"), ("不是", "not"), ("是", "is"), ("不", "not"), ("有", "there is"),
     ("和", "and"), ("与", "and"), ("比", "than"), ("我", "i"), ("你", "you"), ("很", ""), ("的", ""), ("了", ""),
     ("就", ""), ("出现", "appears"), ("显示", "shows"), ("球", "ball"), ("落地", "lands"), ("狗", "dog"),
+    ("看到", "see"), ("看见", "see"),
 ]
 # German: "nicht" comes after the verb ("passt nicht zu", "stimmt nicht überein"), so the negated verb phrases are
 # glossed whole; a dative article ("dem Bild", "den Bildern") is never the subject: "to the" keeps the picture out

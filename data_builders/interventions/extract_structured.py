@@ -252,7 +252,7 @@ def _structured(dimension: str, response: str) -> dict | None:
     if unread(fields) or not rest.strip() or is_noise(rest):
         return fields
     prose = final_reading({"sync": read_sync, "existence": read_existence,
-                            "consistency": lambda t: read_consistency(t, default_match=False)}[dimension], rest)
+                            "consistency": lambda t: read_consistency(t, attributed_match=False)}[dimension], rest)
     return dict(_UNREAD_FIELDS[dimension]) if _contradicts(dimension, prose, fields) else fields
 
 
