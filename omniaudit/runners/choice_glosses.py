@@ -315,6 +315,10 @@ _DE_VERB_LAST = re.compile(r"(?i:\bich\s+w[uü]rde\s+(?:mich\s+f[uü]r\s+|mich\s
 
 _OPT = r"((?<![A-Za-z])[AB](?![A-Za-z])|(?<!\d)[12](?!\d))"
 _ZH_NOISE = r"(?:的)?(?:背景)?(?:噪音|杂音|噪声|底噪|嘈杂声)"
+_KO_NOT_AFTER = r"(?![가-힣]{0,4}\s*(?:지\s*않|지\s*못|다고\s*(?:할|볼)\s*수\s*없))"  # "낫지 않습니다": not better
+# Japanese: a statement denied at its end ("Aの方が良いとは言えません": one cannot say A is better) denies it whole
+_JA_DENIED = re.compile(r"^(.*?)(?:とは言えません|とは言えない|とは思いません|とは思わない|わけではありません|"
+                        r"わけではない)")
 _KO_NOISE = r"(?:배경\s*)?(?:잡음|소음|노이즈)(?:이|가)?"
 _COMPARED = {
     "zh": [(re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*" + _ZH_NOISE + r"(?:更|还|要)?(?:大|多|明显|重|响)"),
@@ -326,12 +330,13 @@ _COMPARED = {
            (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?自然"), "is more natural than"),
            (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:好|佳|优)"), "is better than")],
     "ko": [(re.compile(_OPT + r"\s*(?:가|이|는|은|의)?\s*" + _OPT + r"\s*보다\s*" + _KO_NOISE
-                       + r"\s*(?:더|훨씬)?\s*(?:많|크|심)"), "is noisier than"),
-           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*깨끗"),
+                       + r"\s*(?:더|훨씬)?\s*(?:많|크|심)" + _KO_NOT_AFTER), "is noisier than"),
+           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*깨끗" + _KO_NOT_AFTER),
             "is cleaner than"),
-           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*자연스"),
+           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*자연스" + _KO_NOT_AFTER),
             "is more natural than"),
-           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*(?:좋|낫)"),
+           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*(?:좋|낫)"
+                       + _KO_NOT_AFTER),
             "is better than")],
 }
 
@@ -347,6 +352,8 @@ def particles_dropped(text: str, lang: str) -> str:
     if lang in _COMPARED:  # "A比B噪音更大", "B가 A보다 잡음이 많아요": the comparison in English order
         for pattern, english in _COMPARED[lang]:
             text = pattern.sub(lambda m, e=english: f" {m.group(1)} {e} {m.group(2)} ", text)
+    if lang == "ja":
+        text = _JA_DENIED.sub(r"it is not the case that \1", text)
     negation = {"ja": _JA_NOT, "ko": _KO_NOT}.get(lang)
     return negation.sub(r"not \1 ", text) if negation else text
 

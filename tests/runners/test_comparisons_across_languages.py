@@ -48,3 +48,10 @@ def test_a_revision_after_an_answer_is_never_the_first_answer():
     emotions = ["neutral", "happy", "sad"]
     assert read_answer("sad. Let me revise: happy.", emotions).option != "sad"
     assert read_answer("A. I'll have to revise that.", ["A", "B"]).reason == "reversed"
+
+
+@pytest.mark.parametrize("raw", ["A는 B보다 낫지 않습니다.", "A가 B보다 잡음이 많지 않아요.",
+                                 "Aの方が良いとは言えません。", "A is not better than B.", "A ist nicht besser als B.",
+                                 "A并不比B好。"])
+def test_a_denied_comparison_is_never_read_as_the_comparison(raw):
+    assert read_answer(raw, ["A", "B"], QUESTIONS["clean"]).option != "A"
