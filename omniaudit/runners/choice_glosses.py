@@ -4,16 +4,14 @@
 Italian, Russian, Japanese or Korean is glossed phrase by phrase into the English the reader's rules read ("Respuesta:
 B" is "answer: B", "Я выбираю второй" is "I choose the second", "Bを選びます" is "B is my choice"); words a lexicon
 does not know stay as they are and trigger no rule. Japanese and Korean put the object before the verb and mark it
-with a particle ("Bが良い", "B가 더 낫습니다"): :func:`particles_dropped` takes the particle off an option, and the
-lexicons gloss the verb phrase that follows into an English predicate ("is better", "is my choice"), which the
+with a particle ("Bが良い", "B가 더 낫습니다"): :func:`~.word_order.in_gloss_order` takes the particle off an option,
+and the lexicons gloss the verb phrase that follows into an English predicate ("is better", "is my choice"), which the
 reader's rules read after an option. A negation after an option ("Bではない", "B가 아닙니다") is moved before it.
 
 :data:`ALIASES`: per label (lower case), the other words that name it, in these languages.
 """
 
 from __future__ import annotations
-
-import re
 
 from omniaudit.answer_language import Gloss
 from omniaudit.runners.certainty_glosses import CERTAINTY, LATIN
@@ -71,6 +69,8 @@ _ZH_CHOICE = Gloss(CORRECTIONS["zh"] + CERTAINTY["zh"] + [
     ("无法判断", "I cannot tell"), ("不确定", "I am not sure"), ("不知道", "I don't know"),
     ("说不准", "I cannot tell"), ("参考标签是", "the reference label is "), ("标签是", "the label is "),
     ("根据标签", "according to the label "), ("我听到的是", "I hear "), ("我听到", "I hear "), ("但", "but "),
+    ("不觉得", "do not think "), ("不认为", "do not think "), ("觉得", "think "), ("认为", "think "),
+    ("没有", "not "),
     ("我", "I"), ("是", "is"), ("的", ""), ("了", ""), ("很", ""), ("吧", ""),
 ], cjk=True)
 # German and French: the choice words, ordinals and negations the English rules read
@@ -78,7 +78,7 @@ _DE_CHOICE = Gloss(CORRECTIONS["de"] + CERTAINTY["de"] + [
     (r"(?:die|meine) (?:endg[uü]ltige |richtige )?antwort (?:ist|lautet)", "the answer is"), (r"antwort", "answer"),
     (r"meine wahl (?:ist|f[aä]llt auf)", "my choice is"), (r"wahl", "choice"),
     (r"ich (?:w[aä]hle|nehme|entscheide mich f[uü]r|stimme f[uü]r)", "I choose"), (r"ich w[uü]rde sagen", "I'd say"),
-    (r"ich bevorzuge", "I prefer"),
+    (r"ich bevorzuge", "I prefer"), (r"(?:ich )?w[uü]rde nicht sagen,? dass", "I would not say that"),
     (r"wenn ich (?:w[aä]hlen|mich entscheiden) m[uü]sste", "if forced"),
     (r"(?:ist|klingt|wirkt|scheint) (?:deutlich |viel |etwas |klar )?besser", "is better"),
     (r"(?:trifft es|passt|entspricht (?:dem|der) \w+) (?:deutlich |viel |etwas |klar )?besser", "is better"),
@@ -97,6 +97,7 @@ _DE_CHOICE = Gloss(CORRECTIONS["de"] + CERTAINTY["de"] + [
     (r"sauberer", "cleaner"), (r"klarer", "clearer"), (r"deutlich|viel", "much"),
     (r"(?:das|die) (?:referenz)?(?:label|etikett)", "the label"), (r"ich h[oö]re", "I hear"), (r"ist", "is"),
     (r"es", "it"), (r"ich", "I"), (r"der|die|das|den|dem", "the"), (r"also|daher|somit", "so"), (r"als", "than"),
+    (r"er", "he"), (r"sie", "she"),
     (r"wirkt", "sounds"), (r"eindeutig", "clearly"), (r"(?:viel )?weniger rauschen", "less noise"),
 ])
 _FR_CHOICE = Gloss(CORRECTIONS["fr"] + CERTAINTY["fr"] + [
@@ -303,61 +304,6 @@ _KO_CHOICE = Gloss(CORRECTIONS["ko"] + CERTAINTY["ko"] + [
     ("언어는", "the language is "), ("감정은", "the emotion is "), ("입니다", ""), ("이에요", ""), ("예요", ""),
     ("이다", ""), ("이", " "), ("가", " "), ("는", " "), ("은", " "), ("를", " "), ("을", " "),
 ], cjk=True)
-_AFTER_OPTION = r"((?<![A-Za-z])[A-Za-z](?![A-Za-z])\)?|(?<!\d)[12](?!\d)\)?)"
-_JA_NOT = re.compile(_AFTER_OPTION + r"\s*(?:で|じゃ)(?:は)?(?:ない|ありません|なく)")
-_KO_NOT = re.compile(_AFTER_OPTION + r"\s*(?:가|이|는|은)?\s*(?:아닙니다|아니다|아니에요|아니요|아님)")
-
-
-_DE_VERB_LAST = re.compile(r"(?i:\bich\s+w[uü]rde\s+(?:mich\s+f[uü]r\s+|mich\s+eher\s+f[uü]r\s+|eher\s+)?)"
-                           r"([^.,;:!?\n]{1,60}?)\s+(?i:w[aä]hlen|nehmen|ausw[aä]hlen|bevorzugen|entscheiden|vorziehen)"
-                           r"\b")
-
-
-_OPT = r"((?<![A-Za-z])[AB](?![A-Za-z])|(?<!\d)[12](?!\d))"
-_ZH_NOISE = r"(?:的)?(?:背景)?(?:噪音|杂音|噪声|底噪|嘈杂声)"
-_KO_NOT_AFTER = r"(?![가-힣]{0,4}\s*(?:지\s*않|지\s*못|다고\s*(?:할|볼)\s*수\s*없))"  # "낫지 않습니다": not better
-# Japanese: a statement denied at its end ("Aの方が良いとは言えません": one cannot say A is better) denies it whole
-_JA_DENIED = re.compile(r"^(.*?)(?:とは言えません|とは言えない|とは思いません|とは思わない|わけではありません|"
-                        r"わけではない)")
-_KO_NOISE = r"(?:배경\s*)?(?:잡음|소음|노이즈)(?:이|가)?"
-_COMPARED = {
-    "zh": [(re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*" + _ZH_NOISE + r"(?:更|还|要)?(?:大|多|明显|重|响)"),
-            "is noisier than"),
-           (re.compile(_OPT + _ZH_NOISE + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:大|多|明显|重|响)"),
-            "is noisier than"),
-           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:吵|嘈杂)"), "is noisier than"),
-           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:干净|纯净)"), "is cleaner than"),
-           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?自然"), "is more natural than"),
-           (re.compile(_OPT + r"\s*比\s*" + _OPT + r"\s*(?:更|还|要)?(?:好|佳|优)"), "is better than")],
-    "ko": [(re.compile(_OPT + r"\s*(?:가|이|는|은|의)?\s*" + _OPT + r"\s*보다\s*" + _KO_NOISE
-                       + r"\s*(?:더|훨씬)?\s*(?:많|크|심)" + _KO_NOT_AFTER), "is noisier than"),
-           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*깨끗" + _KO_NOT_AFTER),
-            "is cleaner than"),
-           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*자연스" + _KO_NOT_AFTER),
-            "is more natural than"),
-           (re.compile(_OPT + r"\s*(?:가|이|는|은)?\s*" + _OPT + r"\s*보다\s*(?:더|훨씬)?\s*(?:좋|낫)"
-                       + _KO_NOT_AFTER),
-            "is better than")],
-}
-
-
-def particles_dropped(text: str, lang: str) -> str:
-    """A Japanese or Korean negation after an option moved before it ("Aではありません" -> "not A"); a German
-    choice whose verb comes last ("Ich würde die zweite wählen") put in the order the gloss reads ("ich wähle die
-    zweite")."""
-    if lang == "de":
-        return _DE_VERB_LAST.sub(r"ich wähle \1", text)
-    if lang == "ru":  # "B шумнее, чем A": the comparison's comma
-        return re.sub(r",\s*(?=чем\b)", " ", text)
-    if lang in _COMPARED:  # "A比B噪音更大", "B가 A보다 잡음이 많아요": the comparison in English order
-        for pattern, english in _COMPARED[lang]:
-            text = pattern.sub(lambda m, e=english: f" {m.group(1)} {e} {m.group(2)} ", text)
-    if lang == "ja":
-        text = _JA_DENIED.sub(r"it is not the case that \1", text)
-    negation = {"ja": _JA_NOT, "ko": _KO_NOT}.get(lang)
-    return negation.sub(r"not \1 ", text) if negation else text
-
-
 # a reply too short to tell its language ("Eindeutig A.", "A, anzi B."): every Latin-script language's words of
 # certainty and correction at once, longest first (none of them is an English word)
 LATIN_GLOSS = Gloss(sorted((e for lang in LATIN for e in CORRECTIONS[lang] + CERTAINTY[lang]),

@@ -31,7 +31,7 @@ CONCLUDE = (r"(?i:\b(?:so|thus|therefore|hence|overall|ultimately|finally|in\s+c
 END = r"(?=[^\w\n]*(?:\n|$)|\s*[.!;,)\]])"  # the option ends its clause
 
 
-NEGATED = re.compile(r"(?i:(?:\bnot|n't|\bnever|\bno|\bwithout)\s+(?:\w+\s+)?)$")
+NEGATED = re.compile(r"(?i:(?:\bnot(?!\s+(?:only|just|merely)\b)|n't|\bnever|\bno|\bwithout)\s+(?:\w+\s+)?)$")
 
 
 SENTENCE = re.compile(r"[^.!?;\n]+[.!?;]*")
@@ -143,7 +143,11 @@ MAYBE = re.compile(r"(?i:\b(?:maybe|perhaps|possibly|(?:could|might|may)\s+(?:we
 
 
 NEGATED_MORE = re.compile(r"(?i:\b(?:anything\s+but|far\s+from|rather\s+than|instead\s+of|other\s+than|hardly|"
-                           r"barely)\s+(?:\w+\s+)?|\b(?:rejected|dispreferred|loser|worse|worst|not\s+preferred|"
+                           r"barely)\s+(?:\w+\s+)?|"
+                           r"\bnot\s+the\s+case\s+that\s+(?:\w+\s+){0,3}|"
+                           # a judgement denied: "I would not call it sad", "I don't think it's angry"
+                           r"(?:\bnot|n't)\s+(?:call|say|describe|consider|think|classify|label|characteri[sz]e|find)\b"
+                           r"(?:\s+(?:that|it|this|him|her|the\s+\w+|he|she|is|it's|as|was|would\s+be))*\s+|\b(?:rejected|dispreferred|loser|worse|worst|not\s+preferred|"
                            r"eliminated)\s*[:=\-]\s*(?:\w+\s*)?)$")
 
 

@@ -49,7 +49,7 @@ from __future__ import annotations
 import re
 
 from omniaudit.answer_language import language, prepare, unreadable
-from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, LATIN_GLOSS, particles_dropped
+from omniaudit.runners.choice_glosses import CHOICE_GLOSSES, LATIN_GLOSS
 from omniaudit.runners.commitment import (
     ASKED_NO,
     CONCLUDE,
@@ -76,6 +76,7 @@ from omniaudit.runners.label_forms import canonical_labels, language_codes, othe
 from omniaudit.runners.reasoning import split_reasoning
 from omniaudit.runners.scored_options import Judgement, json_scores, judged, loads_lenient, per_option
 from omniaudit.runners.slot_references import slot_references
+from omniaudit.runners.word_order import denied_at_clause_end, in_gloss_order
 from omniaudit.runners.yes_no import read_yes_no
 
 _MARKUP = re.compile(r"[*`#]|(?<!\w)_+|_+(?!\w)")  # emphasis marks; underscores inside words ("audio_described") stay
@@ -348,7 +349,7 @@ def _english(raw: str) -> tuple[str, str]:
     if lang in ("fr", "it"):
         # "l'extrait" -> "l' extrait"
         text = re.sub(r"(?i:\b([cdjlmnst]|qu|dell|all|nell|sull|un)'(?=\w))", r"\1' ", text)
-    text = particles_dropped(text, lang)
+    text = in_gloss_order(text, lang)
     if lang == "en":  # too short to tell: "Eindeutig A.", "Sicuramente la B.", "A, anzi B."
         return lang, LATIN_GLOSS(text)
     return lang, CHOICE_GLOSSES[lang](text) if lang in CHOICE_GLOSSES else text
@@ -413,7 +414,10 @@ def _read_text(raw: str, options: list[str], question: str | None = None) -> Rea
     text = canonical_labels(_COURTESY.sub(" ", text), options)
     alternation = "|".join(re.escape(o) for o in sorted(options, key=len, reverse=True))
     judgement = judged(text, options, rf"(?i:(?<!\w)({alternation})(?!\w))", question_of(question))
-    return _combined(judgement, _read_label(judgement.rest, options))
+    reading = _combined(judgement, _read_label(judgement.rest, options))
+    if reading.option is not None and denied_at_clause_end(prepare(raw), lang):
+        return Reading(None, "negated")  # "怒っていません": not angry
+    return reading
 
 
 # words that take an answer back in the glossed languages; with no English turn in the gloss, the reply's language

@@ -138,7 +138,7 @@ def test_the_languages_are_told_apart_by_script_and_words():
     ("Could be sad.", EMOTIONS, Reading(None, "hedged")),
     ("It could be happy or surprised.", EMOTIONS, Reading(None, "conflict")),
     ("could be", ["A", "B", "C", "D"], Reading(None, "hedged")),  # "be" is not the stem of the label "B"
-    ("It's not the case that there is no barking.", ["yes", "no"], Reading(None, "none")),
+    ("It's not the case that there is no barking.", ["yes", "no"], Reading(None, "negated")),  # two negations
     ("No, there is no barking.", ["yes", "no"], Reading("no")),
     ("Choice: (b)", AB, Reading("B")),
     ("answer: b", AB, Reading("B")),

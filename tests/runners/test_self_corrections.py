@@ -82,3 +82,21 @@ TURNS = {  # per glossed language: the first answer (sad), the corrected one (an
                                                      for turn in turns])
 def test_a_turn_in_any_glossed_language_is_never_read_as_the_first_answer(first, turn, then):
     assert read_answer(f"{first}. " + turn.format(then), ["neutral", "happy", "sad", "angry"]).option != "sad"
+
+
+@pytest.mark.parametrize("raw", ["怒っていません。", "悲しそうではありません。", "화난 게 아니에요.", "没有生气。",
+                                 "我不觉得是悲伤。", "悲しいとは言えません。",
+                                 "Ich würde nicht sagen, dass er traurig ist.", "I would not call it sad.",
+                                 "I don't think it's angry.", "It is not the case that he is sad.",
+                                 "怒っているのか驚いているのか、判断できません。"])
+def test_a_denied_label_is_never_read(raw):
+    """A label named only to deny it, in any glossed language's order (the denial after the clause in Japanese and
+    Korean, a judgement verb in English and German), is no answer."""
+    assert read_answer(raw, ["neutral", "happy", "sad", "angry", "surprised"]).option is None
+
+
+@pytest.mark.parametrize(("raw", "want"), [("怒っています。", "angry"), ("悲しいです。", "sad"), ("슬퍼요.", "sad"),
+                                          ("我觉得是悲伤。", "sad"), ("Er ist traurig.", "sad"),
+                                          ("Not only sad but angry.", None)])
+def test_a_label_stated_is_read_and_not_only_is_no_denial(raw, want):
+    assert read_answer(raw, ["neutral", "happy", "sad", "angry"]).option == want
