@@ -8,12 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from omniaudit import __version__
 from omniaudit.audits import get
 from omniaudit.evaluation.report import shown_path, shown_paths_in
 from omniaudit.evaluation.scorecard import figures, glossary, html_reports
+from omniaudit.evaluation.scorecard.cells import cell as _cell
+from omniaudit.evaluation.scorecard.cells import value as _value
 from omniaudit.evaluation.scorecard.inference import ALPHA, FWER
 from omniaudit.evaluation.scorecard.references import ORACLE, planted, reference_specs
 from omniaudit.evaluation.scorecard.render import render_html, render_markdown
@@ -32,7 +32,8 @@ STATISTICS = (f"Each measure is a matched contrast on the same items, tested aga
               f"on these items. Details: "
               f"omniaudit.evaluation.scorecard.inference.")
 LEGEND = ("How to read a cell: FLAGGED, with the direction of a two-sided measure (slot A, longer, follows the label) "
-          "or the stratum it is confined to (FLAGGED in concat), the value [CI] against its null and the MDE; clear, "
+          "or the strata it is flagged in (FLAGGED in concat), the value [CI] against its null and the MDE (below the "
+          "minimum effect, also the 95% bound that does not rule the minimum out); clear, "
           "the value and the one-sided 95% bound that rules out the null plus the minimum effect of interest "
           "(clear, small: a real effect below that minimum); inconclusive, the value [CI], the MDE and about how "
           "many clusters would decide; not measured or not answering: no verdict. Rows marked (reference) are the "
@@ -43,45 +44,6 @@ LEGEND = ("How to read a cell: FLAGGED, with the direction of a two-sided measur
 def smoke_banner(limit: int) -> str:
     """What a smoke run's card (``scorecard --limit N``) says first, in its title and beside every summary."""
     return f"smoke run: at most {limit} items per config \u2014 verdicts are not valid"
-
-
-def _value(value, digits: int = 2) -> str:
-    return "n/a" if value is None else f"{value:.{digits}f}"
-
-
-def flagged_where(v: dict) -> str:
-    """" in concat", " in concat and native": the strata a flagged measure is flagged in ('' for the whole set)."""
-    strata = [x for x in v.get("flagged_in") or [v.get("stratum")] if x not in (None, "all")]
-    return f" in {' and '.join(strata)}" if v["status"] == "flagged" and strata else ""
-
-
-def _cell(v: dict) -> str:
-    """One verdict cell, showing the bound that decided it: FLAGGED, the value and its simultaneous interval against
-    the null; clear, the value and its one-sided 95% bound(s) against the minimum effect around the null;
-    inconclusive, the interval, the effect the items can detect (MDE at 80% power) and about how many clusters would
-    decide (the MDE scales as one over the square root of the clusters)."""
-    if v["status"] in ("not measured", "not answering"):
-        return v["status"]
-    lo, hi = v["ci"]
-    where = flagged_where(v)
-    null, delta, bound = v["null"], v.get("delta"), v.get("equivalence_bound") or [None, None]
-    if v["status"] == "clear" and delta is not None and bound[1] is not None:
-        mark = "clear, small" if v.get("significant") else "clear"  # small: real, shown below the minimum effect
-        if bound[0] is None:
-            return (f"{mark} {_value(v['value'])}, 95% bound {_value(bound[1])} < {_value(null + delta)} "
-                    f"(null {_value(null)} + minimum effect {_value(delta)})")
-        return (f"{mark} {_value(v['value'])}, 95% bounds [{_value(bound[0])}, {_value(bound[1])}] within "
-                f"{_value(null - delta)} to {_value(null + delta)} (null {_value(null)} ± {_value(delta)})")
-    mark = "FLAGGED" if v["status"] == "flagged" else v["status"]
-    if v["status"] == "flagged" and v.get("direction"):  # a two-sided measure: which way ("shorter", "slot B")
-        mark += f" ({v['direction']})"
-    if v["status"] == "clear" and v.get("significant"):
-        mark = "clear, small"
-    cell = f"{mark}{where} {_value(v['value'])} [{_value(lo)}, {_value(hi)}] (null {_value(null)}, MDE "
-    if v["status"] == "inconclusive" and delta and v.get("mde") and v.get("clusters"):
-        needed = int(np.ceil(v["clusters"] * (v["mde"] / delta) ** 2))
-        return cell + f"{_value(v['mde'])} > {_value(delta)}: about {needed} clusters would decide)"
-    return cell + f"{_value(v.get('mde'))})"
 
 
 def calibration(models: dict[str, str], verdicts: dict[str, dict]) -> dict[str, dict]:

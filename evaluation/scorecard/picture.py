@@ -10,7 +10,7 @@ import json
 import textwrap
 from pathlib import Path
 
-from omniaudit.evaluation.scorecard.card import flagged_where
+from omniaudit.evaluation.scorecard.cells import flagged_where
 
 KEY = "omniaudit-verdicts"  # the PNG text chunk holding {model: {shortcut: status}}
 TINTS = {"flagged": "#f3a5a2", "clear": "#bfe3b8", "inconclusive": "#f8dc92", "not answering": "#d0d0d0",
