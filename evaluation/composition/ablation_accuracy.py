@@ -2,7 +2,7 @@
 
 Every answered ablated copy (``mute_audio``, ``blank_video``, ``drop_image``, ``text_only``, ``swap_audio``,
 ``swap_image``: whatever kinds the build wrote) is graded against its sample's ground truth exactly as the intact
-samples are (:func:`.grading.grade`: normalised exact match, then the judge), so a copy's accuracy says how often
+samples are (:func:`.grading.grade`: the readers, then the judge), so a copy's accuracy says how often
 the model still reaches the answer without (or with a wrong) modality, and the *drop* (intact - ablated accuracy, in
 percentage points, on the same samples) how much the model needed it.
 
@@ -11,7 +11,9 @@ it; a partly answered kind counts only its answered copies). A drop needs both a
 a pair is left out when either is no answer (:func:`.failure_modes._no_answers`: blank, the question echoed, noise,
 or the run's one constant answer): ``n_unanswered`` counts the copies without an answer, ``n_intact_unanswered``
 the answered copies whose run gave no answer to the intact sample (scored wrong, they would read as a negative
-drop). A kind no run answered is listed with its counts and no accuracy:
+drop), ``n_ungraded`` the other copies whose own or intact answer is ungraded (no reader read it and no judge was
+given: neither right nor wrong, never read as a wrong answer). A kind no run answered is listed with its counts and
+no accuracy:
 
 - ``accuracy``: correct / graded copies (%), its 95% CI: Wilson when each sample has one graded copy (one run),
   else a percentile bootstrap over *samples* (a sample's copies in every run resampled together: the runs of one
@@ -28,16 +30,21 @@ import numpy as np
 import pandas as pd
 
 from omniaudit.evaluation.composition.failure_modes import _no_answers, wilson
-from omniaudit.evaluation.composition.grading import grade
+from omniaudit.evaluation.composition.grading import VOCABULARY, grade
+from omniaudit.evaluation.composition.replies import ungraded_mask
 
 GRADED = ["id", "template_name", "category", "tier", "question", "answer"]
 CHUNK = 4_000_000  # bootstrap draws x samples per block (bounded memory for large sets)
 
 
+def _columns(frame: pd.DataFrame) -> list[str]:
+    return [*GRADED, *([VOCABULARY] if VOCABULARY in frame.columns else [])]
+
+
 def ablation_frame(samples: pd.DataFrame, ablations: pd.DataFrame) -> pd.DataFrame:
     """One gradable row per ablated copy: its ``id``, ``sample_id``, ``ablation`` and its sample's template,
-    category, tier, question and ground-truth answer."""
-    fields = samples[GRADED].rename(columns={"id": "sample_id"})
+    category, tier, question, ground-truth answer and answer vocabulary (where the samples have one)."""
+    fields = samples[_columns(samples)].rename(columns={"id": "sample_id"})
     return ablations[["id", "sample_id", "ablation"]].merge(fields, on="sample_id", how="inner")
 
 
@@ -49,9 +56,10 @@ def grade_ablations(frame: pd.DataFrame, answers: pd.DataFrame, judge: str | Non
     given = answers.loc[answers["prediction"].fillna("").astype(str).str.strip() != "", "id"]
     answered = frame[frame["id"].isin(given)]
     if answered.empty:
-        return pd.DataFrame(columns=[*GRADED, "prediction", "exact", "closed", "read_by", "judge_prompt",
-                                     "judge_raw", "judge_says", "correct", "sample_id", "ablation"])
-    graded = grade(answered[GRADED], answers, judge, **judge_options)
+        return pd.DataFrame(columns=[*GRADED, "prediction", "exact", "closed", "read_by", "read", "judge_prompt",
+                                     "judge_raw", "judge_says", "correct", "ungraded", "unread", "sample_id",
+                                     "ablation"])
+    graded = grade(answered[_columns(answered)], answers, judge, **judge_options)
     return graded.merge(answered[["id", "sample_id", "ablation"]], on="id", how="left")
 
 
@@ -112,20 +120,25 @@ def _no_answer(graded: pd.DataFrame, others: pd.DataFrame) -> pd.Series:
 
 def paired_rows(intact: list[pd.DataFrame], ablated: list[pd.DataFrame]) -> pd.DataFrame:
     """The graded copies of a model's runs, each with its run's intact correctness of the sample (``intact``),
-    whether the copy's answer is an answer (``answered``) and whether the run's intact answer of the sample is one
-    (``intact_answered``; a sample the run did not answer is not). ``intact`` / ``ablated``: per run (same order),
-    the graded samples and the graded copies (with ``run``)."""
+    whether the copy's answer is an answer (``answered``), whether the run's intact answer of the sample is one
+    (``intact_answered``; a sample the run did not answer is not) and whether both were graded (``graded``: neither
+    is ungraded, :func:`.grading.grade`). ``intact`` / ``ablated``: per run (same order), the graded samples and the
+    graded copies (with ``run``)."""
     frames = []
     for g, a in zip(intact, ablated, strict=True):
         if a.empty:
             continue
         ok = g.set_index("id")["correct"].astype(bool)
         given = pd.Series(~_no_answer(g, a).to_numpy(), index=g["id"].to_numpy())
+        read = pd.Series(~ungraded_mask(g).to_numpy(), index=g["id"].to_numpy())
         frames.append(a.assign(intact=a["sample_id"].map(ok).fillna(False).astype(bool),
                                correct=a["correct"].astype(bool), answered=~_no_answer(a, g),
-                               intact_answered=a["sample_id"].map(given).fillna(False).astype(bool)))
+                               intact_answered=a["sample_id"].map(given).fillna(False).astype(bool),
+                               graded=(~ungraded_mask(a)).to_numpy() & a["sample_id"].map(read).fillna(True)
+                               .astype(bool).to_numpy()))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["run", "sample_id", "ablation", "category", "correct", "intact", "answered", "intact_answered"])
+        columns=["run", "sample_id", "ablation", "category", "correct", "intact", "answered", "intact_answered",
+                 "graded"])
 
 
 def _unread() -> dict:
@@ -138,26 +151,31 @@ def _unread() -> dict:
 def ablation_accuracy(intact: list[pd.DataFrame], ablated: list[pd.DataFrame], expected: pd.DataFrame,
                       n_resamples: int = 2000, seed: int = 0) -> dict:
     """Per ablation kind of the dataset: :func:`kind_accuracy` overall and per category over the pairs with both
-    answers, with ``n_unanswered`` (the kind's copies in the dataset times the model's runs, minus the answered
-    ones) and ``n_intact_unanswered`` (answered copies left out: no intact answer); see the module docstring.
-    ``expected``: the dataset's ablation rows (``id``, ``ablation``)."""
+    answers graded, with ``n_unanswered`` (the kind's copies in the dataset times the model's runs, minus the
+    answered ones), ``n_intact_unanswered`` (answered copies left out: no intact answer) and ``n_ungraded`` (the
+    other copies left out: the copy's or the intact answer is ungraded, neither right nor wrong); see the module
+    docstring. ``expected``: the dataset's ablation rows (``id``, ``ablation``)."""
     rows = paired_rows(intact, ablated)
     copies = expected.groupby("ablation").size()
     out = {}
     for kind in sorted({*map(str, copies.index), *map(str, rows["ablation"])}):
         g = rows[rows["ablation"] == kind]
         answered = g[g["answered"].astype(bool)]
-        used = answered[answered["intact_answered"].astype(bool)]
+        paired = answered[answered["intact_answered"].astype(bool)]
+        used = paired[paired["graded"].astype(bool)]
         entry = kind_accuracy(used, n_resamples, seed) if len(used) else _unread()
         entry["n_unanswered"] = int(copies.get(kind, 0) * len(intact) - len(answered))
-        entry["n_intact_unanswered"] = len(answered) - len(used)
+        entry["n_intact_unanswered"] = len(answered) - len(paired)
+        entry["n_ungraded"] = len(paired) - len(used)
         entry["by_category"] = {c: kind_accuracy(s, n_resamples, seed) for c, s in used.groupby("category", sort=True)}
         out[kind] = entry
     return out
 
 
 def judging(ablated: list[pd.DataFrame]) -> dict:
-    """How many ablated answers the judge was asked about, and how many verdicts could not be read."""
+    """How many ablated answers were graded, how many the judge was asked about, how many verdicts could not be read
+    and how many answers neither a reader nor the judge graded (``n_ungraded``)."""
     asked = sum(int(a["judge_prompt"].notna().sum()) for a in ablated)
     unparsed = sum(int((a["judge_prompt"].notna() & a["judge_says"].isna()).sum()) for a in ablated)
-    return {"n_graded": int(sum(len(a) for a in ablated)), "n_judged": asked, "n_unparsed_verdicts": unparsed}
+    return {"n_graded": int(sum(len(a) for a in ablated)), "n_judged": asked, "n_unparsed_verdicts": unparsed,
+            "n_ungraded": int(sum(ungraded_mask(a).sum() for a in ablated))}

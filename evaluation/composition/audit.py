@@ -7,7 +7,12 @@ predictions, or its shards); a bare FILE is its own run, named by its stem (or, 
 much of their folder path as tells them apart: ``a/run``, ``b/run``). Files holding several runs in a ``run`` column
 (``omniaudit judge --runs N``) are split into runs named ``NAME#<run>`` (a single run keeps its NAME). Every run
 answers every sample (its ablations may be partial: failures without every ablation answered are
-``unclassified``). Accuracies are the mean and standard deviation over runs; failure modes pool the runs' failed
+``unclassified``). Answers are graded by :func:`.grading.grade` (the readers of :mod:`.replies`, then the judge); an
+answer no reader reads and no judge grades is *ungraded*: left out of every measure (a sample whose own or an
+ablated answer is ungraded drops out of the measures that need it), counted in ``grading`` (overall and per model:
+``n_rows``, ``n_read``, ``n_ungraded``, ``reasons``, ``coverage`` and the ``note`` "N of M rows ungraded: no grader;
+pass --grader SPEC" that the dominance measure carries). Accuracies are the mean and standard deviation over runs
+(of the graded samples); failure modes pool the runs' failed
 samples; the sampling settings each run records (``temperature``, ``top_p``, ``seed``, ...) are reported.
 
 Specs are read by :mod:`omniaudit.specs` (an existing file always wins, ``=`` and all; else NAME=FILE cut at the
@@ -65,7 +70,22 @@ from omniaudit.evaluation.composition.ablation_accuracy import (
     judging,
 )
 from omniaudit.evaluation.composition.failure_modes import decompose, rates_by_template
-from omniaudit.evaluation.composition.grading import accuracy_table, grade, grading_progress, unparsed_verdicts
+from omniaudit.evaluation.composition.grading import (
+    VOCABULARY,
+    accuracy,
+    accuracy_table,
+    grade,
+    grading_progress,
+    grading_summary,
+    unparsed_verdicts,
+)
+from omniaudit.evaluation.composition.probe_audit import (
+    attention_of,
+    check_attention_models,
+    probe_modalities,
+    probe_samples,
+)
+from omniaudit.evaluation.composition.replies import comparable, failed_ids, ungraded_mask
 from omniaudit.evaluation.composition.verdicts import verdict_yes_rate
 from omniaudit.io import atomic_dir, to_json
 from omniaudit.predictions import ANSWER_COLUMNS, check_same_run, provenance_section, read_prediction_file
@@ -251,101 +271,25 @@ def attention_runs(attention: list[str] | dict[str, list[str | Path]],
     return runs
 
 
-def check_attention_models(models: list[str], config, needed: dict[str, str] | None = None) -> None:
-    """Load every attention model (eager attention), check its layers against the depth range and that it encodes
-    every modality of the probed samples (``needed``: modality -> a sample id holding it), then release it: run
-    before any judge call, so a wrong path, a model with too few layers or one that cannot take the samples' media
-    fails before paid calls are made."""
-    import gc
-
-    from omniaudit.evaluation.composition.attention import AttentionProbe
-
-    for model in models:
-        probe = AttentionProbe(model, config)
-        probe.check_modalities(needed or {})
-        del probe
-        gc.collect()
-
-
-def probe_samples(dataset: str | Path) -> tuple[list[dict], list[str]]:
-    """The samples the attention probe reads (no video, an image or an audio; media left encoded) and the ids of the
-    others."""
-    from omniaudit.data_builders.hub import load_config
-
-    table = load_config(dataset, "samples", columns=["id", "system", "prompt", "category", "tier", "image", "audio",
-                                                     "video"])
-    records = table.to_dict("records")
-    rows = [r for r in records if r["video"] is None and (r["image"] is not None or r["audio"] is not None)]
-    left_out = [r["id"] for r in records if r not in rows]
-    if not rows:
-        raise InputError("no sample without a video holds an image or an audio: nothing for the attention probe",
-                         file=dataset)
-    return rows, left_out
-
-
-def probe_modalities(rows: list[dict]) -> dict[str, str]:
-    """Modality -> the first probed sample holding it."""
-    out: dict[str, str] = {}
-    for r in rows:
-        for modality in ("image", "audio"):
-            if r[modality] is not None:
-                out.setdefault(modality, r["id"])
-    return out
-
-
-def attention_gaps(dataset: str | Path, correct: dict[str, pd.Series],
-                   config) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
-    """Per model and sample: mid-layer entropy, alpha per modality and commit depth, probed on the graded item's own
-    texts (``system`` + ``prompt``) with its image and audio; samples with a video are left out (as in the paper:
-    the attention over a video's frames is not split into the three modalities). dH (correct - incorrect) per model
-    and category, and pooled, each model's entropies split by its own correctness (``correct``: model -> bool per
-    sample id); routing tables (``routing_tables``). Returns the summary, the per-sample table and the per-layer
-    table (:func:`.figures.layer_rows`)."""
-    from omniaudit.evaluation.composition.attention import AttentionProbe, entropy_gaps, routing_tables
-    from omniaudit.evaluation.composition.figures import layer_rows
-
-    rows, left_out = probe_samples(dataset)  # media stay encoded ({"bytes", "path"} cells)
-    ids = [r["id"] for r in rows]
-    ok = {}
-    for model, series in correct.items():
-        values = series.reindex(ids)
-        if values.isna().any():
-            raise InputError(f"no graded answer of attention model {model} for sample "
-                             f"'{values.index[values.isna()][0]}'", file=dataset)
-        ok[model] = values.to_numpy(bool)
-    category = np.array([r["category"] for r in rows])
-    h_mid, per_sample, layers = {}, [], []
-    for model in correct:
-        probe = AttentionProbe(model, config)
-        results = [probe.sample(r["id"], r["prompt"], r["image"] and r["image"]["bytes"],
-                                r["audio"] and r["audio"]["bytes"], r["system"]) for r in rows]
-        del probe
-        h_mid[model] = np.array([x["h_mid"] for x in results])
-        per_sample += [{"model": model, "id": r["id"], "category": r["category"], "tier": int(r["tier"]),
-                        "modalities": x["modalities"], "correct": bool(good), "h_mid": x["h_mid"],
-                        "commit_depth": x["commit_depth"], **{f"alpha_{m}": v for m, v in x["alpha_mean"].items()}}
-                       for r, x, good in zip(rows, results, ok[model], strict=True)]
-        layers += [row for r, x, good in zip(rows, results, ok[model], strict=True)
-                   for row in layer_rows(model, r, x, good)]
-    frame = pd.DataFrame(per_sample)
-    out = entropy_gaps(h_mid, ok, category, config.n_resamples, config.seed)
-    out["routing"] = routing_tables(frame, config.n_resamples, config.seed)
-    out["depth_range"] = list(config.depth_range)
-    out["correctness"] = "per model: strict majority over that model's own graded runs"
-    out["probe_inputs"] = {"text": "the graded item's system and prompt", "media": ["image", "audio"],
-                           "n_probed": len(rows), "n_left_out": len(left_out),
-                           "left_out": "samples with a video (or without image and audio)",
-                           "left_out_ids": left_out}
-    return out, frame, pd.DataFrame(layers)
-
-
 def _closed_rate(graded: list[pd.DataFrame]) -> dict[str, float]:
     """The share of answers a closed reader decided (a count or a yes/no read, no judge asked)."""
     return {"closed_read_rate": float(np.mean([(g["read_by"] == "closed").mean() for g in graded]))}
 
 
-MOVED = ("an ablated (or re-run) answer moved when it is not the same answer as the failed one: normalised exact "
-         "match, then the judge when one is given (the grader's rule)")
+MOVED = ("an ablated (or re-run) answer moved when it is not the same answer as the failed one: the answers the "
+         "readers read (a reasoning trace set aside; normalised exact match, a count, a yes/no or the template's "
+         "vocabulary), then the judge when one is given (the grader's rule); an answer neither grades is left out")
+
+
+def read_samples(dataset: str | Path) -> pd.DataFrame:
+    """The samples the audit grades: :data:`SAMPLE_COLUMNS` and, where the build wrote it, each sample's
+    ``answer_vocabulary`` (its template's possible answers, which the vocabulary reader reads replies by)."""
+    from omniaudit.data_builders.hub import load_config
+
+    try:
+        return load_config(dataset, "samples", columns=[*SAMPLE_COLUMNS, VOCABULARY])
+    except InputError:  # a dataset built before the vocabulary was written
+        return load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
 
 
 def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions: list[str | Path],
@@ -360,7 +304,7 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     from omniaudit.evaluation.composition.failure_modes import AnswerMatcher, cohort_decomposition
 
     config = ProbeConfig(depth_range=tuple(depth_range))
-    samples = load_config(dataset, "samples", columns=SAMPLE_COLUMNS)
+    samples = read_samples(dataset)
     ablations = load_config(dataset, "ablations", columns=["id", "sample_id", "ablation"])
     known = pd.concat([samples["id"], ablations["id"]])
     runs = read_runs(predictions, known, samples["id"], dataset, partial)
@@ -377,25 +321,15 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
             by_file.setdefault(f.resolve(), []).extend([g] if f in run.sample_files else [])
     for path, extra_runs in extra.items():
         by_file[path] = [grade(samples, r.answers, judge, **judge_options).assign(run=r.name) for r in extra_runs]
-    accuracy = accuracy_table(graded)
     copies = ablation_frame(samples, ablations)  # every answered ablated copy, graded like the samples
     graded_ablations = [grade_ablations(copies, run.answers, judge, **judge_options).assign(run=run.name)
                         for run in runs]
-    expected = ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
     matcher = AnswerMatcher(judge, **judge_options)  # "the answer moved": not the same answer by the grader's rule
-    per_run = [decompose(g, ablations.merge(run.answers, on="id"), expected, matcher)
+    per_run = [decompose(g, ablations.merge(run.answers, on="id"),
+                         ablations.groupby("sample_id")["ablation"].apply(set).to_dict(), matcher)
                for g, run in zip(graded, runs, strict=True)]
-    columns = ["id", "template_name", "mode"]
-    pooled = pd.DataFrame([s for d in per_run for s in d["samples"]], columns=columns)
-    failure_modes = rates_by_template(pooled)
-    models: dict[str, dict] = {}
-    model_modes: dict[str, pd.DataFrame] = {}
-    for m in dict.fromkeys(run.model for run in runs):
-        idx = [k for k, run in enumerate(runs) if run.model == m]
-        model_modes[m] = pd.DataFrame([s for k in idx for s in per_run[k]["samples"]], columns=columns)
-        models[m] = _model_summary([runs[k] for k in idx], [graded[k] for k in idx],
-                                   [graded_ablations[k] for k in idx], [per_run[k] for k in idx], model_modes[m],
-                                   samples, ablations, matcher, config)
+    models, model_modes = _per_model(runs, graded, graded_ablations, per_run, samples, ablations, matcher, config,
+                                     judge)
     decomposition = cohort_decomposition(model_modes)
     inputs = null.read_inputs(dataset)  # each sample's content-blind null (its inputs hashed); repeats are one
     nulls, units = null.sample_nulls(null.structures(inputs)), null.input_units(inputs)
@@ -405,29 +339,58 @@ def run_composition_audit(out_dir: str | Path, dataset: str | Path, predictions:
     out = Path(out_dir)
     decomposition["answer_comparison"] = {"rule": MOVED, "judge": shown_input(judge, out),
                                           "n_judged": matcher.n_judged}
-    entropy, probed, layers = _attention(model_runs, by_file, dataset, config, out) if model_runs else (None,) * 3
-    unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
-    sampling = {run.name: run.sampling for run in runs if run.sampling}
-    result = {"dataset": shown_input(dataset, out), "runs": [run.name for run in runs],
-              "run_files": {run.name: [shown_input(f, out) for f in run.files] for run in runs},
-              "judge": shown_input(judge, out),
-              **({"sampling": sampling} if sampling else {}),
-              "accuracy": accuracy,
-              "ablation_accuracy": {m: models[m].pop("ablation_accuracy") for m in models},
-              "ablation_judging": judging(graded_ablations),
-              "accuracy_by_run": {run.name: float(100 * g["correct"].mean())
-                                  for run, g in zip(runs, graded, strict=True)},
-              "failure_modes": failure_modes, "models": models, "failure_decomposition": decomposition,
-              **({"entropy_gap": entropy} if model_runs else {}), "n_samples": len(samples),
-              "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])), **_closed_rate(graded),
-              "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
-              "judge_verdicts": verdict_yes_rate(pd.concat([g["judge_says"] for g in graded])),  # yes-rate flag
-              "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),
-              "n_unparsed_verdicts": int(sum(unparsed)), "unparsed_verdicts_by_run": unparsed,
-              "provenance": {run.name: [p.summary(out) for p in run.provenance] for run in runs}}
+    entropy, probed, layers = attention_of(model_runs, by_file, dataset, config, out) if model_runs else (None,) * 3
+    result = _result(out, dataset, judge, runs, graded, graded_ablations, models, per_run, decomposition)
+    result.update({"n_samples": len(samples), **({"entropy_gap": entropy} if model_runs else {})})
     _write_outputs(out, {"schema": schema("composition", dataset, predictions, out), **result}, runs, graded,
                    graded_ablations, decomposition, probed, layers, len(samples))
     return out
+
+
+def _per_model(runs: list[Run], graded: list[pd.DataFrame], graded_ablations: list[pd.DataFrame],
+               per_run: list[dict], samples: pd.DataFrame, ablations: pd.DataFrame, matcher, config,
+               judge: str | None) -> tuple[dict[str, dict], dict[str, pd.DataFrame]]:
+    """Per model: its summary (:func:`_model_summary`) and its failed samples' modes over its runs."""
+    columns = ["id", "template_name", "mode"]
+    models: dict[str, dict] = {}
+    model_modes: dict[str, pd.DataFrame] = {}
+    for m in dict.fromkeys(run.model for run in runs):
+        idx = [k for k, run in enumerate(runs) if run.model == m]
+        model_modes[m] = pd.DataFrame([s for k in idx for s in per_run[k]["samples"]], columns=columns)
+        models[m] = _model_summary([runs[k] for k in idx], [graded[k] for k in idx],
+                                   [graded_ablations[k] for k in idx], [per_run[k] for k in idx], model_modes[m],
+                                   samples, ablations, matcher, config)
+        models[m]["grading"] = grading_summary([graded[k] for k in idx], [graded_ablations[k] for k in idx],
+                                               sum(len(runs[k].answers) for k in idx), judge)
+    return models, model_modes
+
+
+def _result(out: Path, dataset, judge: str | None, runs: list[Run], graded: list[pd.DataFrame],
+            graded_ablations: list[pd.DataFrame], models: dict, per_run: list[dict], decomposition: dict) -> dict:
+    """``audit.json``'s sections (see the module docstring), the attention probe and sample count aside."""
+    unparsed = [unparsed_verdicts(g) for g in graded]  # in the order of "runs"
+    sampling = {run.name: run.sampling for run in runs if run.sampling}
+    columns = ["id", "template_name", "mode"]
+    grading = grading_summary(graded, graded_ablations, sum(len(run.answers) for run in runs), judge)
+    grading["samples"]["by_run"] = {run.name: int(ungraded_mask(g).sum()) for run, g in zip(runs, graded, strict=True)}
+    return {"dataset": shown_input(dataset, out), "runs": [run.name for run in runs],
+            "run_files": {run.name: [shown_input(f, out) for f in run.files] for run in runs},
+            "judge": shown_input(judge, out),
+            **({"sampling": sampling} if sampling else {}),
+            "accuracy": accuracy_table(graded),
+            "ablation_accuracy": {m: models[m].pop("ablation_accuracy") for m in models},
+            "ablation_judging": judging(graded_ablations),
+            "accuracy_by_run": {run.name: accuracy(g) for run, g in zip(runs, graded, strict=True)},
+            "failure_modes": rates_by_template(pd.DataFrame([s for d in per_run for s in d["samples"]],
+                                                            columns=columns)),
+            "models": models, "failure_decomposition": decomposition, "grading": grading,
+            "n_ungraded": grading["n_ungraded"],
+            "exact_match_rate": float(np.mean([g["exact"].mean() for g in graded])), **_closed_rate(graded),
+            "judge_yes_rate": float(np.mean([(g["judge_says"] == "Yes").mean() for g in graded])),
+            "judge_verdicts": verdict_yes_rate(pd.concat([g["judge_says"] for g in graded])),  # yes-rate flag
+            "n_judged": int(sum(g["judge_prompt"].notna().sum() for g in graded)),
+            "n_unparsed_verdicts": int(sum(unparsed)), "unparsed_verdicts_by_run": unparsed,
+            "provenance": {run.name: [p.summary(out) for p in run.provenance] for run in runs}}
 
 
 def _attention_only_runs(model_runs: dict, files: list[Path], known: pd.Series, sample_ids: pd.Series, dataset,
@@ -451,8 +414,9 @@ def _model_summary(runs: list[Run], graded: list[pd.DataFrame], graded_ablations
     agreement and the accuracy under each ablation."""
     from omniaudit.evaluation.composition.failure_modes import floor_check, move_rates, stability_floor, swap_agreement
 
-    floor = stability_floor({r.name: g.set_index("id")["prediction"] for r, g in zip(runs, graded, strict=True)},
-                            {r.name: set(g.loc[~g["correct"], "id"]) for r, g in zip(runs, graded, strict=True)},
+    # answers compared by what the readers read in them; ungraded answers are in no pair
+    floor = stability_floor({r.name: comparable(g) for r, g in zip(runs, graded, strict=True)},
+                            {r.name: failed_ids(g) for r, g in zip(runs, graded, strict=True)},
                             samples.set_index("id")["question"], matcher)
     records = [s for d in per_run for s in d["samples"]]
     moves = move_rates(records)
@@ -461,19 +425,6 @@ def _model_summary(runs: list[Run], graded: list[pd.DataFrame], graded_ablations
             "floor_check": floor_check(moves, floor), "swap_agreement": swap_agreement(records),
             "ablation_accuracy": ablation_accuracy(graded, graded_ablations, ablations, config.n_resamples,
                                                    config.seed)}
-
-
-def _attention(model_runs: dict, by_file: dict[Path, list[pd.DataFrame]], dataset, config, out: Path):
-    """(entropy gaps, probed samples, layer rows) of the attention models, each judged right on a sample by the
-    majority of its graded runs (a tie is not a majority)."""
-    correct = {}
-    for m, model_files in model_runs.items():
-        frames = list({id(g): g for f in model_files for g in by_file[Path(f).resolve()]}.values())
-        correct[m] = pd.concat(frames).groupby("id")["correct"].mean() > 0.5
-    entropy, probed, layers = attention_gaps(dataset, correct, config)
-    for m, model_files in model_runs.items():
-        entropy["models"][m]["runs"] = [shown_input(f, out) for f in model_files]
-    return entropy, probed, layers
 
 
 def _write_outputs(out: Path, result: dict, runs: list[Run], graded: list[pd.DataFrame],
@@ -485,8 +436,9 @@ def _write_outputs(out: Path, result: dict, runs: list[Run], graded: list[pd.Dat
     with atomic_dir(out) as tmp:
         (tmp / "audit.json").write_text(to_json(result), encoding="utf-8")
         pd.concat(graded).assign(model=[r.model for r, g in zip(runs, graded, strict=True) for _ in range(len(g))]
-                                 ).to_csv(tmp / "graded.csv", index=False)
-        pd.concat(graded_ablations).to_csv(tmp / "graded_ablations.csv", index=False)
+                                 ).drop(columns=VOCABULARY, errors="ignore").to_csv(tmp / "graded.csv", index=False)
+        pd.concat(graded_ablations).drop(columns=VOCABULARY, errors="ignore").to_csv(tmp / "graded_ablations.csv",
+                                                                                     index=False)
         figures = {"failure_decomposition": write_decomposition(tmp, decomposition)}
         if probed is not None:
             probed.to_csv(tmp / "attention_samples.csv", index=False)

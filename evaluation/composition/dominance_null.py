@@ -248,7 +248,9 @@ def dominance_test(records: list[dict] | pd.DataFrame, nulls: dict[str, dict[str
     sample, named by its first id; None: every sample its own). Returns ``per_sample`` (id -> d_i),
     ``null_per_sample`` (id -> p0_i), ``merged`` (id -> the sample ids it pools, where several), ``value``,
     ``null``, ``null_by_policy`` (each policy's mean p0 over the same samples), ``n_samples`` and ``method``; ``value``
-    and ``null`` None without a classified failure.
+    and ``null`` None without a classified failure. Only classified failures count: an ``ungraded`` one (an ablated
+    answer no reader read) and a sample whose own answer is ungraded (no failure at all) drop out of the share and
+    of the null alike, so the two stay over the same samples.
     """
     frame = pd.DataFrame(records, columns=["id", "mode"]) if not isinstance(records, pd.DataFrame) else records
     frame = frame[frame["mode"].isin(CLASSIFIED)]

@@ -62,7 +62,11 @@ class CompositionAudit(Audit):
         return AuditResult.read(self.name, run_composition_audit(out, dataset, files, partial=options.partial))
 
     def measures(self, run: AuditRun) -> tuple[dict[str, list], dict[str, list[dict]]]:
-        """The dominance share over its per-sample null, counted where the moves clear the stability floor."""
+        """The dominance share over its per-sample null, counted where the moves clear the stability floor; its note
+        says how many of the model's rows were ungraded (left out: "N of M rows ungraded: no grader; pass --grader
+        SPEC")."""
+        from dataclasses import replace
+
         from omniaudit.evaluation.audit_outputs import read_audit
         from omniaudit.evaluation.scorecard.rules import dominance_measure
 
@@ -73,7 +77,19 @@ class CompositionAudit(Audit):
         per_sample, null = test.get("per_sample") or {}, test.get("null_per_sample") or {}
         floor = (model.get("floor_check") or {}).get("status")
         shares = ((entry.get("overall") or {}).get("shares") or {})
-        return {"modality_dominance": [dominance_measure(per_sample, null, floor, leading_modality(shares))]}, {}
+        measure = dominance_measure(per_sample, null, floor, leading_modality(shares))
+        ungraded = (model.get("grading") or audit.get("grading") or {}).get("note")
+        if ungraded:  # what the measure could not read: a verdict read off few graded rows says little
+            measure = replace(measure, note="; ".join(n for n in (measure.note, ungraded) if n))
+        return {"modality_dominance": [measure]}, {}
+
+    def coverage(self, folder: Path) -> float | None:
+        """The share of the answers (samples and ablated copies, every run) a reader read or the judge graded: an
+        ungraded answer (no reader reads it, no judge) is unparsed, as an empty one (None: an audit written before
+        the grading was counted)."""
+        from omniaudit.evaluation.audit_outputs import read_audit
+
+        return (read_audit(folder).get("grading") or {}).get("coverage")
 
     def metrics(self, audit: dict) -> dict[str, float]:
         out: dict[str, float] = {}
@@ -88,7 +104,8 @@ class CompositionAudit(Audit):
         put(out, "failure_modes/n_failures", failures.get("n_failures"))
         for mode, rate in failures.get("rates", {}).items():
             put(out, f"failure_modes/{mode}", rate)
-        for field in ("n_samples", "exact_match_rate", "judge_yes_rate", "n_judged", "n_unparsed_verdicts"):
+        for field in ("n_samples", "exact_match_rate", "judge_yes_rate", "n_judged", "n_unparsed_verdicts",
+                      "n_ungraded"):
             put(out, field, audit.get(field))
         put(out, "n_runs", len(audit.get("runs", [])))
         entropy = audit.get("entropy_gap") or {}

@@ -49,10 +49,11 @@ import pandas as pd
 from omniaudit.answer_language import unreadable
 from omniaudit.answer_match import normalize
 from omniaudit.evaluation.composition.grading import grade
+from omniaudit.evaluation.composition.replies import read_reply, ungraded_mask, visible_answer
 
 ABLATION_OF = {"mute_audio": "audio", "drop_image": "image", "blank_video": "video"}
 CLASSIFYING = (*ABLATION_OF, "text_only")  # the ablations a failure mode is read off (swaps only corroborate)
-UNCLASSIFIED = ("unanswered", "unclassified", "unstable")
+UNCLASSIFIED = ("unanswered", "unclassified", "unstable", "ungraded")
 Z95 = 1.959963984540054
 FLOOR_RULE = ("an ablation's moves clear the stability floor when the Wilson 95% lower bound of its move rate "
               "exceeds the Wilson 95% upper bound of the floor; the decomposition is flagged when an ablation that "
@@ -147,16 +148,52 @@ def _no_answers(graded: pd.DataFrame, questions: pd.Series, ablated: pd.Series) 
     echoed back (the answer repeats it), noise (:func:`~omniaudit.answer_language.unreadable`), or the one
     answer the run gives to every question and every ablation (a
     constant model: at least 3 different questions, one answer, nothing ever moves). Such a wrong answer persists
-    under every ablation, which would otherwise read as text dominance."""
+    under every ablation, which would otherwise read as text dominance. A reasoning trace is set aside first (a
+    trace that restates the question is no echo)."""
     from omniaudit.answer_match import normalize
 
-    answers = graded["prediction"].map(lambda a: "" if _blank(a) else normalize(str(a)))
+    def said(a: object) -> str:
+        return "" if _blank(a) else (visible_answer(a) or "").strip()
+
+    shown = graded["prediction"].map(said)
+    answers = shown.map(lambda a: normalize(a) if a else "")
     asked = questions.map(lambda q: normalize(str(q)) if isinstance(q, str) and q.strip() else "\0")
     echoed = [bool(q) and q in a for a, q in zip(answers, asked, strict=True)]  # the prompt repeated (safe side)
-    every = set(answers) | {"" if _blank(a) else normalize(str(a)) for a in ablated}
+    every = set(answers) | {normalize(t) if (t := said(a)) else "" for a in ablated}
     constant = len(every) == 1 and questions.nunique() >= 3
-    noise = graded["prediction"].map(lambda a: not _blank(a) and unreadable(str(a)))  # a broken model's bytes
+    noise = shown.map(lambda a: bool(a) and unreadable(a))  # a broken model's bytes
     return answers.eq("") | pd.Series(echoed, index=graded.index) | noise | constant
+
+
+def _ablated_values(row, ablated: dict[str, str], vocabulary: object, matcher: AnswerMatcher) -> dict:
+    """Ablation -> the answer its reply is compared by: the value a reader reads in it (:func:`~.replies.read_reply`,
+    against the sample's gold, question and vocabulary), else, when a judge compares answers, the reply without its
+    trace; None when it is ungraded (no reader reads it and no judge, or it is only a reasoning trace)."""
+    out = {}
+    for name, answer in ablated.items():
+        read = read_reply(answer, str(row.answer), str(row.question), vocabulary)
+        if read.value is not None:
+            out[name] = read.value
+        elif read.reason == "empty":
+            out[name] = ""
+        else:
+            out[name] = read.visible if matcher.judge and read.reason != "reasoning-only" else None
+    return out
+
+
+def _compared(graded: pd.DataFrame, ablated: dict[str, dict], matcher: AnswerMatcher) -> tuple[pd.Series, dict]:
+    """The failed answers and their ablated answers as compared: by the values read (a grade() frame, with ``read``)
+    or by the raw replies (a frame without it); an ungraded ablated reply is None."""
+    if "read" not in graded.columns or "answer" not in graded.columns:
+        return graded["prediction"].astype(str), ablated
+    from omniaudit.evaluation.composition.grading import VOCABULARY
+
+    full = graded["read"].where(graded["read"].notna(),
+                                graded["prediction"].map(lambda p: visible_answer(p) or "")).astype(str)
+    vocabularies = graded[VOCABULARY] if VOCABULARY in graded.columns else pd.Series(None, index=graded.index)
+    out = {r.id: _ablated_values(r, ablated.get(r.id, {}), v, matcher)
+           for r, v in zip(graded.itertuples(), vocabularies, strict=True)}
+    return full, out
 
 
 def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
@@ -164,12 +201,16 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
     """Counts and rates of each failure mode, overall and per template.
 
     ``graded``: one run's graded samples (``id``, ``template_name``, ``prediction``, ``correct``, and ``question``
-    for the judge); ``ablation_answers``: ``sample_id``, ``ablation``, ``prediction`` of the same run; ``expected``:
-    the ablations each sample has in the dataset; ``matcher``: how answers are compared (default: normalised exact
-    match). A failed sample with no answer (:func:`_no_answers`: blank, echoed, a constant) is ``unanswered``; one
-    whose ablations were not all answered (missing, or an empty answer, which says nothing about what moved it) is
-    ``unclassified`` (a dominance call on a
-    partial set could be wrong). Each classified sample's record keeps ``moved`` (ablation -> moved).
+    for the judge; a :func:`.grading.grade` frame also ``answer``, ``read``, ``ungraded`` and the vocabulary);
+    ``ablation_answers``: ``sample_id``, ``ablation``, ``prediction`` of the same run; ``expected``: the ablations
+    each sample has in the dataset; ``matcher``: how answers are compared (default: normalised exact match). Answers
+    are compared by what the readers read in them (:func:`~.replies.read_reply`: "It is red." and "red" are one
+    answer), the judge comparing the replies no reader reads. A sample whose own answer is ungraded is no failure
+    (``n_ungraded`` counts them); a failure one of whose classifying ablated answers is ungraded is ``ungraded``
+    (an ungraded swap is left out), never classified. A failed sample with no answer (:func:`_no_answers`: blank,
+    echoed, a constant) is ``unanswered``; one whose ablations were not all answered (missing, or an empty answer,
+    which says nothing about what moved it) is ``unclassified`` (a dominance call on a partial set could be wrong).
+    Each classified sample's record keeps ``moved`` (ablation -> moved).
     """
     matcher = matcher or AnswerMatcher()
     by_sample = {sid: dict(zip(g["ablation"], g["prediction"], strict=True))
@@ -177,20 +218,25 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
     modes, todo = [], []
     questions = graded["question"] if "question" in graded.columns else pd.Series("", index=graded.index)
     no_answer = _no_answers(graded, questions, ablation_answers["prediction"])
-    for r, question, none in zip(graded[~graded["correct"]].itertuples(), questions[~graded["correct"]],
-                                 no_answer[~graded["correct"]], strict=True):
+    failed = ~graded["correct"].astype(bool) & ~ungraded_mask(graded)
+    full, values = _compared(graded[failed], by_sample, matcher)
+    for r, question, none, answer in zip(graded[failed].itertuples(), questions[failed], no_answer[failed], full,
+                                         strict=True):
         # swaps corroborate, never classify: only the removal ablations and text_only must be answered
         ablated = {k: a for k, a in by_sample.get(r.id, {}).items() if k in CLASSIFYING or not _blank(a)}
         needed = expected.get(r.id, set()) if expected is not None else set(ablated)
         needed = {k for k in needed if k in CLASSIFYING}
         record = {"id": r.id, "template_name": r.template_name, "mode": None}
+        read = {k: v for k, v in values.get(r.id, {}).items() if k in ablated}
         if none:
             record["mode"] = "unanswered"
         elif (not needed & set(ablated) or not needed <= set(ablated)
               or any(_blank(a) or unreadable(str(a)) for a in ablated.values())):
             record["mode"] = "unclassified"  # without every ablation answered, a dominance call could be wrong
+        elif any(read[k] is None for k in read if k in CLASSIFYING):
+            record["mode"] = "ungraded"  # an ablated answer no reader reads: what moved is unknown
         else:
-            todo.append((record, str(question), str(r.prediction), ablated))
+            todo.append((record, str(question), answer, {k: v for k, v in read.items() if v is not None}))
         modes.append(record)
     same = iter(matcher.same((q, full, answer) for _, q, full, ablated in todo for answer in ablated.values()))
     for record, _, _, ablated in todo:
@@ -198,7 +244,7 @@ def decompose(graded: pd.DataFrame, ablation_answers: pd.DataFrame,
         record["mode"] = mode_of(record["moved"])
     table = pd.DataFrame([{k: m[k] for k in ("id", "template_name", "mode")} for m in modes],
                          columns=["id", "template_name", "mode"])
-    return {**rates_by_template(table), "samples": modes}
+    return {**rates_by_template(table), "samples": modes, "n_ungraded": int(ungraded_mask(graded).sum())}
 
 
 def rates_by_template(table: pd.DataFrame) -> dict:

@@ -23,6 +23,11 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
+def _mean(entry: dict | None) -> float:
+    """An accuracy's mean over runs, NaN where none was graded."""
+    return np.nan if not entry or entry.get("mean") is None else entry["mean"]
+
+
 def _heatmap(result: dict, folder: Path) -> str | None:
     """Model x template accuracy (mean over each model's runs) as a PNG; None with a single model."""
     from omniaudit.evaluation.report import plt, save_figure
@@ -31,8 +36,8 @@ def _heatmap(result: dict, folder: Path) -> str | None:
     if len(models) < 2:
         return None
     templates = sorted(result["accuracy"]["by_template"])
-    grid = np.array([[models[m]["accuracy"]["by_template"].get(t, {}).get("mean", np.nan) for t in templates]
-                     for m in models])
+    grid = np.array([[_mean(models[m]["accuracy"]["by_template"].get(t)) for t in templates] for m in models],
+                    dtype=float)
     fig, ax = plt.subplots(figsize=(1.1 * len(templates) + 2.5, 0.5 * len(models) + 2.0), dpi=120)
     image = ax.imshow(grid, vmin=0, vmax=100, cmap="viridis", aspect="auto")
     ax.set_xticks(range(len(templates)), templates, rotation=45, ha="right")
@@ -53,7 +58,7 @@ def _models_section(result: dict, folder: Path) -> list[str]:
 
     models = result["models"]
     cells = sorted(result["accuracy"]["by_category_tier"], key=lambda k: (k.split("/")[0] != "IC", k))
-    fmt = lambda e: "-" if e is None else f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
+    fmt = lambda e: "-" if e is None or e["mean"] is None else f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
     rows = [[m, len(v["runs"]), *[fmt(v["accuracy"]["by_category_tier"].get(c)) for c in cells],
              fmt(v["accuracy"]["overall"])] for m, v in models.items()]
     lines = ["## Models", "",
@@ -109,9 +114,9 @@ def _decomposition_section(result: dict) -> list[str]:
                      for t, v in dec["combined"]["by_template"].items()]
     comparison = dec.get("answer_comparison", {})
     lines = ["## Failure decomposition across models", "",
-             "Shares of the *classified* failures (dominance + incomplete fusion; unanswered, unclassified and "
-             "unstable failures are left out). An answer *moved* when it is not the same answer as the failed one "
-             "by the grader's rule (normalised exact match, then the judge"
+             "Shares of the *classified* failures (dominance + incomplete fusion; unanswered, unclassified, "
+             "unstable and ungraded failures are left out). An answer *moved* when it is not the same answer as the "
+             "failed one by the grader's rule (the answers the readers read, normalised exact match, then the judge"
              + (f" `{shown_paths_in(comparison['judge'])}`, asked {comparison['n_judged']} time(s)"
                 if comparison.get("judge")
                 else ": none given, so exact matches only") + "). The stability floor is how often re-running the "
@@ -217,7 +222,7 @@ def _template_figure(models: dict, folder: Path, plt) -> None:
     for k, m in enumerate(names):
         cells = [models[m]["accuracy"]["by_template"].get(t) for t in templates]
         ax.barh(np.arange(len(templates)) + (k - (len(names) - 1) / 2) * height,
-                [c["mean"] if c else np.nan for c in cells], height=height, capsize=2,
+                [_mean(c) for c in cells], height=height, capsize=2,
                 xerr=[c["sd"] if c else 0.0 for c in cells], label=m)
     ax.set_yticks(range(len(templates)), templates)
     ax.set(xlim=(0, 100), xlabel="accuracy (%), mean ± sd over the model's runs", title="Accuracy per template")
@@ -240,7 +245,7 @@ def _ablation_section(result: dict) -> list[str]:
                          f"**{fmt(drop['value'])}** [{fmt(drop['ci'][0])}, {fmt(drop['ci'][1])}]" if read else "-",
                          "-" if survival["rate"] is None else
                          f"{_pct(survival['rate'])} ({survival['kept']}/{survival['n_intact_correct']})",
-                         e["n_unanswered"], e.get("n_intact_unanswered", 0)])
+                         e["n_unanswered"], e.get("n_ungraded", 0), e.get("n_intact_unanswered", 0)])
     judged = result.get("ablation_judging", {})
     lines = ["## Accuracy under ablations", "",
              "Every answered ablated copy graded like the samples (normalised exact match, then the judge"
@@ -251,8 +256,10 @@ def _ablation_section(result: dict) -> list[str]:
              "(points) with a paired bootstrap 95% CI over samples; *survival*: the intact-correct answers still "
              "correct under the ablation (the bypass test); *unanswered*: copies without an answer (none, blank, "
              "the question echoed, noise, or the run's one answer to everything), left out (no answer is no "
-             "evidence); *intact unanswered*: answered copies left out because the run gave no answer to the intact "
-             "sample (a drop needs both). Per-copy grades: graded_ablations.csv.", ""]
+             "evidence); *ungraded*: answered copies left out because no reader read the copy's or the intact "
+             "answer and no judge was given (neither right nor wrong); *intact unanswered*: answered copies left "
+             "out because the run gave no answer to the intact sample (a drop needs both). Per-copy grades: "
+             "graded_ablations.csv.", ""]
     if not any(e["n_copies"] for kinds in table.values() for e in kinds.values()):
         lines += ["_no ablation answers were given (pass each run's `--config ablations` predictions under the "
                   "run's NAME)_", ""]
@@ -260,7 +267,7 @@ def _ablation_section(result: dict) -> list[str]:
         return lines
     return lines + [markdown_table(["Model", "ablation", "samples", "runs", "intact (%)", "ablated (%) [95% CI]",
                                     "drop (points) [95% CI]", "survival", "unanswered copies",
-                                    "intact unanswered"], rows), ""]
+                                    "ungraded", "intact unanswered"], rows), ""]
 
 
 def _swap_lines(result: dict) -> list[str]:
@@ -290,6 +297,21 @@ def _figure_lines(figures: dict) -> list[str]:
     return lines
 
 
+def _pct_of(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
+
+
+def _grading_lines(grading: dict) -> list[str]:
+    """The rows no reader and no judge graded: neither right nor wrong, left out of every measure."""
+    if not grading.get("n_ungraded"):
+        return []
+    reasons = ", ".join(f"{n} {why}" for why, n in grading.get("reasons", {}).items())
+    return [f"**{grading['note']}**: no reader read them (reasons: {reasons}); they are neither right nor wrong "
+            f"and are left out of the accuracy, the ablation accuracy, the failure decomposition and the dominance "
+            f"test ({grading['samples']['n_ungraded']} sample answers, {grading['ablations']['n_ungraded']} ablated "
+            f"answers). A measure read off few graded rows says little.", ""]
+
+
 def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures: dict | None = None) -> None:
     """``report.md``, ``template_accuracy.png`` and the other figures into ``folder`` (``figures``: what the audit
     already wrote, see :mod:`.figures`)."""
@@ -298,7 +320,7 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
 
     judge, models = shown_paths_in(result["judge"]), result["models"]
     _template_figure(models, folder, plt)
-    fmt = lambda e: "-" if e is None else f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
+    fmt = lambda e: "-" if e is None or e["mean"] is None else f"{e['mean']:.1f} ± {e['sd']:.1f}"  # noqa: E731
     runs_of = lambda v: f"{len(v['runs'])} run{'s' if len(v['runs']) != 1 else ''}"  # noqa: E731
     if len(models) == 1:
         (name, entry), = models.items()
@@ -308,12 +330,14 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
             f"**{m}: {fmt(v['accuracy']['overall'])}%** ({runs_of(v)})" for m, v in models.items())
     lines = ["# Composition and counterfactual audit", "",
              f"Dataset `{shown_path(result['dataset'])}`, {n_samples} samples, {len(runs)} run(s) of {len(models)} "
-             f"model(s). Grading: normalised exact match, then counts and yes/no read from the answer, then "
+             f"model(s). Grading: a reasoning trace set aside, then normalised exact match, then counts and yes/no "
+             f"read from the answer, or the answer of the template's vocabulary it names, then "
              + (f"judge `{judge}` (Yes/No; prompts in graded.csv)." if judge else "no judge (exact and read matches "
                 "only)."),
              "", f"{headline}. Mean ± sd over each model's runs (exact-match rate over all runs "
              f"{100 * result['exact_match_rate']:.1f}%, counts or yes/no read "
              f"{100 * result.get('closed_read_rate', 0.0):.1f}%).", ""]
+    lines += _grading_lines(result.get("grading") or {})
     if judge:
         lines += [f"Judge verdicts: {result['n_judged']} non-exact answers judged, "
                   f"**{result['n_unparsed_verdicts']} unparsed** (neither a clear Yes nor a clear No; counted "
@@ -328,7 +352,7 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
     settings = lambda r: ", ".join(f"{k}={v}" for k, v in r.sampling.items()) or "not recorded"  # noqa: E731
     lines += [markdown_table(["Run", "model", "files", "sampling", "accuracy (%)"],
                              [[r.name, r.model, ", ".join(f"`{shown_path(f)}`" for f in r.files), settings(r),
-                               f"{result['accuracy_by_run'][r.name]:.1f}"] for r in runs]), ""]
+                               _pct_of(result["accuracy_by_run"][r.name])] for r in runs]), ""]
     names = list(models)
     for title, key in (("Category", "by_category"), ("Tier", "by_tier"), ("Template", "by_template")):
         keys = sorted({k for v in models.values() for k in v["accuracy"][key]})
@@ -341,8 +365,9 @@ def write_report(folder: Path, result: dict, runs: list, n_samples: int, figures
     lines += ["## Failure modes", "",
               "Failed samples per model (its runs pooled), classified from the answers to the bypass-test ablations: "
               "text / audio / image / video dominance (the wrong answer follows one input and ignores the others) "
-              "or incomplete fusion; unanswered, unclassified (an ablation unanswered) and unstable (a one-modality "
-              "sample whose two text-only answers disagree) say nothing about fusion.", ""]
+              "or incomplete fusion; unanswered, unclassified (an ablation unanswered), unstable (a one-modality "
+              "sample whose two text-only answers disagree) and ungraded (an ablated answer no reader read, no judge "
+              "given) say nothing about fusion. A sample whose own answer is ungraded is no failure.", ""]
     per_model = {m: v["failure_modes"] for m, v in models.items()}
     modes = sorted({m for fm in per_model.values()
                     for v in [fm["overall"], *fm["by_template"].values()] for m in v["counts"]})

@@ -140,6 +140,7 @@ def measure(s: DominanceStructure, tables: list[pd.DataFrame]) -> Tested:
         stability_floor,
     )
     from omniaudit.evaluation.composition.grading import grade
+    from omniaudit.evaluation.composition.replies import comparable, failed_ids
     from omniaudit.evaluation.scorecard.rules import dominance_measure
 
     expected = s.ablations.groupby("sample_id")["ablation"].apply(set).to_dict()
@@ -153,8 +154,8 @@ def measure(s: DominanceStructure, tables: list[pd.DataFrame]) -> Tested:
         graded.append(done[key][0])
         per_run.append(done[key][1])
     names = [f"sim#{k}" for k in range(len(tables))]
-    floor = stability_floor({n: g.set_index("id")["prediction"] for n, g in zip(names, graded, strict=True)},
-                            {n: set(g.loc[~g["correct"], "id"]) for n, g in zip(names, graded, strict=True)},
+    floor = stability_floor({n: comparable(g) for n, g in zip(names, graded, strict=True)},
+                            {n: failed_ids(g) for n, g in zip(names, graded, strict=True)},
                             s.samples.set_index("id")["question"], matcher)
     records = [r for d in per_run for r in d["samples"]]
     modes = pd.DataFrame(records, columns=["id", "template_name", "mode"])

@@ -99,8 +99,8 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
 
     result = read_audit(out)
     models = result["models"]  # accuracy per model: runs of different models are never pooled
-    acc = {m: f"{v['accuracy']['overall']['mean']:.1f} ± {v['accuracy']['overall']['sd']:.1f}%"
-           for m, v in models.items()}
+    fmt = lambda e: "-" if e.get("mean") is None else f"{e['mean']:.1f} ± {e['sd']:.1f}%"  # noqa: E731
+    acc = {m: fmt(v["accuracy"]["overall"]) for m, v in models.items()}  # None: no sample graded
     per_model = (next(iter(acc.values())) if len(acc) == 1 else
                  "; ".join(f"{m} {a} ({len(models[m]['runs'])} run(s))" for m, a in acc.items()))
     print(f"{len(result['runs'])} run(s) ({', '.join(result['runs'])}): accuracy {per_model}")
@@ -108,6 +108,9 @@ def cmd_audit_composition(args: argparse.Namespace) -> None:
     if flagged:
         common.say("warning", f"the failure decomposition of {', '.join(flagged)} does not clear the stability "
                               "floor (ablations move answers no more often than re-runs do; see report.md)")
+    ungraded = (result.get("grading") or {}).get("note")
+    if ungraded:  # answers no reader read and no judge graded: left out, never read as wrong
+        common.say("warning", f"{ungraded}: left out of the accuracy and every measure (see report.md)")
     if args.grader:
         print(f"judge verdicts: {result['n_judged']} asked, {result['n_unparsed_verdicts']} unparsed (counted wrong)")
     common.print_outputs(out)

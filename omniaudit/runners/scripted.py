@@ -14,6 +14,7 @@ import re
 
 import numpy as np
 
+from omniaudit.answer_match import normalize
 from omniaudit.errors import InputError
 from omniaudit.runners.base import RefusedItems, Runner
 from omniaudit.runners.items import JudgeItem, Sampling
@@ -164,7 +165,9 @@ def _audio_led(item: JudgeItem) -> str | None:
         return item.gold  # the audio is gone or not its own: the answer moves
     if not any(part.kind == "audio" or part.modality == "video+audio" for part in item.media):
         return None
-    wrong = [w for w in _DISTRACTORS if w != item.gold.strip().lower()]
+    gold = item.gold.strip().lower()
+    count = normalize(gold).isdigit()  # a wrong answer of the gold's kind: "five" to "Which colour?" is read by none
+    wrong = [w for w in _DISTRACTORS if w != gold and normalize(w).isdigit() == count]
     key = sample if ablation else item.id  # the same wrong answer for a sample and its ablations that keep the audio
     return wrong[int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") % len(wrong)]
 

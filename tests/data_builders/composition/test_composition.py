@@ -123,13 +123,20 @@ def test_judge_fallback_through_a_scripted_judge():
     assert grade(samples, preds)["correct"].tolist() == [True, False, False]
 
 
+def _wrong(answer: str, vocabulary) -> str:
+    """A wrong answer the audit's readers read (a count beside the gold count, another colour of the template's
+    vocabulary): one they cannot read ("no idea") is ungraded, neither right nor wrong."""
+    gold = normalize(answer)
+    return str(int(gold) + 1) if gold.isdigit() else next(v for v in vocabulary if normalize(v) != gold)
+
+
 def test_audit_composition_cli(tmp_path, capsys):
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
-    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer"])
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer", "answer_vocabulary"])
     runs = []
     for k, wrong in enumerate((0, 2)):
-        rows = [{"id": i, "prediction": a if j >= wrong else "no idea"}
-                for j, (i, a) in enumerate(zip(samples["id"], samples["answer"], strict=True))]
+        rows = [{"id": i, "prediction": a if j >= wrong else _wrong(a, v)}
+                for j, (i, a, v) in enumerate(samples.itertuples(False))]
         path = tmp_path / f"run{k}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows))
         runs.append(str(path))
@@ -163,12 +170,15 @@ def test_failure_mode_classification(full, ablated, mode):
 
 def test_failure_modes_from_a_run_with_ablation_answers(tmp_path):
     out = build_composition_dataset(tmp_path / "ds", n_synthetic=12)
-    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer"])
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer", "answer_vocabulary"])
     ablations = pd.read_parquet(next((out / "ablations").glob("*.parquet")), columns=["id", "sample_id", "ablation"])
-    # a model that trusts the speech: always wrong "seven" on the full input, another answer without the audio
-    rows = [{"id": i, "prediction": "seven"} for i in samples["id"]]
-    rows += [{"id": r.id, "prediction": "two" if r.ablation in ("mute_audio", "text_only") else "seven"}
-             for r in ablations.itertuples()]
+    # a model that trusts the speech: always wrong on the full input ("seven", or a wrong colour), the gold answer
+    # without the audio
+    wrong = {i: "seven" if normalize(a).isdigit() else _wrong(a, v) for i, a, v in samples.itertuples(False)}
+    gold = dict(zip(samples["id"], samples["answer"], strict=True))
+    rows = [{"id": i, "prediction": wrong[i]} for i in samples["id"]]
+    rows += [{"id": r.id, "prediction": gold[r.sample_id] if r.ablation in ("mute_audio", "text_only")
+              else wrong[r.sample_id]} for r in ablations.itertuples()]
     path = tmp_path / "run.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", str(path), "--out",
@@ -288,7 +298,10 @@ def test_scripted_judges_answer_samples_and_ablations(tmp_path):
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", *runs[1:], "--out",
                  str(tmp_path / "r")]) == 0
     result = json.loads((tmp_path / "r" / "audit.json").read_text())
-    assert 0 < result["accuracy"]["overall"]["mean"] < 100 and result["failure_modes"]["overall"]["n_failures"] > 0
+    # a random run answers the gold or "I don't know.", which no reader reads: ungraded, neither right nor wrong
+    # (before: a wrong answer, and its refusal under every ablation a text dominance)
+    assert result["accuracy"]["overall"]["mean"] == 100.0 and result["grading"]["samples"]["n_ungraded"] > 0
+    assert result["failure_modes"]["overall"]["n_failures"] == 0
 
 
 def test_a_template_id_with_two_names_is_refused(tmp_path):

@@ -32,6 +32,19 @@ def dataset(tmp_path_factory):
     return out, samples, ablations
 
 
+def _wrong(samples, k: int, which: int = 0) -> str:
+    """A wrong answer to sample ``k`` the audit's readers read (a count beside the gold count, another colour of the
+    template's vocabulary): an answer they cannot read is ungraded, neither right nor wrong."""
+    from omniaudit.answer_match import normalize
+
+    row = samples.iloc[k]
+    gold = normalize(str(row["answer"]))
+    if gold.isdigit():
+        return str(int(gold) + 1 + which)
+    others = sorted(v for v in row["answer_vocabulary"] if normalize(str(v)) != gold)
+    return others[which % len(others)]
+
+
 def _write(path, samples, ablations, full, ablated):
     """A run's answers: ``full(k, sample_id)`` to each sample, ``ablated(k, name)`` to each ablation."""
     ids = list(samples["id"])
@@ -46,13 +59,16 @@ def test_two_models_named_by_repo_id_stay_two_models(dataset, tmp_path, capsys):
     the 7B with the 3B (100%), and Table 12 said "models 1"."""
     out, samples, ablations = dataset
     gold = dict(zip(samples["id"], samples["answer"], strict=True))
-    # 7B: right on even samples, the same answers in both runs (floor 0); 3B: never right, "no" / "nope" by run
+    # 7B: right on even samples, the same answers in both runs (floor 0); 3B: never right, a different wrong answer
+    # by run; both keep their wrong answer (the first) without the media, and give the gold with them
     files = {}
-    for model, run, wrong in ((SEVEN, "r1", "no"), (SEVEN, "r2", "no"), (THREE, "r1", "no"), (THREE, "r2", "nope")):
+    for model, run, wrong in ((SEVEN, "r1", 0), (SEVEN, "r2", 0), (THREE, "r1", 0), (THREE, "r2", 1)):
         right = (lambda k: k % 2 == 0) if model == SEVEN else (lambda k: False)
         files[model, run] = _write(tmp_path / f"{model.split('/')[1]}-{run}.jsonl", samples, ablations,
-                                   lambda k, i, right=right, wrong=wrong: gold[i] if right(k) else wrong,
-                                   lambda k, name: "no" if name == "text_only" else "yes")
+                                   lambda k, i, right=right, wrong=wrong: gold[i] if right(k) else _wrong(
+                                       samples, k, wrong),
+                                   lambda k, name: _wrong(samples, k) if name == "text_only" else gold[samples.iloc[
+                                       k]["id"]])
     specs = [f"{m}@{r}={f}" for (m, r), f in files.items()]
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", *specs, "--out",
                  str(tmp_path / "rep")]) == 0
@@ -157,17 +173,16 @@ def test_sampling_noise_is_flagged_and_a_real_dependence_clears_the_floor(datase
     for model, seed in (("noisy-a", 1), ("noisy-b", 2)):  # every answer an independent draw: pure sampling noise
         for run in range(3):
             rng = np.random.default_rng([seed, run])
-            words = ["red", "blue", "green", "seven", "a dog", "nobody"]
 
-            def draw(*_, rng=rng, words=words):
-                return words[int(rng.integers(len(words)))]
+            def draw(k, *_, rng=rng):  # a draw among the sample's answers the readers read (its gold, 3 wrong)
+                return [samples.iloc[k]["answer"], *(_wrong(samples, k, w) for w in range(3))][int(rng.integers(4))]
 
             specs.append(f"{model}@{run}=" + str(_write(tmp_path / f"{model}{run}.jsonl", samples, ablations,
                                                         draw, draw)))
     for run in range(2):  # a model that follows the audio: deterministic, only muting the audio moves its answer
         specs.append(f"audio-follower@{run}=" + str(_write(
-            tmp_path / f"follower{run}.jsonl", samples, ablations, lambda k, i: "the speaker's word",
-            lambda k, name: "something else" if name in ("mute_audio", "text_only") else "the speaker's word")))
+            tmp_path / f"follower{run}.jsonl", samples, ablations, lambda k, i: _wrong(samples, k),
+            lambda k, name: _wrong(samples, k, 1) if name in ("mute_audio", "text_only") else _wrong(samples, k))))
     assert main(["audit", "composition", "--dataset", str(out), "--predictions", *specs, "--out",
                  str(tmp_path / "rep")]) == 0
     result = json.loads((tmp_path / "rep" / "audit.json").read_text())

@@ -69,7 +69,8 @@ def test_repeated_runs_are_clustered_by_sample():
 def dataset(tmp_path_factory):
     out = tmp_path_factory.mktemp("ablation_accuracy") / "ds"
     assert main(["build", "composition", "--synthetic", "12", "--out", str(out)]) == 0  # the default build
-    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")), columns=["id", "answer", "question"])
+    samples = pd.read_parquet(next((out / "samples").glob("*.parquet")),
+                              columns=["id", "answer", "question", "answer_vocabulary"])
     ablations = pd.read_parquet(next((out / "ablations").glob("*.parquet")), columns=["id", "sample_id", "ablation"])
     return out, samples, ablations
 
@@ -79,13 +80,23 @@ def _write(path, rows):
     return str(path)
 
 
+def _wrong(samples, sample_id) -> str:
+    """A wrong answer the readers read: the gold count plus one, or another colour of the template's vocabulary."""
+    from omniaudit.answer_match import normalize
+
+    row = samples.set_index("id").loc[sample_id]
+    gold = normalize(str(row["answer"]))
+    return str(int(gold) + 1) if gold.isdigit() else sorted(v for v in row["answer_vocabulary"] if v != gold)[0]
+
+
 def _run(tmp_path, name, samples, ablations, intact_right, ablated_answer):
     gold = dict(zip(samples["id"], samples["answer"], strict=True))
     index = {i: k for k, i in enumerate(samples["id"])}
-    s = _write(tmp_path / f"{name}_s.jsonl", [{"id": i, "raw": gold[i] if intact_right(index[i]) else "no idea"}
-                                              for i in samples["id"]])
+    s = _write(tmp_path / f"{name}_s.jsonl", [{"id": i, "raw": gold[i] if intact_right(index[i]) else
+                                               _wrong(samples, i)} for i in samples["id"]])
     a = _write(tmp_path / f"{name}_a.jsonl", [{"id": r.id, "raw": ablated_answer(index[r.sample_id], r.ablation,
-                                                                                 gold[r.sample_id])}
+                                                                                 gold[r.sample_id]).format(
+                                                   wrong=_wrong(samples, r.sample_id))}
                                               for r in ablations.itertuples()])
     return [f"m@{name}={s}", f"m@{name}={a}"]
 
@@ -95,10 +106,13 @@ def test_audit_grades_every_ablation_kind(dataset, tmp_path):
     n = len(samples)
 
     def run_a(k, kind, gold):  # mute_audio right on k % 3 == 0, drop_image always right, text_only blank
-        return {"mute_audio": gold if k % 3 == 0 else "no idea", "drop_image": gold, "text_only": ""}[kind]
+        return {"mute_audio": gold if k % 3 == 0 else "{wrong}", "drop_image": gold, "text_only": ""}[kind]
 
     def run_b(k, kind, gold):
-        return {"mute_audio": gold if k % 3 == 0 else "no idea", "drop_image": gold, "text_only": "no idea"}[kind]
+        return {"mute_audio": gold if k % 3 == 0 else "{wrong}", "drop_image": gold, "text_only": "{wrong}"}[kind]
+
+    def run_c(k, kind, gold):  # run b, but no reader reads its text_only answers
+        return "no idea" if kind == "text_only" else run_b(k, kind, gold)
 
     specs = (_run(tmp_path, "a", samples, ablations, lambda k: k % 2 == 0, run_a)
              + _run(tmp_path, "b", samples, ablations, lambda k: True, run_b))
@@ -126,12 +140,24 @@ def test_audit_grades_every_ablation_kind(dataset, tmp_path):
     assert "## Accuracy under ablations" in report and "| m | mute_audio |" in report
     graded = pd.read_csv(tmp_path / "rep" / "graded_ablations.csv")
     assert len(graded) == len(ablations) * 2 - n and set(graded["run"]) == {"m@a", "m@b"}
-    # the grader judges non-exact ablated answers like intact ones: a judge saying Yes makes every answer right
-    assert main(["audit", "composition", "--dataset", str(out), "--predictions", *specs, "--grader",
+    # answers no reader reads are ungraded, left out (never read as wrong); the grader judges them like intact ones:
+    # a judge saying Yes makes them right
+    unread = (_run(tmp_path, "a", samples, ablations, lambda k: k % 2 == 0, run_a)
+              + _run(tmp_path, "c", samples, ablations, lambda k: True, run_c))
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", *unread, "--out",
+                 str(tmp_path / "unread")]) == 0
+    alone = json.loads((tmp_path / "unread" / "audit.json").read_text())
+    text = alone["ablation_accuracy"]["m"]["text_only"]
+    assert (text["n_copies"], text["n_unanswered"], text["n_ungraded"], text["accuracy"]) == (0, n, n, None)
+    mute_c = alone["ablation_accuracy"]["m"]["mute_audio"]  # the other kinds are as before
+    assert alone["ablation_judging"]["n_ungraded"] == n and (mute_c["accuracy"], mute_c["drop"]) == (e["accuracy"],
+                                                                                                      e["drop"])
+    assert alone["grading"]["note"] == f"{n} of {8 * n} rows ungraded: no grader; pass --grader SPEC"  # 2 x 4n
+    assert main(["audit", "composition", "--dataset", str(out), "--predictions", *unread, "--grader",
                  "scripted:always-a", "--out", str(tmp_path / "judged")]) == 0
     judged = json.loads((tmp_path / "judged" / "audit.json").read_text())
     assert judged["ablation_accuracy"]["m"]["text_only"]["accuracy"] == 100.0
-    assert judged["ablation_judging"]["n_judged"] == n + 2 * int((~mute[:n]).sum())
+    assert judged["ablation_judging"]["n_judged"] == n and judged["ablation_judging"]["n_ungraded"] == 0
 
 
 @pytest.mark.parametrize("answer", ["", "no idea", "echo"])
@@ -174,4 +200,4 @@ def test_a_pair_without_an_intact_answer_is_left_out_not_read_as_a_negative_drop
     text = acc["text_only"]  # the echoed copies are no answers either: listed, counted, not graded
     assert (text["n_copies"], text["n_unanswered"], text["accuracy"]) == (0, len(samples), None)
     report = (tmp_path / "rep" / "report.md").read_text()
-    assert f"| m | text_only | 0 | 0 | n/a | - | - | - | {len(samples)} | 0 |" in report
+    assert f"| m | text_only | 0 | 0 | n/a | - | - | - | {len(samples)} | 0 | 0 |" in report

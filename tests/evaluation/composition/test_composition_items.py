@@ -154,30 +154,32 @@ def test_build_judge_audit_end_to_end_from_the_cli(synthetic_dataset, tmp_path, 
     assert result["runs"] == ["oracle", "random#0", "random#1"]
     assert "3 run(s) (oracle, random#0, random#1): accuracy" in capsys.readouterr().out
     assert result["sampling"]["random#1"] == {"temperature": 0.7, "seed": 6}  # run r samples with seed + r
-    # by hand: a random run is right exactly where it answered the gold answer
+    # by hand: a random run answers the gold answer or "I don't know.", which no reader reads: ungraded, neither
+    # right nor wrong (before: wrong, and its refusals under every ablation read as text dominance)
     rows = [json.loads(line) for config in ("samples", "ablations")
             for line in (tmp_path / "random" / f"{config}.jsonl").read_text().splitlines()]
     answer = {(r["run"], r["id"]): r["raw"] for r in rows}
-    accuracy = [100 * np.mean([answer[run, i] == a for i, a in gold.items()]) for run in (0, 1)]
-    assert min(accuracy) > 0 and max(accuracy) < 100 and accuracy[0] != accuracy[1]  # two different samples
-    assert result["accuracy_by_run"] == pytest.approx({"oracle": 100.0, "random#0": accuracy[0],
-                                                       "random#1": accuracy[1]})
-    assert result["accuracy"]["overall"]["mean"] == pytest.approx((100 + sum(accuracy)) / 3)
-    assert result["accuracy"]["overall"]["sd"] == pytest.approx(np.std([100, *accuracy], ddof=1))
-    # the failures are the random runs' refusals, classified from the same run's answers to their ablations
-    modes: dict[str, int] = {}
-    refusal = normalize("I don't know.")
-    for run in (0, 1):
-        for sid in (i for i, a in gold.items() if answer[run, i] != a):
-            moved = [name for name in ("mute_audio", "drop_image")
-                     if normalize(answer[run, f"{sid}/{name}"]) != refusal]
-            mode = ("text_dominance" if normalize(answer[run, f"{sid}/text_only"]) == refusal else
-                    f"{dict(mute_audio='audio', drop_image='image')[moved[0]]}_dominance" if len(moved) == 1 else
-                    "incomplete_fusion")
-            modes[mode] = modes.get(mode, 0) + 1
-    assert result["failure_modes"]["overall"]["counts"] == modes
+    refusals = [sum(answer[run, i] != a for i, a in gold.items()) for run in (0, 1)]
+    assert min(refusals) > 0 and max(refusals) < len(gold) and refusals[0] != refusals[1]  # two different samples
+    assert result["accuracy_by_run"] == {"oracle": 100.0, "random#0": 100.0, "random#1": 100.0}
+    assert result["grading"]["samples"]["by_run"] == {"oracle": 0, "random#0": refusals[0], "random#1": refusals[1]}
+    assert result["failure_modes"]["overall"]["n_failures"] == 0  # the refusals are no failures
+    unread = sum(normalize(a) == normalize("I don't know.") for a in answer.values())
+    assert result["grading"]["n_ungraded"] == unread == sum(result["grading"]["reasons"].values())
     report = (tmp_path / "rep" / "report.md").read_text()
     assert "`ablations.jsonl`" in report and str(tmp_path) not in report and "temperature=0.7" in report
+
+
+def _wrong(synthetic_dataset) -> dict:
+    """Sample id -> a wrong answer the audit's readers read (a count beside the gold count, another colour of the
+    template's vocabulary): an answer they cannot read ("no") is ungraded, neither right nor wrong."""
+    samples = pd.read_parquet(next((synthetic_dataset / "samples").glob("*.parquet")),
+                              columns=["id", "answer", "answer_vocabulary"])
+    out = {}
+    for i, answer, vocabulary in samples.itertuples(False):
+        gold = normalize(str(answer))
+        out[i] = str(int(gold) + 1) if gold.isdigit() else sorted(v for v in vocabulary if normalize(v) != gold)[0]
+    return out
 
 
 def runner_rows(samples, ablations, run, answer, **sampling):
@@ -196,11 +198,12 @@ def test_one_file_with_several_runs_is_split_and_its_sampling_reported(synthetic
     samples = pd.read_parquet(next((synthetic_dataset / "samples").glob("*.parquet")), columns=["id", "answer"])
     ablation_ids = pd.read_parquet(next((synthetic_dataset / "ablations").glob("*.parquet")), columns=["id"])["id"]
     gold = dict(zip(samples["id"], samples["answer"], strict=True))
-    first = samples["id"].iloc[0]
+    first, wrong = samples["id"].iloc[0], _wrong(synthetic_dataset)
     # run 0 answers every sample right, run 1 all but the first, run 2 none: 100, (n-1)/n, 0
     rows = []
     for run, right in ((0, lambda i: True), (1, lambda i: i != first), (2, lambda i: False)):
-        rows += runner_rows(samples["id"], ablation_ids, run, lambda i, r=right: gold.get(i, "x") if r(i) else "no",
+        rows += runner_rows(samples["id"], ablation_ids, run,
+                            lambda i, r=right: gold.get(i, "x") if r(i) else wrong.get(i, "no"),
                             temperature=0.7, top_p=0.95, seed=10 + run)
     path = write_jsonl(tmp_path / "sampled.jsonl", rows[::-1])  # any row order
     assert main(["audit", "composition", "--dataset", str(synthetic_dataset), "--predictions", str(path),
@@ -220,7 +223,8 @@ def test_one_file_with_several_runs_is_split_and_its_sampling_reported(synthetic
 def test_runs_with_the_same_stem_stay_distinct(synthetic_dataset, tmp_path):
     samples = pd.read_parquet(next((synthetic_dataset / "samples").glob("*.parquet")), columns=["id", "answer"])
     good = write_jsonl(tmp_path / "a" / "run.jsonl", [{"id": i, "raw": a} for i, a in samples.itertuples(False)])
-    bad = write_jsonl(tmp_path / "b" / "run.jsonl", [{"id": i, "raw": "no"} for i in samples["id"]])
+    wrong = _wrong(synthetic_dataset)
+    bad = write_jsonl(tmp_path / "b" / "run.jsonl", [{"id": i, "raw": wrong[i]} for i in samples["id"]])
     assert list(run_specs([str(good), str(bad)])) == ["a/run", "b/run"]
     assert run_specs([f"z={good}", str(bad), f"z={bad}"]) == {"z": [good, bad], "run": [bad]}  # in the order given
     assert main(["audit", "composition", "--dataset", str(synthetic_dataset), "--predictions", str(good), str(bad),
@@ -284,7 +288,9 @@ def _audit_tiny_run(dataset, folder, spec, *extra):
     result = json.loads((folder / "rep" / "audit.json").read_text())
     assert result["runs"] == ["tiny"] and result["n_samples"] == len(MIXED)
     n_failures = result["failure_modes"]["overall"]["n_failures"]
-    assert n_failures == round(len(MIXED) * (1 - result["accuracy"]["overall"]["mean"] / 100))
+    graded = pd.read_csv(folder / "rep" / "graded.csv")  # an ungraded answer (byte noise) is no failure
+    assert n_failures == int((~graded["correct"] & ~graded["ungraded"]).sum())
+    assert result["grading"]["samples"]["n_ungraded"] == int(graded["ungraded"].sum())
     return result
 
 

@@ -80,6 +80,17 @@ def _write(path, rows):
     return path
 
 
+def _wrong(row, which: int = 0) -> str:
+    """A wrong answer to sample ``row`` the audit's readers read (a count beside the gold count, another colour of
+    the template's vocabulary): one they cannot read is ungraded, neither right nor wrong."""
+    from omniaudit.answer_match import normalize
+
+    gold = normalize(str(row["answer"]))
+    if gold.isdigit():
+        return str(int(gold) + 1 + which)
+    return sorted(v for v in row["answer_vocabulary"] if normalize(str(v)) != gold)[which]
+
+
 def test_several_models_in_one_audit_from_the_cli(dataset, tmp_path):
     samples = pd.read_parquet(next((dataset / "samples").glob("*.parquet")))
     ablations = pd.read_parquet(next((dataset / "ablations").glob("*.parquet")), columns=["id", "sample_id",
@@ -87,22 +98,24 @@ def test_several_models_in_one_audit_from_the_cli(dataset, tmp_path):
     ids, gold = list(samples["id"]), dict(zip(samples["id"], samples["answer"], strict=True))
     n = len(ids)
 
+    wrong = [_wrong(row) for _, row in samples.iterrows()]
+
     def ablation_answer(k: int, name: str) -> str:
-        # a failed sample k (full answer "no"): k % 3 == 0 text dominance (text_only still "no"); 1: only drop_image
-        # moves it (image dominance); 2: both removals move it (incomplete fusion)
-        return {0: "no", 1: {"text_only": "t", "mute_audio": "no", "drop_image": "i"}[name],
-                2: {"text_only": "t", "mute_audio": "a", "drop_image": "i"}[name]}[k % 3]
+        # a failed sample k (full answer wrong[k]): k % 3 == 0 text dominance (text_only still wrong[k]); 1: only
+        # drop_image moves it (image dominance); 2: both removals move it (incomplete fusion); moved: to the gold
+        moved = {0: (), 1: ("text_only", "drop_image"), 2: ("text_only", "mute_audio", "drop_image")}[k % 3]
+        return gold[ids[k]] if name in moved else wrong[k]
 
     def rows(right, run=None):
-        out = [{"id": i, "raw": gold[i] if right(k) else "no"} for k, i in enumerate(ids)]
+        out = [{"id": i, "raw": gold[i] if right(k) else wrong[k]} for k, i in enumerate(ids)]
         out += [{"id": a.id, "raw": ablation_answer(ids.index(a.sample_id), a.ablation)}
                 for a in ablations.itertuples()]
         return [r | ({"run": run} if run is not None else {}) for r in out]
 
     r1 = _write(tmp_path / "q1.jsonl", rows(lambda k: k % 2 == 0))  # model qwen: two runs, two files
     r2 = _write(tmp_path / "q2.jsonl", rows(lambda k: k < 3))
-    two = rows(lambda k: False, 0) + [r | {"raw": "maybe"} if r["id"] in ids[n // 2:] else r
-                                      for r in rows(lambda k: False, 1)]
+    two = rows(lambda k: False, 0) + [r | {"raw": _wrong(samples.iloc[ids.index(r["id"])], 1)}
+                                      if r["id"] in ids[n // 2:] else r for r in rows(lambda k: False, 1)]
     g = _write(tmp_path / "gemma.jsonl", two)  # model gemma: one file, two sampled runs
     assert main(["audit", "composition", "--dataset", str(dataset), "--predictions", f"qwen@a={r1}",
                  f"qwen@b={r2}", f"gemma={g}", "--out", str(tmp_path / "rep")]) == 0
@@ -124,7 +137,8 @@ def test_several_models_in_one_audit_from_the_cli(dataset, tmp_path):
         return (kinds.count(0) + kinds.count(1)) / len(kinds), kinds.count(2) / len(kinds)
 
     q_kinds = [k % 3 for k in range(n) if k % 2] + [k % 3 for k in range(n) if k >= 3]
-    # gemma run 1 answers "maybe" on the second half: every ablation answer differs from it: incomplete fusion
+    # gemma run 1 answers another wrong answer on the second half: every ablation answer differs from it: incomplete
+    # fusion
     g_kinds = [k % 3 for k in range(n)] + [k % 3 if k < n // 2 else 2 for k in range(n)]
     dec = result["failure_decomposition"]
     for model, kinds in (("qwen", q_kinds), ("gemma", g_kinds)):
