@@ -63,6 +63,41 @@ def shared_build(tmp_path_factory, name: str, build: Callable[[Path], object]) -
     return folder
 
 
+def _copied_build(tmp_path_factory, build: Callable) -> Callable:
+    """An audit's ``build`` that, for a small default, copies the run's one build of it (see ``small_defaults``);
+    wrapped, so the default's key (which hashes the build's source) stays the build's own."""
+    import functools
+
+    @functools.wraps(build)
+    def copied(self, out, size: str = "default", progress=None):
+        if size != "small":
+            return build(self, out, size, progress)
+        from omniaudit.evaluation.scorecard.runner import default_key
+
+        built = shared_build(tmp_path_factory, f"small-default-{self.name}-{default_key(self.name, size)}",
+                             lambda root: build(self, root / "ds", size, progress))
+        shutil.copytree(built / "ds", out)
+        return Path(out)
+
+    return copied
+
+
+@pytest.fixture(scope="module")
+def small_defaults(tmp_path_factory):
+    """While a module's tests run, a scorecard that builds an embedded small default (``--size small``) copies one
+    build of it per test run (``shared_build``, keyed by the default's own key: its builder's code and parameters)
+    instead of building it again: the builds are deterministic and record no path, so the copy is byte for byte a
+    build, and the runner's own steps around it (stamp, reuse, rebuild) run as they do. Several scorecard test files
+    build the same small defaults (~6 s for the four)."""
+    from omniaudit.audits import get
+
+    with pytest.MonkeyPatch.context() as patch:
+        for name in ("preference", "interventions", "protocols", "composition"):
+            audit = type(get(name))
+            patch.setattr(audit, "build", _copied_build(tmp_path_factory, audit.build))
+        yield
+
+
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (``--dist loadfile``: each test file runs on one worker, so a module's fixtures are built
     once): the files holding the most slow tests are handed out first, so that a long file does not start last while

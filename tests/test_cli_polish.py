@@ -232,7 +232,7 @@ def test_wandb_runs_record_the_predictions_provenance(offline, protocol_dataset,
     assert audit["provenance"]["oracle-pairwise"]["datasets"][0]["fingerprint"] == fingerprint["pairwise"]
 
 
-def test_wandb_scorecard_records_every_model_s_provenance(offline, tmp_path):
+def test_wandb_scorecard_records_every_model_s_provenance(offline, tmp_path, small_defaults):
     out = tmp_path / "card"
     rc = main(["scorecard", "--model", "pos=scripted:position-locked", "--audits", "preference", "--n-resamples",
                "200", "--size", "small", "--out", str(out), "--report-to", "wandb", "--run-name", "card"])

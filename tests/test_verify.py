@@ -158,7 +158,8 @@ def test_a_missing_folder_or_dataset_is_bad_input(tmp_path, received, capsys):
     assert main(["verify", str(received), "--dataset", str(tmp_path / "nope")]) == 2
 
 
-def test_scorecard_predictions_are_checked_against_the_digests_status_json_recorded(tmp_path, capsys):
+def test_scorecard_predictions_are_checked_against_the_digests_status_json_recorded(tmp_path, capsys,
+                                                                                   small_defaults):
     out = tmp_path / "card"
     assert main(["scorecard", "--model", "coin=scripted:random", "--audits", "protocols", "--size", "small",
                  "--n-resamples", "200", "--out", str(out)]) == 0  # coin and the oracle: two reference.jsonl
@@ -182,7 +183,7 @@ def test_scorecard_predictions_are_checked_against_the_digests_status_json_recor
 
 
 @pytest.mark.slow
-def test_a_scorecard_whose_verdicts_were_edited_fails(tmp_path, capsys):
+def test_a_scorecard_whose_verdicts_were_edited_fails(tmp_path, capsys, small_defaults):
     out = tmp_path / "card"
     assert main(["scorecard", "--model", "coin=scripted:random", "--audits", "protocols", "--size", "small",
                  "--n-resamples", "200", "--out", str(out)]) == 0

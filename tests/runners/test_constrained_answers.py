@@ -189,7 +189,7 @@ def test_hf_option_scores_take_choice_as_they_are(protocol_dataset, tiny_models,
 
 
 @pytest.mark.slow
-def test_the_scorecard_constrains_served_models_only(tmp_path):
+def test_the_scorecard_constrains_served_models_only(tmp_path, small_defaults):
     """--answer-format reaches the served model under test; the scripted references answer as they do."""
     import json as _json
 

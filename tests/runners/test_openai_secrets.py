@@ -83,7 +83,7 @@ def test_a_judge_keeps_no_key_from_an_echoing_server(key, tmp_path):
     assert KEY not in json.dumps(identity) and list(cache.rglob("*.json")) and _leaks(tmp_path) == []
 
 
-def test_no_file_of_a_judge_run_or_a_scorecard_holds_the_key(key, mixed_dataset, tmp_path, capsys):
+def test_no_file_of_a_judge_run_or_a_scorecard_holds_the_key(key, mixed_dataset, tmp_path, capsys, small_defaults):
     """``omniaudit judge`` and ``omniaudit scorecard`` (with wandb, offline) against a server echoing the key in
     every field: zero hits in every file under the output folders, the response caches and wandb's folders."""
     pytest.importorskip("wandb")

@@ -304,13 +304,21 @@ def test_bad_input_fails_before_training_naming_it(tiny_root, tmp_path, monkeypa
         assert not (out / "checkpoint-3").exists()
 
 
-@pytest.mark.slow
 def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path, monkeypatch):
+    """Both through the script's entry point in this process (a launch that exits naming its bad input is
+    test_bad_input_fails_before_training_naming_it's): an unknown recipe key exits naming it, a model without a chat
+    template exits saying so."""
+    from trl import ModelConfig, SFTConfig
+
+    from omniaudit.training.common import DataArguments
+    from omniaudit.training.sft import MediaArguments
+
+    arguments = (DataArguments, SFTConfig, ModelConfig, MediaArguments)
     recipe = tmp_path / "bad.yaml"
     recipe.write_text((RECIPES / "sft.yaml").read_text() + "learning_rat: 0.1\n")
-    cmd = [sys.executable, str(REPO / "training/sft.py"), "--config", str(recipe), "--output_dir", str(tmp_path / "o")]
-    result = subprocess.run(cmd, cwd=tiny_root, env=env(), capture_output=True, text=True, timeout=300)
-    assert result.returncode != 0 and "learning_rat" in result.stderr
+    monkeypatch.chdir(tiny_root)
+    with pytest.raises(SystemExit, match="learning_rat"):
+        script_main("sft", arguments, ["--config", str(recipe), "--output_dir", str(tmp_path / "o")])
     no_template = tmp_path / "lm"
     import shutil
 
@@ -319,26 +327,30 @@ def test_unknown_recipe_key_and_missing_chat_template(tiny_root, tmp_path, monke
     config = json.loads((no_template / "tokenizer_config.json").read_text())
     config.pop("chat_template", None)
     (no_template / "tokenizer_config.json").write_text(json.dumps(config))
-    from trl import ModelConfig, SFTConfig
-
-    from omniaudit.training.common import DataArguments
-    from omniaudit.training.sft import MediaArguments
-
-    monkeypatch.chdir(tiny_root)  # the script's entry point in this process: one launch above is enough
     with pytest.raises(SystemExit, match="no chat template"):
-        script_main("sft", (DataArguments, SFTConfig, ModelConfig, MediaArguments),
-                    ["--config", str(RECIPES / "sft.yaml"), "--output_dir", str(tmp_path / "o2"),
-                     "--model_name_or_path", str(no_template)])
+        script_main("sft", arguments, ["--config", str(RECIPES / "sft.yaml"), "--output_dir", str(tmp_path / "o2"),
+                                       "--model_name_or_path", str(no_template)])
+
+
+ODIN_FOLDS = ("--eval_folds", "0,1", "--max_steps", "4", "--save_steps", "2")  # LoRA + heads, two folds
+
+
+@pytest.fixture(scope="module")
+def odin_folds(tiny_root, tmp_path_factory) -> tuple[Path, Path]:
+    """One launch of ODIN with LoRA on two folds (4 steps, a checkpoint every 2), tracked by wandb offline with a
+    record per step: the run the per-fold saving and resuming test copies, and the one the tracking test reads (one
+    launch for both, not one each); (output folder, WANDB_DIR)."""
+    root = tmp_path_factory.mktemp("odin-folds")
+    ok(launch(tiny_root, "reward_odin", root / "odin", *ODIN_FOLDS, "--report_to", "wandb", "--run_name", "tiny-odin",
+              "--logging_steps", "1", WANDB_DIR=str(root), WANDB_PROJECT="omniaudit-tests"))
+    return root / "odin", root
 
 
 @pytest.mark.slow
-def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
-    out = tmp_path / "tracked"
-    ok(launch(tiny_root, "reward_odin", out, "--report_to", "wandb", "--run_name", "tiny-odin", "--eval_folds", "0,1",
-              "--max_steps", "2", "--logging_steps", "1", "--save_strategy", "no",
-              WANDB_DIR=str(tmp_path), WANDB_PROJECT="omniaudit-tests"))
+def test_wandb_offline_tracking_one_run_per_fold(odin_folds):
+    _, wandb_dir = odin_folds
     runs = {}
-    for folder in (tmp_path / "wandb").glob("offline-run-*"):
+    for folder in (wandb_dir / "wandb").glob("offline-run-*"):
         name, group, history = None, None, []
         for record in parsed_records(next(folder.glob("*.wandb"))):
             if record.WhichOneof("record_type") == "run":
@@ -354,7 +366,7 @@ def test_wandb_offline_tracking_one_run_per_fold(tiny_root, tmp_path):
         assert {"train/loss", "train/bt", "train/rho_content_length", "test/rho_content_length"} <= keys, keys
         assert not [k for k in keys if k.startswith("train/train_")]  # no double prefix
         steps = [h["train/global_step"] for h in history if "train/loss" in h]
-        assert steps == [1, 2]  # each fold's own steps, once
+        assert steps == [1, 2, 3, 4]  # each fold's own steps, once
 
 
 @pytest.mark.slow
@@ -467,7 +479,9 @@ def odin_p_a1(model, tokenizer, pairs: list[dict]) -> np.ndarray:
 
 
 @pytest.mark.slow
-def test_odin_with_lora_saves_adapter_and_heads_reloads_and_resumes_per_fold(tiny_root, tmp_path):
+def test_odin_with_lora_saves_adapter_and_heads_reloads_and_resumes_per_fold(tiny_root, odin_folds, tmp_path):
+    import shutil
+
     import datasets
     from safetensors.torch import load_file
     from transformers import AutoTokenizer
@@ -476,8 +490,7 @@ def test_odin_with_lora_saves_adapter_and_heads_reloads_and_resumes_per_fold(tin
     from omniaudit.training.reward_odin import records
 
     out = tmp_path / "odin"
-    steps = ("--eval_folds", "0,1", "--max_steps", "4", "--save_steps", "2")
-    ok(launch(tiny_root, "reward_odin", out, *steps))
+    shutil.copytree(odin_folds[0], out)  # the module's per-fold run, copied: this test resumes it
     trunk_bytes = (tiny_root / "runs/tiny/causal_lm/model.safetensors").stat().st_size
     for fold in ("fold0", "fold1"):
         for folder in (out / fold, out / fold / "checkpoint-2", out / fold / "checkpoint-4"):
@@ -495,7 +508,7 @@ def test_odin_with_lora_saves_adapter_and_heads_reloads_and_resumes_per_fold(tin
     # a crash lost each fold's last checkpoint: `true` resumes every fold from its own, and ends where it would have
     for fold in ("fold0", "fold1"):
         (out / fold / "checkpoint-4").rename(tmp_path / f"lost-{fold}")
-    result = ok(launch(tiny_root, "reward_odin", out, *steps, "--resume_from_checkpoint", "true",
+    result = ok(launch(tiny_root, "reward_odin", out, *ODIN_FOLDS, "--resume_from_checkpoint", "true",
                        TRANSFORMERS_VERBOSITY="info"))
     log = result.stdout + result.stderr
     assert log.count("Resuming training from checkpoint with epoch 0 and global step 2") == 2, log[-3000:]

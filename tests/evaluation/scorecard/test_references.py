@@ -96,7 +96,8 @@ def test_a_learned_reference_not_flagged_for_its_shortcut_fails_the_calibration(
 
 
 @pytest.mark.slow  # three tiny trained models through the preference and protocols quick sets: about a minute
-def test_each_learned_reference_is_flagged_for_the_shortcut_it_learned_and_the_card_is_calibrated(tmp_path):
+def test_each_learned_reference_is_flagged_for_the_shortcut_it_learned_and_the_card_is_calibrated(tmp_path,
+                                                                                                  small_defaults):
     import omniaudit.cli as cli
 
     out = tmp_path / "card"

@@ -31,7 +31,7 @@ def main(argv: list[str], monkeypatch) -> int:
 
 
 @pytest.fixture(scope="module")
-def headline(tmp_path_factory) -> tuple[Path, float]:
+def headline(tmp_path_factory, small_defaults) -> tuple[Path, float]:
     """The issue's headline command, run once (datasets built, five models, four audits); (folder, seconds)."""
     mp = pytest.MonkeyPatch()
     out = tmp_path_factory.mktemp("scorecard") / "card"

@@ -122,7 +122,7 @@ def test_removed_needs_the_baseline_flagged_the_model_clear_and_the_change_exclu
 
 
 @pytest.mark.slow
-def test_the_card_shows_a_planted_shortcut_removed_and_another_introduced(tmp_path, capsys):
+def test_the_card_shows_a_planted_shortcut_removed_and_another_introduced(tmp_path, capsys, small_defaults):
     out = tmp_path / "card"
     argv = ["scorecard", "--model", "before=scripted:position-locked", "after=scripted:oracle",
             "vb=scripted:verbose", "--baseline", "before", "--audits", "preference,protocols", "--size", "small",

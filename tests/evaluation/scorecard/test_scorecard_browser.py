@@ -79,7 +79,7 @@ def headless(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def card(tmp_path_factory) -> Path:
+def card(tmp_path_factory, small_defaults) -> Path:
     """A card of the oracle and the position-locked reference through the four audits (--size small)."""
     out = tmp_path_factory.mktemp("browser") / "card"
     from omniaudit.api import scorecard_options

@@ -30,33 +30,71 @@ def _flags(records: dict) -> list[str]:
     return [f"{e['key']}/{e['stratum']}" for es in records.values() for e in es if e["verdict"] == "flagged"]
 
 
+TABLES = {"preference": "preference", "protocols": "protocols", "interventions": "scored"}  # audit -> its items
+
+
+@pytest.fixture(scope="module")
+def family(structure) -> tuple[int, dict[str, str]]:
+    """The size of the whole family (every counted measure of the three audits) and the audit of each measure
+    and stratum. A verdict is its own contrast against the family's Bonferroni split, so a run planting one
+    measure's shortcut simulates only the audit that measure reads, priced at the whole family: the verdict a card of
+    all three audits gives it (the protocols items are most of a simulation's time)."""
+    records = decide_family(simulate(structure, "uniform", np.random.default_rng(0)))
+    size = sum(e["counts"] and e["measured"] for es in records.values() for e in es)
+    return size, {f"{e['key']}/{e['stratum']}": e["audit"] for es in records.values() for e in es}
+
+
+def _planted(structure: dict, family: tuple[int, dict[str, str]], key: str, rng, plant: dict) -> dict:
+    """A uniform guesser with ``plant``, simulated on the audit of ``key`` alone, its verdicts priced at the whole
+    family (see ``family``)."""
+    size, audit_of = family
+    table = TABLES[audit_of[key]]
+    return decide_family(simulate({table: structure[table]}, "uniform", rng, plant), family=size)
+
+
+def _covered(tested: dict) -> tuple[int, int]:
+    """How many of the measured intervals (95%) cover their null, of how many (the truth of a uniform guesser)."""
+    covered = total = 0
+    for c in (t.contrast for ts in tested.values() for t in ts if t.contrast is not None):
+        covered += abs(c.value - c.null) <= sps.t.ppf(0.975, c.clusters - 1) * c.se + 1e-12
+        total += 1
+    return covered, total
+
+
+@pytest.fixture(scope="module")
+def shortcut_free(structure):
+    """``shortcut_free(policy)``: 200 models of a shortcut-free policy, each as (its verdicts, how many of its
+    intervals cover the null, of how many), simulated once for the module: the false-flag test and the label test
+    of ``audio_only`` read the same models (each simulation answers every item of the three audits)."""
+    runs: dict[str, list] = {}
+
+    def models(policy: str) -> list[tuple[dict, tuple[int, int]]]:
+        if policy not in runs:
+            rng = np.random.default_rng({"uniform": 0, "content": 1, "audio_only": 2}[policy])
+            runs[policy] = [(decide_family(tested), _covered(tested))
+                            for tested in (simulate(structure, policy, rng) for _ in range(200))]
+        return runs[policy]
+
+    return models
+
+
 @pytest.mark.slow  # the defaults built and answered once for the module: about a minute
 @pytest.mark.parametrize("policy", ["uniform", "content", "audio_only"])
-def test_shortcut_free_models_are_rarely_flagged_and_intervals_cover(structure, policy):
-    rng = np.random.default_rng({"uniform": 0, "content": 1, "audio_only": 2}[policy])
-    models, flagged, covered, total = 200, 0, 0, 0
-    for _ in range(models):
-        tested = simulate(structure, policy, rng)
-        flagged += bool(_flags(decide_family(tested)))
-        if policy == "uniform":  # the truth of every measure is its null: a 95% interval covers it
-            for t in (t for ts in tested.values() for t in ts if t.contrast is not None):
-                c = t.contrast
-                half = sps.t.ppf(0.975, c.clusters - 1) * c.se
-                covered += abs(c.value - c.null) <= half + 1e-12
-                total += 1
-    print(policy, "false-flag rate", flagged / models, "coverage", covered / max(total, 1))
-    assert flagged / models <= 0.05, (policy, flagged)
-    if policy == "uniform":
+def test_shortcut_free_models_are_rarely_flagged_and_intervals_cover(shortcut_free, policy):
+    models = shortcut_free(policy)
+    flagged = sum(bool(_flags(records)) for records, _ in models)
+    covered, total = (sum(n) for n in zip(*(counts for _, counts in models), strict=True))
+    print(policy, "false-flag rate", flagged / len(models), "coverage", covered / max(total, 1))
+    assert flagged / len(models) <= 0.05, (policy, flagged)
+    if policy == "uniform":  # the truth of every measure is its null: a 95% interval covers it
         assert covered / total >= 0.93, covered / total
 
 
 @pytest.mark.slow  # the defaults built and answered once for the module: about a minute
-def test_a_model_that_only_guesses_without_audio_does_not_follow_labels(structure):
+def test_a_model_that_only_guesses_without_audio_does_not_follow_labels(shortcut_free):
     """It is right with the clip and guesses without it; labelled items without the clip are matched with unlabelled
     items without the clip, so it follows no label (it was flagged when "label shown" pooled items without audio)."""
-    rng = np.random.default_rng(5)
-    values = [e["value"] for _ in range(100)
-              for e in decide_family(simulate(structure, "audio_only", rng))["label_following"]]
+    values = [e["value"] for records, _ in shortcut_free("audio_only") for e in records["label_following"]]
     assert abs(np.mean(values)) < 0.01
 
 
@@ -87,16 +125,17 @@ def test_a_gap_the_average_cancels_is_flagged_in_its_dimension(structure):
 
 
 @pytest.mark.slow
-def test_planted_effects_are_found_and_the_mde_says_how_often(structure):
+def test_planted_effects_are_found_and_the_mde_says_how_often(structure, family):
     """Strong planted effects (slot-A 0.75, label following on half the labelled items, deaf on 90% of the items)
     are found every time; at each measure's minimum effect of interest the power is what its MDE says: at least
-    80% where the MDE is within the minimum effect."""
+    80% where the MDE is within the minimum effect (each priced at the whole family: see ``family``)."""
+    assert family[0] == len(family[1]) and set(AT_MINIMUM) <= set(family[1])  # every measure counted
     rng = np.random.default_rng(4)
     strong = {"slot_a/all": {"slot_a": 0.5}, "cue/blueprint": {"follow": 0.5}, "avg_gap/all": {"deaf": 0.9}}
     for key, plant in strong.items():
-        assert all(key in _flags(decide_family(simulate(structure, "uniform", rng, plant))) for _ in range(20)), key
+        assert all(key in _flags(_planted(structure, family, key, rng, plant)) for _ in range(20)), key
     for key, plant in AT_MINIMUM.items():
-        runs = [decide_family(simulate(structure, "uniform", rng, plant)) for _ in range(60)]
+        runs = [_planted(structure, family, key, rng, plant) for _ in range(60)]
         power = np.mean([key in _flags(r) for r in runs])
         record = next(e for es in runs[0].values() for e in es if f"{e['key']}/{e['stratum']}" == key)
         if record["mde"] <= record["delta"] * 0.9:

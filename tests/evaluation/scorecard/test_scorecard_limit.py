@@ -26,7 +26,7 @@ REFERENCES = ["--references"]  # the planted models beside the oracle: the calib
 
 
 @pytest.fixture(scope="module")
-def smoke(tmp_path_factory) -> Path:
+def smoke(tmp_path_factory, small_defaults) -> Path:
     """The reference models' smoke run of the small defaults (datasets built once for the module)."""
     out = tmp_path_factory.mktemp("smoke") / "card"
     assert main(["scorecard", "--model", "x=scripted:random", *REFERENCES, "--size", "small", "--limit", "10",

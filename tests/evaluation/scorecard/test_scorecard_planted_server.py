@@ -52,7 +52,7 @@ PLANTED = {**{name: [] for name in GUESSERS}, "concat-lock": ["position"], "labe
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory) -> dict:
+def run(tmp_path_factory, small_defaults) -> dict:
     """One scorecard run of every planted model (and the oracle): {out, rc, card, seconds, models asked}."""
     out = tmp_path_factory.mktemp("planted") / "card"
     with ChatServer(answer=router(POLICIES), models=[{"id": name, "object": "model"} for name in POLICIES]) as server:

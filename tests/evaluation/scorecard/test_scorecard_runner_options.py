@@ -27,10 +27,11 @@ def _status(out: Path, model: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def preference(tmp_path_factory) -> Path:
-    """The preference audit's embedded default, built once by a scorecard run of the oracle."""
+def preference(tmp_path_factory, small_defaults) -> Path:
+    """The preference audit's small embedded default (120 pairs: what is asked again, and when, does not depend on
+    the size; the default's 500 made each served run 4 times longer), built once by a scorecard run of the oracle."""
     out = tmp_path_factory.mktemp("base") / "card"
-    assert main(["scorecard", "--model", "o=scripted:oracle", *FAST, "--out", str(out)]) == 0
+    assert main(["scorecard", "--model", "o=scripted:oracle", *FAST, "--size", "small", "--out", str(out)]) == 0
     return out / "datasets" / "preference"
 
 
