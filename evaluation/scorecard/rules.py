@@ -152,7 +152,9 @@ def lock_measures(df: pd.DataFrame) -> list[Tested]:
         part = pair[pair["format"] == fmt]
         # a declared tie is half a pick of each slot (dropped, a judge answering A when the gold is in slot A and
         # "tie" otherwise went unmeasured); an answer left unread is no pick: its trial is left out
-        said = part["label"].where(part["label"].notna(), np.where(part.get("tie", False), "tie", None))
+        tie = part["tie"].to_numpy(bool) if "tie" in part.columns else np.zeros(len(part), bool)
+        said = part["label"].where(part["label"].notna(), pd.Series(np.where(tie, "tie", ""), index=part.index))
+        said = said.replace("", np.nan)
         wide = part.assign(said=said).pivot_table(index=["trial", "run"], columns="order", values="said",
                                                   aggfunc="first")
         if not {"AB", "BA"} <= set(wide.columns):
@@ -349,7 +351,7 @@ def _summary(shortcut: str, items: list[dict], runs: dict[str, AuditRun]) -> dic
     head_fields: dict[str, Any] = {k: head.get(k) for k in keys} if head else {k: None for k in keys}
     if not head:
         head_fields.update(ci=[None, None], audit=audits[0])
-    if flagged:  # every stratum the head's measure is flagged in ("in concat and native", not only the first)
+    if flagged and head:  # every stratum the head's measure is flagged in ("in concat and native", not the first)
         head_fields["flagged_in"] = [e["stratum"] for e in flagged if e["key"] == head["key"]]
     return {"flagged": status == "flagged", "status": status, **head_fields, "threshold": head_fields["null"],
             "audits": statuses, "evidence": items, "rule": BY_NAME[shortcut].rule, **({"why": why} if why else {})}

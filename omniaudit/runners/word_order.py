@@ -78,7 +78,7 @@ def in_gloss_order(text: str, lang: str) -> str:
         return re.sub(r",\s*(?=чем\b)", " ", text)
     if lang in _COMPARED:  # "A比B噪音更大", "B가 A보다 잡음이 많아요": the comparison in English order
         for pattern, english in _COMPARED[lang]:
-            text = pattern.sub(lambda m, e=english: f" {m.group(1)} {e} {m.group(2)} ", text)
+            text = pattern.sub(rf" \1 {english} \2 ", text)
     if lang == "ja":
         text = _JA_DENIED.sub(r"it is not the case that \1", text)
     negation = {"ja": _JA_NOT, "ko": _KO_NOT}.get(lang)
