@@ -130,11 +130,16 @@ def test_interventions_and_composition_audits_are_logged(offline, tmp_path, inte
     assert rc == 0
     comp = tmp_path / "comp-ds"
     assert main(["build", "composition", "--synthetic", "8", "--out", str(comp)]) == 0
-    samples = pd.read_parquet(next((comp / "samples").glob("*.parquet")), columns=["id", "answer"])
+    samples = pd.read_parquet(next((comp / "samples").glob("*.parquet")),
+                              columns=["id", "answer", "answer_vocabulary"])
+
+    def wrong(answer, vocabulary):  # a wrong answer the grader reads ("no idea" is ungraded, neither right nor wrong)
+        return str(int(answer) + 1) if answer.isdigit() else next(v for v in vocabulary if v.lower() != answer.lower())
+
     for run in range(2):
         (tmp_path / f"run{run}.jsonl").write_text("".join(
-            json.dumps({"id": i, "prediction": a if (n + run) % 3 else "no idea"}) + "\n"
-            for n, (i, a) in enumerate(samples.itertuples(False))))
+            json.dumps({"id": i, "prediction": a if (n + run) % 3 else wrong(a, v)}) + "\n"
+            for n, (i, a, v) in enumerate(samples.itertuples(False))))
     rc = main(["audit", "composition", "--dataset", str(comp), "--predictions", str(tmp_path / "run0.jsonl"),
                str(tmp_path / "run1.jsonl"), "--out", str(tmp_path / "comp"), "--report-to", "wandb",
                "--run-name", "comp"])

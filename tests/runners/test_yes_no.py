@@ -42,7 +42,7 @@ def test_an_answer_word_or_a_plain_statement_is_read(reply, want):
     ("Absolutely! Let me check the clip.", "none"),
     ("No. Yes, actually.", "reversed"),
     ("Yes and no — hard to say.", "hedged"),
-    ("It's not the case that there is no barking.", "none"),  # two negations: not guessed
+    ("It's not the case that there is no barking.", "negated"),  # two negations: not guessed
     ("There is a dog barking, but no cat.", "none"),  # presence with a negation elsewhere: not guessed
     ("No idea.", "hedged"),
     ("不确定。", "hedged"),  # "not sure", not "不" (no)
