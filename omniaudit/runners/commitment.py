@@ -105,7 +105,7 @@ REVERSAL = re.compile(
     r"(?:after|on)\s+(?:listening|hearing|thinking)(?:\s+(?:again|more|twice|it\s+over))?|on\s+reflection|"
     r"changing\s+my\s+(?:answer|mind)|i\s+take\s+(?:it|that)\s+back|let\s+me\s+(?:reconsider|revise)|"
     r"i(?:'ll|\s+will|\s+would)?(?:\s+have\s+to|\s+must|\s+should|\s+need\s+to)?\s+revise|hmm+|just\s+kidding|"
-    rf"{CORRECTION})(?!\w)|(?:^|[.!?;]\s*)rather\b|"
+    rf"{CORRECTION}|at\s+first)(?!\w)|(?:^|[.!?;]\s*)rather\b|"
     r"(?:^|[.!?;:,]\s*|\s-+\s*|\.\.\.\s*)no(?:pe)?\s*(?:[,:;.!-]|$))")
 
 

@@ -179,7 +179,8 @@ _BRACKETED = re.compile(r"\[\[\s*([^\[\]\n]{1,40}?)\s*\]\]|\\boxed\{\s*(?:\\text
 def _closing_choice(text: str) -> list[tuple[int, int, str]]:
     """An option after a comma that ends a deliberation ("... Weighing both, B."), unless its sentence turns on a
     reversal ("I would have said A, but after listening again, B." stays open)."""
-    m = re.search(r"\w\s*(?:,|\s-+)\s*" + _LETTER_REF + r"(?=[^\w]*$)", text)
+    m = re.search(r"\w\s*(?:,|\s-+|\s(?i:honestly|frankly|ultimately|truly|really))\s*" + _LETTER_REF
+                  + r"(?=[^\w]*$)", text)
     if m is None or REVERSAL.search(text[sentence_of(text, m.start(1))[0]: m.start(1)]):
         return []
     return [(m.start(1), m.end(1), m.group(1))]

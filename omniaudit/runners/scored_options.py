@@ -237,6 +237,8 @@ def _scores(text: str, ref: str, options: list[str]) -> tuple[Scores | None, lis
             option = option_named(m.group(1), options)
             if option is None or re.search(r"(?i:\b(?:not|n't|never|no)\s*$)", text[: m.start()]):
                 continue
+            if kind == _MARK and m.group("word") and re.search(r"\.{2}|…", m.group(0)):
+                continue  # "A over B... no, B over A": a trailing-off "no" takes back, it marks nothing
             every.append(m.span())
             direction = 1 if kind == _MARK else _score_direction(text, m, every)
             if direction:

@@ -100,3 +100,9 @@ def test_a_denied_label_is_never_read(raw):
                                           ("Not only sad but angry.", None)])
 def test_a_label_stated_is_read_and_not_only_is_no_denial(raw, want):
     assert read_answer(raw, ["neutral", "happy", "sad", "angry"]).option == want
+
+
+@pytest.mark.parametrize("raw", ["A sounds better at first, but B is more natural overall.",
+                                 "I prefer A over B... no, B over A.", "A slightly edges out B, but honestly B."])
+def test_a_first_impression_taken_back_is_never_the_answer(raw):
+    assert read_answer(raw, ["A", "B"]).option != "A"
